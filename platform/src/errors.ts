@@ -24,6 +24,7 @@ export const ERROR_STATUS = {
   RATE_LIMITED: 429,
   ACCOUNT_LOCKED: 423,
   INTERNAL: 500,
+  NOT_IMPLEMENTED: 501,
   UPSTREAM_UNAVAILABLE: 503,
   NOT_READY: 503,
 } as const;
@@ -102,6 +103,7 @@ const TITLES: Partial<Record<number, string>> = {
   423: 'Locked',
   429: 'Too Many Requests',
   500: 'Internal Server Error',
+  501: 'Not Implemented',
   503: 'Service Unavailable',
 };
 

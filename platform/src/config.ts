@@ -1,0 +1,182 @@
+import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
+
+/** Which component(s) this process runs. `all` is the embedded default. */
+export type Role = 'all' | 'gateway' | 'facade' | 'worker' | `subgraph:${SubgraphName}`;
+export const SUBGRAPH_NAMES = ['partner', 'identity', 'fhir', 'pipeline'] as const;
+export type SubgraphName = (typeof SUBGRAPH_NAMES)[number];
+export type Environment = 'sandbox' | 'production';
+
+/** Every setting of the service, parsed once from `SVC_*` variables. Tests build their own. */
+export interface Config {
+  role: Role;
+  environment: Environment;
+  host: string;
+  port: number;
+  publicUrl: string;
+  dataDir: string;
+  /** PostgreSQL URL; absent means the embedded SQLite files under `dataDir`. */
+  databaseUrl: string | undefined;
+  /** Redis URL; absent means the in-memory bus and rate-limit counters. */
+  redisUrl: string | undefined;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Secret the gateway signs forwarded principals with; subgraphs verify it. */
+  internalSecret: string;
+  bootstrapToken: string | undefined;
+  allowBootstrapInProduction: boolean;
+  /** Another supergraph to serve (supergraph.yaml or composed SDL) instead of our own. */
+  supergraphPath: string | undefined;
+  /** Where the gateway reaches each subgraph in the distributed mode. */
+  subgraphUrls: Partial<Record<SubgraphName, string>>;
+  /** Where the facade reaches the gateway in the distributed mode. */
+  gatewayUrl: string | undefined;
+  /**
+   * Key for the identity fingerprints (HMAC-SHA256), with its version. Without a secret, the
+   * embedded default keeps a random key in `dataDir`, created on first start.
+   */
+  fingerprintKey: { version: string; secret: string | undefined };
+  /** Milliseconds between outbox relay sweeps (the relay is also woken on every commit). */
+  outboxPollMs: number;
+  /** How long a graceful shutdown may wait for in-flight work. */
+  shutdownGraceMs: number;
+}
+
+export class ConfigError extends Error {
+  readonly problems: readonly string[];
+  constructor(problems: readonly string[]) {
+    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/**
+ * Parse and validate the environment. Every bad value is reported at once, by variable name, so a
+ * misconfigured deployment fails at start with one readable message instead of at first use.
+ */
+export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): Config {
+  const problems: string[] = [];
+  const str = (name: string): string | undefined => {
+    const v = env[name];
+    return v === undefined || v.trim() === '' ? undefined : v.trim();
+  };
+  const oneOf = <T extends string>(name: string, allowed: readonly T[], fallback: T): T => {
+    const v = str(name);
+    if (v === undefined) return fallback;
+    if ((allowed as readonly string[]).includes(v)) return v as T;
+    problems.push(`${name} must be one of ${allowed.join(', ')} (got "${v}")`);
+    return fallback;
+  };
+  const int = (name: string, fallback: number, min: number, max: number): number => {
+    const v = str(name);
+    if (v === undefined) return fallback;
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < min || n > max) {
+      problems.push(`${name} must be an integer from ${min} to ${max} (got "${v}")`);
+      return fallback;
+    }
+    return n;
+  };
+  const url = (name: string, protocols: readonly string[]): string | undefined => {
+    const v = str(name);
+    if (v === undefined) return undefined;
+    try {
+      const u = new URL(v);
+      if (!protocols.includes(u.protocol)) {
+        problems.push(`${name} must use ${protocols.join(' or ')} (got "${u.protocol}")`);
+        return undefined;
+      }
+      return v;
+    } catch {
+      problems.push(`${name} is not a valid URL (got "${v}")`);
+      return undefined;
+    }
+  };
+  const bool = (name: string): boolean => {
+    const v = str(name);
+    if (v === undefined) return false;
+    if (['1', 'true', 'yes'].includes(v.toLowerCase())) return true;
+    if (['0', 'false', 'no'].includes(v.toLowerCase())) return false;
+    problems.push(`${name} must be true or false (got "${v}")`);
+    return false;
+  };
+
+  const roles: Role[] = ['all', 'gateway', 'facade', 'worker', ...SUBGRAPH_NAMES.map((n) => `subgraph:${n}` as const)];
+  const role = oneOf<Role>('SVC_ROLE', roles, 'all');
+  const environment = oneOf<Environment>('SVC_ENVIRONMENT', ['sandbox', 'production'], 'sandbox');
+  const port = int('SVC_PORT', 4000, 0, 65535);
+  const host = str('SVC_HOST') ?? '0.0.0.0';
+  const publicUrl = (url('SVC_PUBLIC_URL', ['http:', 'https:']) ?? `http://localhost:${port}`).replace(/\/+$/, '');
+  const databaseUrl = url('SVC_DATABASE_URL', ['postgres:', 'postgresql:']);
+  const redisUrl = url('SVC_REDIS_URL', ['redis:', 'rediss:']);
+
+  const subgraphUrls: Partial<Record<SubgraphName, string>> = {};
+  for (const name of SUBGRAPH_NAMES) {
+    const v = url(`SVC_SUBGRAPH_${name.toUpperCase()}_URL`, ['http:', 'https:']);
+    if (v) subgraphUrls[name] = v;
+  }
+
+  let internalSecret = str('SVC_INTERNAL_SECRET');
+  if (internalSecret !== undefined && internalSecret.length < 32) {
+    problems.push('SVC_INTERNAL_SECRET must be at least 32 characters');
+  }
+  if (internalSecret === undefined) {
+    if (role !== 'all') problems.push(`SVC_INTERNAL_SECRET is required when SVC_ROLE is ${role} (components must share it)`);
+    internalSecret = randomBytes(32).toString('base64url');
+  }
+
+  const fingerprintSecret = str('SVC_FINGERPRINT_KEY');
+  if (fingerprintSecret !== undefined && fingerprintSecret.length < 32) {
+    problems.push('SVC_FINGERPRINT_KEY must be at least 32 characters');
+  }
+  if (fingerprintSecret === undefined && environment === 'production') {
+    problems.push('SVC_FINGERPRINT_KEY is required in production (identity fingerprints must survive restarts)');
+  }
+  const fingerprintVersion = str('SVC_FINGERPRINT_KEY_VERSION') ?? 'k1';
+  if (!/^[a-z0-9]{1,8}$/.test(fingerprintVersion)) problems.push('SVC_FINGERPRINT_KEY_VERSION must be 1-8 lowercase letters or digits');
+
+  const bootstrapToken = str('SVC_BOOTSTRAP_TOKEN');
+  if (bootstrapToken !== undefined && bootstrapToken.length < 24) {
+    problems.push('SVC_BOOTSTRAP_TOKEN must be at least 24 characters');
+  }
+  const allowBootstrapInProduction = bool('SVC_ALLOW_BOOTSTRAP_IN_PRODUCTION');
+  if (bootstrapToken && environment === 'production' && !allowBootstrapInProduction) {
+    problems.push('SVC_BOOTSTRAP_TOKEN is refused in production unless SVC_ALLOW_BOOTSTRAP_IN_PRODUCTION=true');
+  }
+
+  const config: Config = {
+    role,
+    environment,
+    host,
+    port,
+    publicUrl,
+    dataDir: resolve(cwd, str('SVC_DATA_DIR') ?? './data'),
+    databaseUrl,
+    redisUrl,
+    logLevel: oneOf('SVC_LOG_LEVEL', LOG_LEVELS, 'info'),
+    internalSecret,
+    bootstrapToken,
+    allowBootstrapInProduction,
+    supergraphPath: str('SVC_SUPERGRAPH'),
+    subgraphUrls,
+    gatewayUrl: url('SVC_GATEWAY_URL', ['http:', 'https:']),
+    fingerprintKey: { version: fingerprintVersion, secret: fingerprintSecret },
+    outboxPollMs: int('SVC_OUTBOX_POLL_MS', 1000, 10, 60_000),
+    shutdownGraceMs: int('SVC_SHUTDOWN_GRACE_MS', 10_000, 0, 120_000),
+  };
+  if (role === 'gateway' && !config.supergraphPath) {
+    for (const name of SUBGRAPH_NAMES) {
+      if (!subgraphUrls[name]) problems.push(`SVC_SUBGRAPH_${name.toUpperCase()}_URL is required when SVC_ROLE is gateway`);
+    }
+  }
+  if (role === 'facade' && !config.gatewayUrl) problems.push('SVC_GATEWAY_URL is required when SVC_ROLE is facade');
+  if (role !== 'all' && role !== 'gateway' && role !== 'facade' && !databaseUrl) {
+    problems.push(`SVC_DATABASE_URL is required when SVC_ROLE is ${role} (the distributed mode runs on PostgreSQL)`);
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}

@@ -1,0 +1,75 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { MikroORM, type Options } from '@mikro-orm/core';
+import { BetterSqliteDriver } from '@mikro-orm/better-sqlite';
+import { PostgreSqlDriver } from '@mikro-orm/postgresql';
+import { Migrator, type Migration } from '@mikro-orm/migrations';
+import type { Config } from '../config.js';
+
+export type Orm = MikroORM;
+
+export interface MigrationEntry {
+  name: string;
+  class: new (...args: ConstructorParameters<typeof Migration>) => Migration;
+}
+
+export interface DatabaseOptions {
+  config: Pick<Config, 'databaseUrl' | 'dataDir'>;
+  /** The owner's name; it prefixes the migrations table and names the SQLite file. */
+  owner: string;
+  entities: NonNullable<Options['entities']>;
+  migrations: MigrationEntry[];
+}
+
+/**
+ * Open the owner's database and bring its schema up to date. On the embedded default every owner
+ * (subgraph) has its own SQLite file, so no two owners ever contend for one write lock; on
+ * PostgreSQL they share a database and keep to their own prefixed tables.
+ */
+export async function openDatabase(options: DatabaseOptions): Promise<Orm> {
+  const { config, owner } = options;
+  const common: Partial<Options> = {
+    entities: options.entities,
+    extensions: [Migrator],
+    discovery: { warnWhenNoEntities: false },
+    allowGlobalContext: false,
+    forceUtcTimezone: true,
+    debug: false,
+    migrations: {
+      migrationsList: options.migrations,
+      tableName: `${owner}_migrations`,
+      transactional: true,
+      allOrNothing: true,
+      snapshot: false,
+      silent: true,
+    },
+  };
+  let orm: Orm;
+  if (config.databaseUrl) {
+    orm = await MikroORM.init({ ...common, driver: PostgreSqlDriver, clientUrl: config.databaseUrl, pool: { min: 0, max: 10 } } as Options);
+  } else {
+    mkdirSync(config.dataDir, { recursive: true });
+    orm = await MikroORM.init({ ...common, driver: BetterSqliteDriver, dbName: join(config.dataDir, `${owner}.sqlite`) } as Options);
+    const connection = orm.em.getConnection();
+    // WAL lets readers run beside the writer; the busy timeout rides out a concurrent writer.
+    await connection.execute('pragma journal_mode = wal');
+    await connection.execute('pragma busy_timeout = 5000');
+    await connection.execute('pragma synchronous = normal');
+  }
+  await orm.getMigrator().up();
+  return orm;
+}
+
+/** True when the database answers a trivial query: the readiness probe. */
+export async function databaseReachable(orm: Orm): Promise<boolean> {
+  try {
+    await orm.em.getConnection().execute('select 1');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function isPostgres(orm: Orm): boolean {
+  return orm.config.get('driver') === PostgreSqlDriver;
+}

@@ -1,0 +1,157 @@
+import { EntitySchema, type EntityManager } from '@mikro-orm/core';
+import type { Knex } from '@mikro-orm/knex';
+import type { Orm } from '../db/database.js';
+import type { EventBus } from './bus.js';
+import type { EventEnvelope } from './envelope.js';
+
+/** A row of an owner's outbox: the event, written in the same transaction as the change it describes. */
+export interface OutboxRow {
+  id: string;
+  type: string;
+  partnerGpid: string | null;
+  occurredAt: Date;
+  data: Record<string, unknown>;
+  publishedAt: Date | null;
+}
+
+export function outboxTable(owner: string): string {
+  return `${owner}_outbox`;
+}
+
+/** The outbox entity of one owner (every subgraph has its own outbox table). */
+export function outboxEntity(owner: string): EntitySchema<OutboxRow> {
+  return new EntitySchema<OutboxRow>({
+    name: 'OutboxEvent',
+    tableName: outboxTable(owner),
+    properties: {
+      id: { type: 'string', primary: true },
+      type: { type: 'string' },
+      partnerGpid: { type: 'string', nullable: true },
+      occurredAt: { type: 'datetime' },
+      data: { type: 'json' },
+      publishedAt: { type: 'datetime', nullable: true },
+    },
+  });
+}
+
+/** The outbox table, for the owner's first migration. */
+export function createOutboxTable(schema: Knex.SchemaBuilder, owner: string): Knex.SchemaBuilder {
+  return schema.createTable(outboxTable(owner), (t) => {
+    t.string('id', 40).primary();
+    t.string('type', 100).notNullable();
+    t.string('partner_gpid', 40).nullable();
+    t.timestamp('occurred_at', { useTz: true }).notNullable();
+    t.json('data').notNullable();
+    t.timestamp('published_at', { useTz: true }).nullable();
+    t.index(['published_at', 'id'], `${owner}_outbox_pending_idx`);
+  });
+}
+
+/**
+ * Stage an event in the unit of work of `em`: it commits or rolls back with the change it
+ * describes. Call `OutboxRelay.wake()` after the flush to publish without waiting for a sweep.
+ */
+export function recordEvent(em: EntityManager, event: EventEnvelope): void {
+  em.create('OutboxEvent', {
+    id: event.id,
+    type: event.type,
+    partnerGpid: event.partner_gpid,
+    occurredAt: new Date(event.occurred_at),
+    data: event.data,
+    publishedAt: null,
+  });
+}
+
+interface PendingRow {
+  id: string;
+  type: string;
+  partner_gpid: string | null;
+  occurred_at: Date | string | number;
+  data: string | Record<string, unknown>;
+}
+
+function toDate(value: Date | string | number): Date {
+  return value instanceof Date ? value : new Date(value);
+}
+
+/**
+ * Publishes committed outbox rows to the bus, in order, then marks them published. A crash between
+ * the two publishes a row again on the next sweep: consumers are idempotent by event id.
+ */
+export class OutboxRelay {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private again = false;
+  private stopped = false;
+
+  constructor(
+    private readonly orm: Orm,
+    private readonly owner: string,
+    private readonly bus: EventBus,
+    private readonly pollMs: number,
+    private readonly onError: (err: unknown) => void,
+  ) {}
+
+  start(): void {
+    this.stopped = false;
+    this.timer = setInterval(() => this.wake(), this.pollMs);
+    this.timer.unref();
+    this.wake();
+  }
+
+  /** Publish now; concurrent wakes coalesce into one more sweep. */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.sweepUntilEmpty().finally(() => {
+      this.running = undefined;
+      if (this.again) {
+        this.again = false;
+        this.wake();
+      }
+    });
+  }
+
+  /** Publish everything committed so far, then stop polling. */
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.running;
+    await this.sweepUntilEmpty();
+    this.stopped = true;
+  }
+
+  /** Resolves when every row committed before the call is published. */
+  async flush(): Promise<void> {
+    await this.running;
+    await this.sweepUntilEmpty();
+  }
+
+  private async sweepUntilEmpty(): Promise<void> {
+    try {
+      while ((await this.sweep()) > 0);
+    } catch (err) {
+      this.onError(err);
+    }
+  }
+
+  private async sweep(): Promise<number> {
+    const knex = (this.orm.em.getConnection() as unknown as { getKnex(): Knex }).getKnex();
+    const table = outboxTable(this.owner);
+    const rows: PendingRow[] = await knex(table).whereNull('published_at').orderBy('id').limit(100).select('id', 'type', 'partner_gpid', 'occurred_at', 'data');
+    for (const row of rows) {
+      const envelope: EventEnvelope = {
+        id: row.id,
+        type: row.type,
+        occurred_at: toDate(row.occurred_at).toISOString(),
+        partner_gpid: row.partner_gpid,
+        data: typeof row.data === 'string' ? (JSON.parse(row.data) as Record<string, unknown>) : row.data,
+      };
+      await this.bus.publish(envelope);
+      await knex(table).where('id', row.id).update({ published_at: this.orm.em.getPlatform().processDateProperty(new Date()) });
+    }
+    return rows.length;
+  }
+}

@@ -1,0 +1,37 @@
+import SchemaBuilder from '@pothos/core';
+import DirectivePlugin from '@pothos/plugin-directives';
+import FederationPlugin from '@pothos/plugin-federation';
+import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
+import DataloaderPlugin from '@pothos/plugin-dataloader';
+import { DateTimeResolver, JSONObjectResolver } from 'graphql-scalars';
+import { authScopesFor, unauthorizedErrorFor, type PlatformAuthScopes } from './scope-auth.js';
+import type { SubgraphContext } from '../subgraph/types.js';
+
+/**
+ * A fresh Pothos builder per subgraph instance, so resolvers close over that instance's services.
+ * Every subgraph uses the same plugins and the same scope vocabulary.
+ */
+export function createSubgraphBuilder() {
+  const builder = new SchemaBuilder<{
+    Context: SubgraphContext;
+    AuthScopes: PlatformAuthScopes;
+    Scalars: {
+      DateTime: { Input: Date; Output: Date };
+      JSONObject: { Input: Record<string, unknown>; Output: Record<string, unknown> };
+    };
+    DefaultFieldNullability: false;
+  }>({
+    plugins: [ScopeAuthPlugin, DataloaderPlugin, DirectivePlugin, FederationPlugin],
+    defaultFieldNullability: false,
+    scopeAuth: {
+      authScopes: (ctx) => authScopesFor(ctx.principal),
+      unauthorizedError: (_parent, ctx) => unauthorizedErrorFor(ctx.principal),
+    },
+  });
+  builder.addScalarType('DateTime', DateTimeResolver);
+  builder.addScalarType('JSONObject', JSONObjectResolver);
+  builder.queryType({});
+  return builder;
+}
+
+export type SubgraphBuilder = ReturnType<typeof createSubgraphBuilder>;

@@ -1,0 +1,39 @@
+import { GraphQLError, type GraphQLFormattedError } from 'graphql';
+import { DomainError, httpStatusFor, type FieldError } from '../errors.js';
+
+/** The extensions every error we emit over GraphQL carries. */
+export interface ErrorExtensions {
+  code: string;
+  status: number;
+  fieldErrors?: FieldError[];
+  [key: string]: unknown;
+}
+
+/**
+ * Turn whatever a resolver threw into a GraphQL error with a stable code. Domain errors keep their
+ * message and fields; anything unexpected is masked so internals never leak to a caller.
+ */
+export function toGraphQLError(error: GraphQLError, onInternal: (err: unknown) => void): GraphQLError {
+  const original = error.originalError;
+  if (original instanceof DomainError) {
+    const extensions: ErrorExtensions = { code: original.code, status: original.status, ...original.details };
+    if (original.fieldErrors.length > 0) extensions.fieldErrors = [...original.fieldErrors];
+    return new GraphQLError(original.message, { nodes: error.nodes, path: error.path, extensions });
+  }
+  if (original === undefined || original === null) {
+    // Validation and parse errors: the caller's document is at fault.
+    const code = typeof error.extensions['code'] === 'string' ? error.extensions['code'] : 'BAD_REQUEST';
+    return new GraphQLError(error.message, { nodes: error.nodes, path: error.path, extensions: { ...error.extensions, code, status: httpStatusFor(code) } });
+  }
+  if (original instanceof GraphQLError && typeof original.extensions['code'] === 'string') {
+    return new GraphQLError(original.message, { nodes: error.nodes, path: error.path, extensions: original.extensions });
+  }
+  onInternal(original);
+  return new GraphQLError('Internal server error', { nodes: error.nodes, path: error.path, extensions: { code: 'INTERNAL', status: 500 } });
+}
+
+/** Read the code of a formatted error that crossed a process boundary. */
+export function errorCode(error: GraphQLFormattedError): string {
+  const code = error.extensions?.['code'];
+  return typeof code === 'string' ? code : 'INTERNAL';
+}

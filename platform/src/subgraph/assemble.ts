@@ -1,0 +1,61 @@
+import type { GraphQLSchema } from 'graphql';
+import type { SubgraphName } from '../config.js';
+import { openDatabase, databaseReachable, type MigrationEntry, type Orm, type DatabaseOptions } from '../db/database.js';
+import { outboxEntity, OutboxRelay } from '../events/outbox.js';
+import { createExecutor } from '../graphql/executor.js';
+import { countQueries } from '../metrics.js';
+import type { Subgraph, SubgraphContext, SubgraphRuntime } from './types.js';
+
+/** The services a subgraph's schema and background work are built from. */
+export interface SubgraphServices {
+  orm: Orm;
+  runtime: SubgraphRuntime;
+  /** Publish committed events now instead of at the next sweep; call after every flush that recorded one. */
+  publishCommitted(): void;
+}
+
+export interface SubgraphParts {
+  name: SubgraphName;
+  entities: DatabaseOptions['entities'];
+  migrations: MigrationEntry[];
+  buildSchema(services: SubgraphServices): GraphQLSchema;
+  /** Background work beyond the outbox relay; returns its stop function. */
+  startWorkers?(services: SubgraphServices): Promise<() => Promise<void>>;
+}
+
+/**
+ * Assemble a subgraph from its parts: its own database (and outbox table), its schema, the outbox
+ * relay that publishes its events, and an executor that gives every request a fresh entity manager.
+ */
+export async function assembleSubgraph(runtime: SubgraphRuntime, parts: SubgraphParts): Promise<Subgraph> {
+  const { name } = parts;
+  const log = runtime.logger.child({ subgraph: name });
+  const orm = await openDatabase({
+    config: runtime.config,
+    owner: name,
+    entities: [...parts.entities, outboxEntity(name)],
+    migrations: parts.migrations,
+  });
+  countQueries(orm, name, runtime.metrics);
+  const relay = new OutboxRelay(orm, name, runtime.bus, runtime.config.outboxPollMs, (err) => log.error({ err }, 'outbox relay failed'));
+  const services: SubgraphServices = { orm, runtime: { ...runtime, logger: log }, publishCommitted: () => relay.wake() };
+  const schema = parts.buildSchema(services);
+  const run = createExecutor<SubgraphContext>(schema, (err) => log.error({ err }, 'resolver failed'));
+  let stopWorkers: (() => Promise<void>) | undefined;
+
+  return {
+    name,
+    schema,
+    execute: (request, principal, requestId) => run(request, { principal, requestId, em: orm.em.fork() }),
+    ready: () => databaseReachable(orm),
+    async start() {
+      relay.start();
+      stopWorkers = await parts.startWorkers?.(services);
+    },
+    async stop() {
+      await stopWorkers?.();
+      await relay.stop();
+      await orm.close();
+    },
+  };
+}

@@ -1,0 +1,48 @@
+import Fastify from 'fastify';
+import { INTERNAL_PRINCIPAL_HEADER, verifyPrincipal } from '../auth/internal-token.js';
+import { newId } from '../ids.js';
+import type { Subgraph } from './types.js';
+import type { Logger } from '../logging.js';
+
+/**
+ * A subgraph on its own port (the distributed mode). It answers only requests that carry a
+ * principal signed by the gateway: a subgraph is never exposed to callers directly.
+ */
+export function subgraphHttpServer(subgraph: Subgraph, internalSecret: string, logger: Logger) {
+  const app = Fastify({ loggerInstance: logger, disableRequestLogging: true, bodyLimit: 10 * 1024 * 1024 });
+
+  app.get('/health', async () => ({ status: 'ok', subgraph: subgraph.name }));
+  app.get('/ready', async (_req, reply) => {
+    const ok = await subgraph.ready();
+    return reply.code(ok ? 200 : 503).send({ status: ok ? 'ready' : 'not_ready', subgraph: subgraph.name });
+  });
+
+  app.post<{ Body: { query?: unknown; variables?: unknown; operationName?: unknown } }>('/graphql', async (req, reply) => {
+    const token = req.headers[INTERNAL_PRINCIPAL_HEADER];
+    if (typeof token !== 'string') {
+      return reply.code(401).send({ errors: [{ message: 'Subgraphs accept only requests forwarded by the gateway.', extensions: { code: 'UNAUTHENTICATED' } }] });
+    }
+    let principal;
+    try {
+      principal = await verifyPrincipal(token, internalSecret);
+    } catch {
+      return reply.code(401).send({ errors: [{ message: 'The forwarded principal is invalid or expired.', extensions: { code: 'UNAUTHENTICATED' } }] });
+    }
+    const { query, variables, operationName } = req.body ?? {};
+    if (typeof query !== 'string') {
+      return reply.code(400).send({ errors: [{ message: 'query must be a string', extensions: { code: 'BAD_REQUEST' } }] });
+    }
+    const requestId = typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'] : newId('req');
+    const result = await subgraph.execute(
+      {
+        query,
+        variables: typeof variables === 'object' && variables !== null ? (variables as Record<string, unknown>) : undefined,
+        operationName: typeof operationName === 'string' ? operationName : undefined,
+      },
+      principal,
+      requestId,
+    );
+    return reply.header('content-type', 'application/json; charset=utf-8').send(result);
+  });
+  return app;
+}

@@ -1,0 +1,45 @@
+import type { FastifyInstance } from 'fastify';
+import type { RouteSpec } from './routes/route.js';
+import { ROUTES } from './routes/table.js';
+import { routeHandler, type HandlerDeps } from './handler.js';
+import { sendError } from './render-error.js';
+
+/** `/api/identity/{gpid}` → `/api/identity/:gpid` */
+export function fastifyPath(path: string): string {
+  return path.replace(/\{(\w+)\}/g, ':$1');
+}
+
+export interface FacadeOptions extends HandlerDeps {
+  routes?: readonly RouteSpec[];
+}
+
+/**
+ * The REST facade as a Fastify plugin: one route per row of the route table, each served by the
+ * shared handler, plus problem+json (or OperationOutcome) for everything that goes wrong outside one.
+ */
+export async function registerFacade(app: FastifyInstance, options: FacadeOptions): Promise<void> {
+  app.addContentTypeParser(['application/fhir+json', 'application/json-patch+json'], { parseAs: 'string' }, (_req, body, done) => {
+    try {
+      done(null, body === '' ? undefined : JSON.parse(body as string));
+    } catch {
+      done(Object.assign(new Error('The body is not valid JSON.'), { statusCode: 400 }), undefined);
+    }
+  });
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
+    done(null, Object.fromEntries(new URLSearchParams(body as string)));
+  });
+
+  for (const route of options.routes ?? ROUTES) {
+    app.route({ method: route.method, url: fastifyPath(route.path), handler: routeHandler(route, options) });
+  }
+
+  app.setNotFoundHandler((req, reply) => sendError(req, reply, 'NOT_FOUND', `No route ${req.method} ${req.url.split('?')[0]}.`));
+  app.setErrorHandler((error: { statusCode?: number; code?: string; message: string }, req, reply) => {
+    const status = error.statusCode ?? 500;
+    if (status === 413) return sendError(req, reply, 'PAYLOAD_TOO_LARGE', 'The request body is too large.');
+    if (status === 415) return sendError(req, reply, 'UNSUPPORTED_MEDIA_TYPE', error.message);
+    if (status >= 400 && status < 500) return sendError(req, reply, 'BAD_REQUEST', error.message);
+    req.log.error({ err: error }, 'unhandled error');
+    return sendError(req, reply, 'INTERNAL', 'Internal server error.');
+  });
+}

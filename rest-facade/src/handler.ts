@@ -1,0 +1,97 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ANONYMOUS, DomainError, hasAnyScope, isAuthenticated, isErrorCode, type FieldError, type Principal } from '@svc/platform';
+import type { RouteInput, RouteSpec } from './routes/route.js';
+import type { FacadeGateway } from './gateway-client.js';
+import type { RateLimiter } from './rate-limit.js';
+import { rateLimitHeaders } from './rate-limit.js';
+import { deprecationHeaders, isSunset } from './deprecation.js';
+import { sendDomainError, sendError } from './render-error.js';
+
+export interface HandlerDeps {
+  gateway: FacadeGateway;
+  limiter: RateLimiter;
+  publicUrl: string;
+  now: () => Date;
+}
+
+/** Who may use a route's credential class. */
+function assertCredentialClass(route: RouteSpec, principal: Principal): void {
+  if (route.auth === 'none') return;
+  if (!isAuthenticated(principal)) throw new DomainError('UNAUTHENTICATED', 'This route requires a bearer credential.');
+  if (route.auth === 'service' && principal.kind !== 'service' && principal.clientId === undefined) {
+    throw new DomainError('FORBIDDEN', 'This route requires a service credential: an OAuth client_credentials access token.');
+  }
+  if (route.scopes.length > 0 && !hasAnyScope(principal.scopes, route.scopes)) {
+    throw new DomainError('INSUFFICIENT_SCOPE', `The credential lacks a required scope (one of: ${route.scopes.join(', ')}).`, { details: { required_scopes: route.scopes } });
+  }
+}
+
+/** The first error of a gateway answer as a DomainError, keeping its code and field errors. */
+function errorFromGateway(errors: readonly { message: string; extensions?: Record<string, unknown> }[]): DomainError {
+  const first = errors[0]!;
+  const code = first.extensions?.['code'];
+  const fieldErrors = first.extensions?.['fieldErrors'];
+  if (isErrorCode(code)) return new DomainError(code, first.message, { fieldErrors: Array.isArray(fieldErrors) ? (fieldErrors as FieldError[]) : [] });
+  // GraphQL-level rejections (a document the schema does not accept) mean the route table and the
+  // supergraph disagree: that is our fault, not the caller's.
+  return new DomainError('INTERNAL', 'The request could not be completed.');
+}
+
+/**
+ * The one handler every route shares: deprecation, authentication, rate limits, scopes, then the
+ * route's gateway operation, with its result and errors mapped to HTTP.
+ */
+export function routeHandler(route: RouteSpec, deps: HandlerDeps) {
+  return async (req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+    const requestId = String(req.id);
+    try {
+      if (route.deprecated) {
+        reply.headers(deprecationHeaders(route.deprecated, deps.publicUrl));
+        if (isSunset(route.deprecated, deps.now())) {
+          const successors = route.deprecated.successors.map((s) => `${s.method} ${s.path}`).join(' or ');
+          throw new DomainError('GONE', `${route.method} ${route.path} was sunset on ${route.deprecated.sunset}; use ${successors}.`, {
+            details: { sunset: route.deprecated.sunset, successors: route.deprecated.successors },
+          });
+        }
+      }
+      const authorization = req.headers.authorization;
+      const principal = route.auth === 'none' ? ANONYMOUS : await deps.gateway.authenticate(authorization, requestId);
+      req.log = req.log.child({ partner: principal.partnerGpid, tokenId: principal.tokenId });
+
+      const decision = await deps.limiter.check(route, principal.partnerGpid ? `partner:${principal.partnerGpid}` : `ip:${req.ip}`);
+      reply.headers(rateLimitHeaders(decision));
+      if (!decision.allowed) {
+        const retryAfter = Math.max(1, Math.ceil(decision.binding.resetMs / 1000));
+        reply.header('retry-after', String(retryAfter));
+        throw new DomainError('RATE_LIMITED', `Rate limit exceeded (${decision.binding.limit} per ${decision.binding.windowSeconds}s, ${decision.binding.policy} policy); retry after ${retryAfter}s.`, {
+          details: { policy: decision.binding.policy, limit: decision.binding.limit, window_seconds: decision.binding.windowSeconds, retry_after: retryAfter },
+        });
+      }
+      assertCredentialClass(route, principal);
+
+      const operation = route.operation;
+      if (!operation) throw new DomainError('NOT_IMPLEMENTED', `${route.method} ${route.path} is documented but not served yet.`);
+      const input: RouteInput = {
+        params: (req.params ?? {}) as Record<string, string>,
+        query: (req.query ?? {}) as RouteInput['query'],
+        body: req.body,
+        headers: req.headers,
+        principal,
+      };
+      const document = typeof operation.document === 'string' ? operation.document : operation.document(principal);
+      const response = await deps.gateway.execute({ query: document, variables: operation.variables?.(input) ?? {} }, principal, requestId);
+      if (response.errors?.length) throw errorFromGateway(response.errors);
+      const body = operation.result(response.data ?? {}, input);
+      reply.code(route.successStatus);
+      if (route.format === 'fhir') reply.type('application/fhir+json; charset=utf-8');
+      return reply.send(body);
+    } catch (err) {
+      if (err instanceof DomainError) {
+        if (err.status >= 500) req.log.error({ err }, 'route failed');
+        return sendDomainError(req, reply, err);
+      }
+      req.log.error({ err }, 'route failed');
+      return sendError(req, reply, 'INTERNAL', 'Internal server error.');
+    }
+  };
+}

@@ -1,0 +1,74 @@
+import type { HttpMethod, Product, RouteSpec } from './route.js';
+
+const SPEC_DEPRECATION = { since: '2026-06-12', sunset: '2026-09-12' };
+
+function planned(id: string, method: HttpMethod, path: string, product: Product, summary: string, scopes: string[] = [], auth: RouteSpec['auth'] = 'bearer'): RouteSpec {
+  return { id, method, path, product, summary, auth, scopes, successStatus: method === 'POST' ? 201 : 200 };
+}
+
+/** The spec's "Other routes named" table and its currently deprecated endpoints. */
+export const otherRoutes: RouteSpec[] = [
+  planned('catalog.routes', 'GET', '/api/partner/routes', 'platform', 'Full route catalog; authentication required'),
+  planned('webhooks.register', 'POST', '/api/partner/webhooks', 'partner-ecosystem', 'Register a partner webhook (including TEFCA events)', ['cms.webhooks.manage']),
+  planned('webhooks.list', 'GET', '/api/partner/webhooks', 'partner-ecosystem', 'List partner webhooks', ['cms.webhooks.manage']),
+  planned('webhooks.remove', 'DELETE', '/api/partner/webhooks', 'partner-ecosystem', 'Remove a partner webhook', ['cms.webhooks.manage']),
+  planned('certification.submit', 'POST', '/api/partner/certification', 'partner-ecosystem', 'Submit certification to the server', ['cms.partner.write']),
+  planned('certification.progress', 'PUT', '/api/partner/certification/progress', 'partner-ecosystem', 'Sync certification checklist progress', ['cms.partner.write']),
+  planned('sdk.catalog.live', 'GET', '/api/cms/sdk-catalog', 'partner-ecosystem', 'Live SDK catalog', ['cms.sdk.read']),
+  planned('openapi.download', 'GET', '/api/openapi/{spec}', 'platform', 'Download an OpenAPI YAML specification', [], 'none'),
+  planned('changelog.rss', 'GET', '/api/changelog/rss', 'platform', 'Changelog RSS feed', [], 'none'),
+  planned('tefca.xca.retrieve', 'POST', '/tefca/xca/retrieve', 'tefca', 'Document retrieve (ITI-39)', ['tefca.xca.retrieve']),
+  planned('tefca.exchanges', 'GET', '/tefca/exchanges', 'tefca', 'Partner audit log of TEFCA exchanges', ['tefca.xcpd.search', 'tefca.xca.search']),
+  planned('tefca.xcpd.search', 'POST', '/tefca/xcpd/search', 'tefca', 'TEFCA patient discovery, outbound', ['tefca.xcpd.search']),
+  planned('tefca.xcpd.discover', 'POST', '/tefca/xcpd/discover', 'tefca', 'TEFCA patient discovery, inbound', ['tefca.xcpd.discover']),
+  planned('tefca.xca.search', 'POST', '/tefca/xca/search', 'tefca', 'TEFCA document query, outbound', ['tefca.xca.search']),
+  planned('tefca.xca.query', 'POST', '/tefca/xca/query', 'tefca', 'TEFCA document query, inbound', ['tefca.xca.query']),
+  planned('wearables.ingest', 'POST', '/{wearableProduct}/v1/wearables/events', 'wearables', 'Wearable event ingest'),
+  planned('analytics.query.nl', 'POST', '/analytics/v1/query/nl', 'analytics', 'Natural-language query step of a two-step flow; takes a purpose_of_use'),
+  planned('analytics.query.execute', 'POST', '/analytics/v1/query/execute', 'analytics', 'Execute step of the two-step query flow'),
+  planned('analytics.score.compute', 'POST', '/analytics/v1/analytics-score/compute', 'analytics', 'Score computation'),
+  {
+    id: 'tefca.v1.patient-discovery',
+    method: 'POST',
+    path: '/tefca/v1/patient-discovery',
+    product: 'tefca',
+    summary: 'Legacy TEFCA patient discovery',
+    auth: 'bearer',
+    scopes: ['tefca.xcpd.search'],
+    successStatus: 200,
+    deprecated: { ...SPEC_DEPRECATION, successors: [{ method: 'POST', path: '/tefca/xcpd/search' }, { method: 'POST', path: '/tefca/xcpd/discover' }] },
+  },
+  {
+    id: 'tefca.v1.document-query',
+    method: 'POST',
+    path: '/tefca/v1/document-query',
+    product: 'tefca',
+    summary: 'Legacy TEFCA document query',
+    auth: 'bearer',
+    scopes: ['tefca.xca.search'],
+    successStatus: 200,
+    deprecated: { ...SPEC_DEPRECATION, successors: [{ method: 'POST', path: '/tefca/xca/search' }, { method: 'POST', path: '/tefca/xca/query' }] },
+  },
+  {
+    id: 'analytics.v1.query',
+    method: 'POST',
+    path: '/analytics/v1/query',
+    product: 'analytics',
+    summary: 'Legacy one-step analytics query',
+    auth: 'bearer',
+    scopes: [],
+    successStatus: 200,
+    deprecated: { ...SPEC_DEPRECATION, successors: [{ method: 'POST', path: '/analytics/v1/query/nl' }, { method: 'POST', path: '/analytics/v1/query/execute' }] },
+  },
+  {
+    id: 'analytics.v1.risk-score',
+    method: 'GET',
+    path: '/analytics/v1/risk-score',
+    product: 'analytics',
+    summary: 'Legacy risk score',
+    auth: 'bearer',
+    scopes: [],
+    successStatus: 200,
+    deprecated: { ...SPEC_DEPRECATION, successors: [{ method: 'POST', path: '/analytics/v1/analytics-score/compute' }] },
+  },
+];

@@ -1,0 +1,112 @@
+import { DomainError, isOperator } from '@svc/platform';
+import type { RouteSpec } from './route.js';
+import { snakeKeys } from './snake-case.js';
+
+const TOKEN_FIELDS = 'tokenId partnerGpid name scopes createdAt expiresAt';
+const JOB_FIELDS = 'jobId status recordsProcessed completedAt failedAt';
+
+interface JobRow {
+  status: string;
+  recordsProcessed: number;
+  completedAt: string | null;
+}
+interface PartnerRow {
+  gpid: string;
+  legalName: string;
+  syncJobs: JobRow[];
+}
+
+/** Per-partner pipeline metrics from a partner and its sync jobs (two subgraphs, one query). */
+function partnerMetrics(p: PartnerRow) {
+  const completed = p.syncJobs.filter((j) => j.status === 'completed');
+  const failed = p.syncJobs.filter((j) => j.status === 'failed').length;
+  const finished = completed.length + failed;
+  return {
+    partner_gpid: p.gpid,
+    legal_name: p.legalName,
+    jobs_total: p.syncJobs.length,
+    jobs_completed: completed.length,
+    jobs_failed: failed,
+    sync_success_rate: finished === 0 ? null : completed.length / finished,
+    records_processed: completed.reduce((n, j) => n + j.recordsProcessed, 0),
+    last_completed_at: completed.map((j) => j.completedAt).filter((d): d is string => d !== null).sort().at(-1) ?? null,
+  };
+}
+
+/** The spec's "Partner ecosystem" table. */
+export const partnerEcosystemRoutes: RouteSpec[] = [
+  { id: 'partner.login', method: 'POST', path: '/cms/partner-login', product: 'partner-ecosystem', summary: 'Partner authentication', auth: 'none', scopes: [], rateLimit: { points: 10, per: 'minute' }, successStatus: 200, latency: ['180ms', '450ms'] },
+  { id: 'tokens.create', method: 'POST', path: '/cms/tokens', product: 'partner-ecosystem', summary: 'Create scoped token', auth: 'bearer', scopes: ['cms.tokens.manage'], rateLimit: { points: 5, per: 'minute' }, successStatus: 201, latency: ['120ms', '300ms'] },
+  {
+    id: 'tokens.list',
+    method: 'GET',
+    path: '/cms/tokens',
+    product: 'partner-ecosystem',
+    summary: 'List active tokens',
+    auth: 'bearer',
+    scopes: ['cms.tokens.manage'],
+    rateLimit: { points: 30, per: 'minute' },
+    successStatus: 200,
+    latency: ['50ms', '130ms'],
+    operation: {
+      document: `query ListTokens { apiTokens { ${TOKEN_FIELDS} } }`,
+      result: (data) => ({ tokens: snakeKeys(data['apiTokens']) }),
+    },
+  },
+  { id: 'tokens.revoke', method: 'DELETE', path: '/cms/tokens', product: 'partner-ecosystem', summary: 'Revoke token', auth: 'bearer', scopes: ['cms.tokens.manage'], rateLimit: { points: 10, per: 'minute' }, successStatus: 200, latency: ['60ms', '150ms'] },
+  { id: 'oauth.register', method: 'POST', path: '/cms/oauth/register', product: 'partner-ecosystem', summary: 'Register OAuth client', auth: 'bearer', scopes: ['cms.tokens.manage'], rateLimit: { points: 3, per: 'hour' }, successStatus: 201, latency: ['200ms', '500ms'] },
+  { id: 'oauth.token', method: 'POST', path: '/oauth/token', product: 'partner-ecosystem', summary: 'OAuth token exchange', auth: 'none', scopes: [], rateLimit: { points: 30, per: 'minute' }, successStatus: 200, latency: ['100ms', '250ms'] },
+  {
+    id: 'pipeline.health',
+    method: 'GET',
+    path: '/cms/pipeline/health',
+    product: 'partner-ecosystem',
+    summary: 'Pipeline health status',
+    auth: 'bearer',
+    scopes: ['cms.pipeline.read', 'cms.admin'],
+    rateLimit: { points: 60, per: 'minute' },
+    successStatus: 200,
+    latency: ['80ms', '200ms'],
+    operation: {
+      document: 'query PipelineHealth($partnerGpid: ID) { pipelineHealth(partnerGpid: $partnerGpid) { status windowHours jobsCompleted jobsFailed jobsInFlight successRate } }',
+      variables: ({ query }) => ({ partnerGpid: typeof query['partner_gpid'] === 'string' ? query['partner_gpid'] : null }),
+      result: (data) => snakeKeys(data['pipelineHealth']),
+    },
+  },
+  {
+    id: 'pipeline.partners',
+    method: 'GET',
+    path: '/cms/pipeline/partners',
+    product: 'partner-ecosystem',
+    summary: 'Per-partner pipeline metrics',
+    auth: 'bearer',
+    scopes: ['cms.pipeline.read', 'cms.admin'],
+    rateLimit: { points: 30, per: 'minute' },
+    successStatus: 200,
+    latency: ['120ms', '350ms'],
+    operation: {
+      // Operators page through every partner; a partner sees itself.
+      document: (principal) =>
+        isOperator(principal)
+          ? `query PipelinePartners($first: Int, $after: String) { partners(first: $first, after: $after) { edges { node { gpid legalName syncJobs { ${JOB_FIELDS} } } } pageInfo { hasNextPage endCursor } } }`
+          : `query PipelinePartner($gpid: ID!) { partner(gpid: $gpid) { gpid legalName syncJobs { ${JOB_FIELDS} } } }`,
+      variables: ({ query, principal }) => {
+        if (!isOperator(principal)) return { gpid: principal.partnerGpid };
+        const first = query['limit'] === undefined ? 20 : Number(query['limit']);
+        if (!Number.isInteger(first) || first < 1 || first > 100) {
+          throw new DomainError('VALIDATION_ERROR', 'The query is invalid.', { fieldErrors: [{ field: 'limit', message: 'must be an integer from 1 to 100' }] });
+        }
+        return { first, after: typeof query['cursor'] === 'string' ? query['cursor'] : null };
+      },
+      result: (data) => {
+        const connection = data['partners'] as { edges: { node: PartnerRow }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } | undefined;
+        if (connection) {
+          return { partners: connection.edges.map((e) => partnerMetrics(e.node)), next_cursor: connection.pageInfo.hasNextPage ? connection.pageInfo.endCursor : null };
+        }
+        const partner = data['partner'] as PartnerRow | null;
+        return { partners: partner ? [partnerMetrics(partner)] : [], next_cursor: null };
+      },
+    },
+  },
+  { id: 'sdk.catalog', method: 'GET', path: '/cms-ecosystem/sdk-catalog', product: 'partner-ecosystem', summary: 'SDK catalog', auth: 'bearer', scopes: ['cms.sdk.read'], rateLimit: { points: 60, per: 'minute' }, successStatus: 200, latency: ['30ms', '80ms'] },
+];

@@ -1,0 +1,66 @@
+import type { Principal } from '@svc/platform';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
+
+/** Products group routes for the overall and burst limits of the spec's Limits table. */
+export type Product = 'partner-ecosystem' | 'identity' | 'fhir' | 'tefca' | 'analytics' | 'clearinghouse' | 'wearables' | 'platform';
+
+/**
+ * Credential classes of the spec: none (public), bearer (API token, OAuth access token or portal
+ * session), service (an OAuth access token or API token carrying identity scopes).
+ */
+export type AuthClass = 'none' | 'bearer' | 'service';
+
+export interface RateLimit {
+  points: number;
+  per: 'second' | 'minute' | 'hour';
+}
+
+export interface Deprecation {
+  /** ISO date of the announcement. */
+  since: string;
+  /** ISO date after which the route answers 410 Gone. */
+  sunset: string;
+  successors: { method: HttpMethod; path: string }[];
+}
+
+/** What a handler knows of the HTTP request. */
+export interface RouteInput {
+  params: Record<string, string>;
+  query: Record<string, string | string[] | undefined>;
+  body: unknown;
+  headers: Record<string, string | string[] | undefined>;
+  principal: Principal;
+}
+
+/** How a route runs: one gateway operation, with its input and output mapping. */
+export interface GatewayOperation {
+  /** The GraphQL document, or a choice of document by principal (operators see more). */
+  document: string | ((principal: Principal) => string);
+  /** Variables from the request; throws a DomainError on bad input. */
+  variables?(input: RouteInput): Record<string, unknown>;
+  /** The response body from the operation's data; throws a DomainError (e.g. NOT_FOUND). */
+  result(data: Record<string, unknown>, input: RouteInput): unknown;
+}
+
+/** One documented HTTP path: the single source for the router, the catalog and OpenAPI. */
+export interface RouteSpec {
+  id: string;
+  method: HttpMethod;
+  /** The documented path, with `{param}` placeholders. */
+  path: string;
+  product: Product;
+  summary: string;
+  auth: AuthClass;
+  /** The principal needs at least one of these scopes (empty: any authenticated principal). */
+  scopes: readonly string[];
+  rateLimit?: RateLimit;
+  successStatus: 200 | 201 | 202 | 204;
+  /** The spec's published latency pair, for the catalog. */
+  latency?: readonly [string, string];
+  /** Response media type; FHIR routes answer application/fhir+json and OperationOutcome errors. */
+  format?: 'json' | 'fhir';
+  deprecated?: Deprecation;
+  /** Absent: documented but not served yet (501 Not Implemented). */
+  operation?: GatewayOperation;
+}

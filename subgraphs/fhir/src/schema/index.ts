@@ -1,0 +1,16 @@
+import type { GraphQLSchema } from 'graphql';
+import { createSubgraphBuilder, type SubgraphServices } from '@svc/platform';
+import { capabilityStatement } from '../domain/capability-statement.js';
+
+/** The FHIR subgraph's federated schema. */
+export function buildFhirSchema(services: SubgraphServices): GraphQLSchema {
+  const builder = createSubgraphBuilder();
+  builder.queryFields((t) => ({
+    fhirCapabilityStatement: t.field({
+      type: 'JSONObject',
+      description: 'The FHIR R4 CapabilityStatement (public, as /fhir/R4/metadata).',
+      resolve: () => capabilityStatement(services.runtime.config.publicUrl),
+    }),
+  }));
+  return builder.toSubGraphSchema({ linkUrl: 'https://specs.apollo.dev/federation/v2.6' });
+}

@@ -1,0 +1,36 @@
+import { EntitySchema } from '@mikro-orm/core';
+
+/**
+ * A scoped API credential. The secret itself is never stored: only its SHA-256, which is also the
+ * lookup key when a request presents the secret.
+ */
+export interface ApiToken {
+  id: string;
+  partnerGpid: string;
+  name: string;
+  scopes: string[];
+  secretHash: string;
+  /** `service` for platform-operated credentials such as the bootstrap operator. */
+  principalKind: 'partner' | 'service';
+  createdAt: Date;
+  expiresAt: Date | null;
+  revokedAt: Date | null;
+  revokedReason: string | null;
+}
+
+export const ApiTokenEntity = new EntitySchema<ApiToken>({
+  name: 'ApiToken',
+  tableName: 'partner_api_tokens',
+  properties: {
+    id: { type: 'string', primary: true },
+    partnerGpid: { type: 'string' },
+    name: { type: 'string' },
+    scopes: { type: 'json' },
+    secretHash: { type: 'string', unique: true },
+    principalKind: { type: 'string' },
+    createdAt: { type: 'datetime' },
+    expiresAt: { type: 'datetime', nullable: true },
+    revokedAt: { type: 'datetime', nullable: true },
+    revokedReason: { type: 'string', nullable: true },
+  },
+});

@@ -1,0 +1,39 @@
+import type { EntityManager } from '@mikro-orm/core';
+import { DomainError, newPartnerGpid } from '@svc/platform';
+import { PartnerEntity, type Partner } from './partner.js';
+
+/** The operator partner that platform-operated credentials belong to. Reserved: never assigned otherwise. */
+export const OPERATOR_PARTNER_GPID = 'CMS-00000000';
+
+/** Partner queries: resolvers call these, never the ORM directly. */
+export const partners = {
+  byGpid(em: EntityManager, gpid: string): Promise<Partner | null> {
+    return em.findOne(PartnerEntity, { gpid });
+  },
+
+  /** Load many partners in one statement (DataLoader batch). */
+  async byGpids(em: EntityManager, gpids: readonly string[]): Promise<(Partner | null)[]> {
+    const rows = await em.find(PartnerEntity, { gpid: { $in: [...gpids] } });
+    const byGpid = new Map(rows.map((p) => [p.gpid, p]));
+    return gpids.map((g) => byGpid.get(g) ?? null);
+  },
+
+  /** One page in GPID order, starting after `afterGpid`; fetches one extra row to tell if there is more. */
+  page(em: EntityManager, size: number, afterGpid: string | null): Promise<Partner[]> {
+    return em.find(PartnerEntity, afterGpid ? { gpid: { $gt: afterGpid } } : {}, { orderBy: { gpid: 'asc' }, limit: size + 1 });
+  },
+
+  /** Create a partner under a fresh CMS GPID, retrying the rare collision of the 8-digit space. */
+  async create(em: EntityManager, input: { legalName: string; organizationType: string }, gpid?: string): Promise<Partner> {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const candidate = gpid ?? newPartnerGpid();
+      if (candidate === OPERATOR_PARTNER_GPID && gpid === undefined) continue;
+      if (await em.findOne(PartnerEntity, { gpid: candidate })) {
+        if (gpid !== undefined) throw new DomainError('CONFLICT', `Partner ${gpid} already exists.`);
+        continue;
+      }
+      return em.create(PartnerEntity, { gpid: candidate, ...input, status: 'active', createdAt: new Date() });
+    }
+    throw new DomainError('CONFLICT', 'Could not allocate a unique partner GPID; try again.');
+  },
+};

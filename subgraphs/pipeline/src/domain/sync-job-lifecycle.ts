@@ -1,0 +1,92 @@
+import type { EntityManager } from '@mikro-orm/core';
+import { DomainError, makeEvent, newId, recordEvent } from '@svc/platform';
+import { SyncJobEntity, type SyncJob, type SyncJobStatus } from '../entities/sync-job.js';
+
+/** Allowed moves of a sync job. A job fails for good only after its retries are spent. */
+const TRANSITIONS: Record<SyncJobStatus, readonly SyncJobStatus[]> = {
+  queued: ['running', 'failed'],
+  running: ['completed', 'retrying', 'failed'],
+  retrying: ['running', 'failed'],
+  completed: [],
+  failed: [],
+};
+
+export function assertSyncJobTransition(from: SyncJobStatus, to: SyncJobStatus): void {
+  if (!TRANSITIONS[from].includes(to)) {
+    throw new DomainError('CONFLICT', `A sync job cannot go from ${from} to ${to}.`, { details: { from, to } });
+  }
+}
+
+const RESOURCE_TYPE = /^[A-Z][A-Za-z]{1,63}$/;
+
+/** Queue a new sync job for a partner. */
+export function queueSyncJob(em: EntityManager, partnerGpid: string, resourceTypes: readonly string[]): SyncJob {
+  const bad = resourceTypes.filter((t) => !RESOURCE_TYPE.test(t));
+  if (resourceTypes.length === 0 || bad.length > 0) {
+    throw new DomainError('VALIDATION_ERROR', 'The sync job is invalid.', {
+      fieldErrors: [{ field: 'resourceTypes', message: resourceTypes.length === 0 ? 'must name at least one FHIR resource type' : `not FHIR type names: ${bad.join(', ')}` }],
+    });
+  }
+  return em.create(SyncJobEntity, {
+    id: newId('job'),
+    partnerGpid,
+    resourceTypes: [...new Set(resourceTypes)],
+    status: 'queued',
+    recordsProcessed: 0,
+    attempts: 0,
+    createdAt: new Date(),
+    completedAt: null,
+    failedAt: null,
+    errorCode: null,
+    message: null,
+  });
+}
+
+/** Finish a job successfully and stage pipeline.sync.completed with it. */
+export function completeSyncJob(em: EntityManager, job: SyncJob, recordsProcessed: number, at = new Date()): void {
+  if (!Number.isInteger(recordsProcessed) || recordsProcessed < 0) {
+    throw new DomainError('VALIDATION_ERROR', 'recordsProcessed must be a non-negative integer.', { fieldErrors: [{ field: 'recordsProcessed', message: 'must be a non-negative integer' }] });
+  }
+  if (job.status === 'queued' || job.status === 'retrying') moveTo(job, 'running');
+  moveTo(job, 'completed');
+  job.recordsProcessed = recordsProcessed;
+  job.completedAt = at;
+  recordEvent(
+    em,
+    makeEvent('pipeline.sync.completed', job.partnerGpid, {
+      event: 'pipeline.sync.completed',
+      job_id: job.id,
+      partner_gpid: job.partnerGpid,
+      resource_types: job.resourceTypes,
+      records_processed: recordsProcessed,
+      completed_at: at.toISOString(),
+    }, at),
+  );
+}
+
+/** Fail a job for good and stage pipeline.sync.failed with it. */
+export function failSyncJob(em: EntityManager, job: SyncJob, errorCode: string, message: string, at = new Date()): void {
+  if (!/^[A-Z][A-Z0-9_]{1,59}$/.test(errorCode)) {
+    throw new DomainError('VALIDATION_ERROR', 'errorCode must be UPPER_SNAKE_CASE.', { fieldErrors: [{ field: 'errorCode', message: 'must be UPPER_SNAKE_CASE, e.g. VALIDATION_ERROR' }] });
+  }
+  moveTo(job, 'failed');
+  job.failedAt = at;
+  job.errorCode = errorCode;
+  job.message = message;
+  recordEvent(
+    em,
+    makeEvent('pipeline.sync.failed', job.partnerGpid, {
+      event: 'pipeline.sync.failed',
+      job_id: job.id,
+      partner_gpid: job.partnerGpid,
+      error_code: errorCode,
+      message,
+      failed_at: at.toISOString(),
+    }, at),
+  );
+}
+
+function moveTo(job: SyncJob, to: SyncJobStatus): void {
+  assertSyncJobTransition(job.status, to);
+  job.status = to;
+}

@@ -1,0 +1,17 @@
+import type { GraphQLSchema } from 'graphql';
+import { createSubgraphBuilder, type SubgraphServices } from '@svc/platform';
+import type { EventLog } from '../domain/event-log.js';
+import { defineSyncJob, partnerRef } from './sync-job.js';
+import { defineEvent } from './event.js';
+import { definePipelineHealth } from './pipeline-health.js';
+
+/** The pipeline subgraph's federated schema. */
+export function buildPipelineSchema(services: SubgraphServices, log: EventLog): GraphQLSchema {
+  const builder = createSubgraphBuilder();
+  builder.mutationType({});
+  const partner = partnerRef(builder);
+  defineSyncJob(builder, services, partner);
+  defineEvent(builder, log, partner);
+  definePipelineHealth(builder);
+  return builder.toSubGraphSchema({ linkUrl: 'https://specs.apollo.dev/federation/v2.6' });
+}
