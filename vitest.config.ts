@@ -1,6 +1,14 @@
+import { createRequire } from 'node:module';
 import { defineConfig } from 'vitest/config';
 
+const require = createRequire(import.meta.url);
+
 export default defineConfig({
+  resolve: {
+    // Node loads graphql's CommonJS build (its package.json has no "exports"); Vite would otherwise
+    // pick the .mjs build for our own files, and two graphql realms cannot share a schema.
+    alias: [{ find: /^graphql$/, replacement: require.resolve('graphql') }],
+  },
   test: {
     include: ['**/*.test.ts'],
     exclude: ['**/node_modules/**', 'bench/**'],

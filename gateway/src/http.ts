@@ -54,6 +54,7 @@ export async function registerGatewayRoutes(app: FastifyInstance, options: Gatew
     try {
       principal = await principalOf(req, options, requestId);
     } catch (err) {
+      if (!(err instanceof DomainError)) options.logger.error({ err, requestId }, 'authentication failed');
       const { status, body } = graphqlError(err);
       if (status === 401) reply.header('www-authenticate', 'Bearer');
       return reply.code(status).type('application/json').send(body);

@@ -19,6 +19,8 @@ export interface Config {
   databaseUrl: string | undefined;
   /** Redis URL; absent means the in-memory bus and rate-limit counters. */
   redisUrl: string | undefined;
+  /** Namespace of every Redis key and channel, so several deployments can share one Redis. */
+  redisPrefix: string;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Secret the gateway signs forwarded principals with; subgraphs verify it. */
   internalSecret: string;
@@ -139,6 +141,9 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const fingerprintVersion = str('SVC_FINGERPRINT_KEY_VERSION') ?? 'k1';
   if (!/^[a-z0-9]{1,8}$/.test(fingerprintVersion)) problems.push('SVC_FINGERPRINT_KEY_VERSION must be 1-8 lowercase letters or digits');
 
+  const redisPrefix = str('SVC_REDIS_PREFIX');
+  if (redisPrefix !== undefined && !/^[\w.-]{1,40}$/.test(redisPrefix)) problems.push('SVC_REDIS_PREFIX must be 1-40 letters, digits, dots, dashes or underscores');
+
   const bootstrapToken = str('SVC_BOOTSTRAP_TOKEN');
   if (bootstrapToken !== undefined && bootstrapToken.length < 24) {
     problems.push('SVC_BOOTSTRAP_TOKEN must be at least 24 characters');
@@ -157,6 +162,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     dataDir: resolve(cwd, str('SVC_DATA_DIR') ?? './data'),
     databaseUrl,
     redisUrl,
+    redisPrefix: redisPrefix ?? 'svc',
     logLevel: oneOf('SVC_LOG_LEVEL', LOG_LEVELS, 'info'),
     internalSecret,
     bootstrapToken,

@@ -30,7 +30,7 @@ export interface RateDecision {
 export class RateLimiter {
   private readonly limiters = new Map<string, RateLimiterAbstract>();
 
-  constructor(private readonly redis: Redis | undefined) {}
+  constructor(private readonly redis: Redis | undefined, private readonly prefix = 'svc') {}
 
   async check(route: RouteSpec, subject: string): Promise<RateDecision> {
     const product = PRODUCT_LIMITS[route.product];
@@ -65,7 +65,7 @@ export class RateLimiter {
   private limiter(key: string, limit: RateLimit): RateLimiterAbstract {
     let limiter = this.limiters.get(key);
     if (!limiter) {
-      const options = { keyPrefix: `svc:rl:${key}`, points: limit.points, duration: SECONDS[limit.per] };
+      const options = { keyPrefix: `${this.prefix}:rl:${key}`, points: limit.points, duration: SECONDS[limit.per] };
       limiter = this.redis ? new RateLimiterRedis({ ...options, storeClient: this.redis }) : new RateLimiterMemory(options);
       this.limiters.set(key, limiter);
     }

@@ -3,16 +3,16 @@ import type { EventBus, EventHandler } from './bus.js';
 import { deliverSafely } from './bus.js';
 import { isEventEnvelope, type EventEnvelope } from './envelope.js';
 
-const CHANNEL = 'svc:events';
-
 /** The distributed bus: Redis pub/sub fans every event out to every process. */
 export class RedisEventBus implements EventBus {
   private readonly pub: Redis;
   private readonly sub: Redis;
   private readonly handlers = new Set<EventHandler>();
   private subscribed: Promise<unknown> | undefined;
+  private readonly channel: string;
 
-  constructor(url: string, private readonly onError: (err: unknown) => void = () => {}) {
+  constructor(url: string, prefix: string, private readonly onError: (err: unknown) => void = () => {}) {
+    this.channel = `${prefix}:events`;
     this.pub = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 3 });
     this.sub = new Redis(url, { lazyConnect: false });
     this.sub.on('message', (_channel: string, message: string) => {
@@ -30,12 +30,12 @@ export class RedisEventBus implements EventBus {
 
   /** Resolves once this process receives events; call before relying on delivery. */
   ready(): Promise<unknown> {
-    this.subscribed ??= this.sub.subscribe(CHANNEL);
+    this.subscribed ??= this.sub.subscribe(this.channel);
     return this.subscribed;
   }
 
   async publish(event: EventEnvelope): Promise<void> {
-    await this.pub.publish(CHANNEL, JSON.stringify(event));
+    await this.pub.publish(this.channel, JSON.stringify(event));
   }
 
   subscribe(handler: EventHandler): () => void {

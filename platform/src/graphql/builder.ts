@@ -3,7 +3,7 @@ import DirectivePlugin from '@pothos/plugin-directives';
 import FederationPlugin from '@pothos/plugin-federation';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import DataloaderPlugin from '@pothos/plugin-dataloader';
-import { DateTimeResolver, JSONObjectResolver } from 'graphql-scalars';
+import { DateTimeISOResolver, JSONObjectResolver } from 'graphql-scalars';
 import { authScopesFor, unauthorizedErrorFor, type PlatformAuthScopes } from './scope-auth.js';
 import type { SubgraphContext } from '../subgraph/types.js';
 
@@ -28,7 +28,8 @@ export function createSubgraphBuilder() {
       unauthorizedError: (_parent, ctx) => unauthorizedErrorFor(ctx.principal),
     },
   });
-  builder.addScalarType('DateTime', DateTimeResolver);
+  // Serialized as an ISO 8601 string, so in-process and HTTP subgraph answers are identical.
+  builder.addScalarType('DateTime', DateTimeISOResolver);
   builder.addScalarType('JSONObject', JSONObjectResolver);
   builder.queryType({});
   return builder;

@@ -52,9 +52,10 @@ export async function assembleSubgraph(runtime: SubgraphRuntime, parts: Subgraph
       relay.start();
       stopWorkers = await parts.startWorkers?.(services);
     },
+    drain: () => relay.stop(),
     async stop() {
-      await stopWorkers?.();
       await relay.stop();
+      await stopWorkers?.();
       await orm.close();
     },
   };

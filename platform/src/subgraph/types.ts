@@ -33,7 +33,9 @@ export interface Subgraph {
   ready(): Promise<boolean>;
   /** Start background work (outbox relay, event consumers). */
   start(): Promise<void>;
-  /** Finish background work, publish what is committed, close the database. */
+  /** Publish every committed event and stop publishing; the first step of a shutdown. */
+  drain(): Promise<void>;
+  /** Finish background work (after draining), close the database. */
   stop(): Promise<void>;
 }
 

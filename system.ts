@@ -1,0 +1,185 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import { Redis } from 'ioredis';
+import { printSubgraphSchema } from '@apollo/subgraph';
+import {
+  createLogger,
+  createMetrics,
+  MemoryEventBus,
+  newId,
+  RedisEventBus,
+  subgraphHttpServer,
+  type Config,
+  type EventBus,
+  type Logger,
+  type Metrics,
+  type Subgraph,
+  type SubgraphName,
+  type SubgraphRuntime,
+} from '@svc/platform';
+import {
+  Authenticator,
+  composeSupergraph,
+  createGateway,
+  httpClient,
+  inProcessClient,
+  loadSupergraph,
+  registerGatewayRoutes,
+  SubscriptionHub,
+  SUBGRAPHS,
+  type SubgraphClient,
+} from '@svc/gateway';
+import { httpGateway, inProcessGateway, RateLimiter, registerFacade, type FacadeGateway } from '@svc/rest-facade';
+
+/** A running component (or the whole embedded system): its HTTP app and how to stop it. */
+export interface RunningSystem {
+  app: FastifyInstance;
+  logger: Logger;
+  /** Publish what is committed, finish in-flight requests, close every connection. */
+  stop(): Promise<void>;
+}
+
+const REQUEST_ID = /^[\w.-]{1,100}$/;
+
+/** The HTTP app every component serves from: request ids, metrics, health. */
+function httpApp(logger: Logger, metrics: Metrics, component: string): FastifyInstance {
+  const app = Fastify({
+    loggerInstance: logger,
+    genReqId: (req) => {
+      const header = req.headers['x-request-id'];
+      return typeof header === 'string' && REQUEST_ID.test(header) ? header : newId('req');
+    },
+    bodyLimit: 5 * 1024 * 1024,
+    return503OnClosing: true,
+    trustProxy: true,
+  }) as unknown as FastifyInstance;
+  app.addHook('onSend', async (req, reply) => {
+    reply.header('x-request-id', req.id);
+  });
+  app.addHook('onResponse', async (req, reply) => {
+    metrics.httpRequests.observe({ component, route: req.routeOptions.url ?? 'unmatched', method: req.method, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
+  });
+  app.get('/health', async () => ({ status: 'ok' }));
+  app.get('/metrics', async (_req, reply) => reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()));
+  return app;
+}
+
+function readiness(app: FastifyInstance, check: () => Promise<Record<string, boolean>>): void {
+  app.get('/ready', async (_req, reply) => {
+    const checks = await check();
+    const ready = Object.values(checks).every(Boolean);
+    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not_ready', checks });
+  });
+}
+
+function createBus(config: Config, logger: Logger): EventBus {
+  const onError = (err: unknown) => logger.error({ err }, 'event handler failed');
+  return config.redisUrl ? new RedisEventBus(config.redisUrl, config.redisPrefix, onError) : new MemoryEventBus(onError);
+}
+
+async function gatewayParts(config: Config, runtime: SubgraphRuntime, clients: SubgraphClient[], supergraphSdl: string) {
+  const gateway = await createGateway({ supergraphSdl, clients, logger: runtime.logger });
+  const authenticator = new Authenticator(gateway, runtime.bus, runtime.logger);
+  const hub = new SubscriptionHub(gateway, runtime.bus, runtime.logger);
+  return { gateway, authenticator, hub };
+}
+
+/**
+ * Start what `config.role` names: everything in one process (`all`, the embedded default), or one
+ * component of the distributed mode. Returns once the component is ready to listen.
+ */
+export async function startSystem(config: Config, options: { logger?: Logger; now?: () => Date } = {}): Promise<RunningSystem> {
+  const logger = options.logger ?? createLogger(config);
+  const metrics = createMetrics({ defaultMetrics: true });
+  const bus = createBus(config, logger);
+  if (bus instanceof RedisEventBus) await bus.ready();
+  const runtime: SubgraphRuntime = { config, logger, bus, metrics };
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 3 }) : undefined;
+  const now = options.now ?? (() => new Date());
+  const closers: (() => Promise<unknown>)[] = [];
+  const stopAll = async () => {
+    for (const close of closers.reverse()) await close().catch((err: unknown) => logger.error({ err }, 'shutdown step failed'));
+    await bus.close();
+    await redis?.quit().catch(() => undefined);
+  };
+
+  try {
+    const role = config.role;
+    if (role.startsWith('subgraph:')) {
+      const definition = SUBGRAPHS.find((s) => `subgraph:${s.name}` === role)!;
+      const subgraph = await definition.create(runtime);
+      closers.push(() => subgraph.stop());
+      await subgraph.start();
+      const app = subgraphHttpServer(subgraph, config.internalSecret, logger);
+      app.get('/metrics', async (_req, reply) => reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()));
+      closers.push(() => app.close());
+      return { app: app as unknown as FastifyInstance, logger, stop: stopAll };
+    }
+
+    if (role === 'worker') {
+      const subgraphs = await Promise.all(SUBGRAPHS.map((d) => d.create(runtime)));
+      closers.push(async () => {
+        await Promise.all(subgraphs.map((s) => s.drain()));
+        for (const s of subgraphs) await s.stop();
+      });
+      for (const s of subgraphs) await s.start();
+      const app = httpApp(logger, metrics, 'worker');
+      readiness(app, async () => Object.fromEntries(await Promise.all(subgraphs.map(async (s) => [`database:${s.name}`, await s.ready()]))));
+      closers.push(() => app.close());
+      return { app, logger, stop: stopAll };
+    }
+
+    const app = httpApp(logger, metrics, role);
+    let facadeGateway: FacadeGateway;
+    let ready: () => Promise<Record<string, boolean>>;
+
+    if (role === 'facade') {
+      facadeGateway = httpGateway(config.gatewayUrl!, config.internalSecret);
+      ready = async () => ({ gateway: await fetch(`${config.gatewayUrl}/ready`).then((r) => r.ok, () => false) });
+    } else {
+      let subgraphs: Subgraph[] = [];
+      let clients: SubgraphClient[];
+      let supergraphSdl: string;
+      if (role === 'gateway') {
+        const source = loadSupergraph(config.supergraphPath ?? new URL('./supergraph.yaml', import.meta.url).pathname);
+        clients = source.subgraphs.map((s) => httpClient(s.name, config.subgraphUrls[s.name as SubgraphName] ?? s.url, config.internalSecret));
+        supergraphSdl = source.supergraphSdl;
+      } else {
+        subgraphs = await Promise.all(SUBGRAPHS.map((d) => d.create(runtime)));
+        const all = subgraphs;
+        // Every producer publishes what it committed before any consumer stops listening.
+        closers.push(async () => {
+          await Promise.all(all.map((s) => s.drain()));
+          for (const s of all) await s.stop();
+        });
+        clients = subgraphs.map(inProcessClient);
+        supergraphSdl = config.supergraphPath
+          ? loadSupergraph(config.supergraphPath).supergraphSdl
+          : composeSupergraph(subgraphs.map((s) => ({ name: s.name, url: `in-process://${s.name}`, sdl: printSubgraphSchema(s.schema) })));
+      }
+      const { gateway, authenticator, hub } = await gatewayParts(config, runtime, clients, supergraphSdl);
+      closers.push(async () => {
+        hub.close();
+        authenticator.close();
+        await gateway.stop();
+      });
+      await registerGatewayRoutes(app, { gateway, authenticator, hub, internalSecret: config.internalSecret, logger });
+      facadeGateway = inProcessGateway(gateway, authenticator);
+      ready = async () => {
+        const checks: Record<string, boolean> = { supergraph: (() => { try { return Boolean(gateway.apiSchema()); } catch { return false; } })() };
+        for (const s of subgraphs) checks[`database:${s.name}`] = await s.ready();
+        return checks;
+      };
+      for (const s of subgraphs) await s.start();
+    }
+    readiness(app, ready);
+    if (role === 'all' || role === 'facade') {
+      await registerFacade(app, { gateway: facadeGateway, limiter: new RateLimiter(redis, config.redisPrefix), publicUrl: config.publicUrl, now });
+    }
+    // Closed first on shutdown: no new requests, in-flight ones finish, then the parts behind it stop.
+    closers.push(() => app.close());
+    return { app, logger, stop: stopAll };
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+}

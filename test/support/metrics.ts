@@ -1,0 +1,10 @@
+import type { TestSystem } from './system.js';
+
+/** Sum of svc_db_queries_total for one owner, table and verb, read from GET /metrics. */
+export async function queryCount(t: TestSystem, owner: string, table: string, verb = 'select'): Promise<number> {
+  const res = await t.request({ url: '/metrics', token: null });
+  const line = res.body
+    .split('\n')
+    .find((l) => l.startsWith('svc_db_queries_total{') && l.includes(`owner="${owner}"`) && l.includes(`table="${table}"`) && l.includes(`verb="${verb}"`));
+  return line ? Number(line.split(' ').at(-1)) : 0;
+}
