@@ -173,7 +173,7 @@ export async function startSystem(config: Config, options: { logger?: Logger; no
     }
     readiness(app, ready);
     if (role === 'all' || role === 'facade') {
-      await registerFacade(app, { gateway: facadeGateway, limiter: new RateLimiter(redis, config.redisPrefix), publicUrl: config.publicUrl, now });
+      await registerFacade(app, { gateway: facadeGateway, limiter: config.rateLimits ? new RateLimiter(redis, config.redisPrefix) : null, publicUrl: config.publicUrl, now });
     }
     // Closed first on shutdown: no new requests, in-flight ones finish, then the parts behind it stop.
     closers.push(() => app.close());

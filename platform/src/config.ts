@@ -21,6 +21,8 @@ export interface Config {
   redisUrl: string | undefined;
   /** Namespace of every Redis key and channel, so several deployments can share one Redis. */
   redisPrefix: string;
+  /** Facade rate limiting; `SVC_RATE_LIMITS=off` only where an upstream proxy already enforces them (or in benchmarks). */
+  rateLimits: boolean;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Secret the gateway signs forwarded principals with; subgraphs verify it. */
   internalSecret: string;
@@ -163,6 +165,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     databaseUrl,
     redisUrl,
     redisPrefix: redisPrefix ?? 'svc',
+    rateLimits: oneOf('SVC_RATE_LIMITS', ['on', 'off'], 'on') === 'on',
     logLevel: oneOf('SVC_LOG_LEVEL', LOG_LEVELS, 'info'),
     internalSecret,
     bootstrapToken,

@@ -9,7 +9,8 @@ import { sendDomainError, sendError } from './render-error.js';
 
 export interface HandlerDeps {
   gateway: FacadeGateway;
-  limiter: RateLimiter;
+  /** Null when rate limiting is switched off (SVC_RATE_LIMITS=off). */
+  limiter: RateLimiter | null;
   publicUrl: string;
   now: () => Date;
 }
@@ -58,9 +59,9 @@ export function routeHandler(route: RouteSpec, deps: HandlerDeps) {
       const principal = route.auth === 'none' ? ANONYMOUS : await deps.gateway.authenticate(authorization, requestId);
       req.log = req.log.child({ partner: principal.partnerGpid, tokenId: principal.tokenId });
 
-      const decision = await deps.limiter.check(route, principal.partnerGpid ? `partner:${principal.partnerGpid}` : `ip:${req.ip}`);
-      reply.headers(rateLimitHeaders(decision));
-      if (!decision.allowed) {
+      const decision = deps.limiter ? await deps.limiter.check(route, principal.partnerGpid ? `partner:${principal.partnerGpid}` : `ip:${req.ip}`) : null;
+      if (decision) reply.headers(rateLimitHeaders(decision));
+      if (decision && !decision.allowed) {
         const retryAfter = Math.max(1, Math.ceil(decision.binding.resetMs / 1000));
         reply.header('retry-after', String(retryAfter));
         throw new DomainError('RATE_LIMITED', `Rate limit exceeded (${decision.binding.limit} per ${decision.binding.windowSeconds}s, ${decision.binding.policy} policy); retry after ${retryAfter}s.`, {
