@@ -25,3 +25,4 @@ export * from './graphql/builder.js';
 export * from './subgraph/types.js';
 export * from './subgraph/assemble.js';
 export * from './subgraph/http-server.js';
+export * from './graphql/connection-types.js';

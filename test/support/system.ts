@@ -24,7 +24,7 @@ export interface TestSystem {
  */
 export async function bootSystem(env: Record<string, string> = {}, options: { now?: () => Date; storage?: TestStorage } = {}): Promise<TestSystem> {
   const storage = options.storage ?? (await freshStorage());
-  const operatorToken = `op_${randomBytes(24).toString('base64url')}`;
+  const operatorToken = env['SVC_BOOTSTRAP_TOKEN'] ?? `op_${randomBytes(24).toString('base64url')}`;
   const config = loadConfig({ SVC_LOG_LEVEL: 'silent', SVC_BOOTSTRAP_TOKEN: operatorToken, SVC_OUTBOX_POLL_MS: '50', ...storage.env, ...env });
   const system = await startSystem(config, options.now ? { now: options.now } : {});
   await system.app.ready();

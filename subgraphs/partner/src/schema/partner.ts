@@ -1,4 +1,4 @@
-import { actsFor, decodeCursor, DomainError, loaderFor, makeEvent, pageSize, recordEvent, toPage, type SubgraphContext, type SubgraphServices } from '@svc/platform';
+import { actsFor, connectionType, decodeCursor, DomainError, loaderFor, makeEvent, pageSize, recordEvent, toPage, type SubgraphContext, type SubgraphServices } from '@svc/platform';
 import { partners } from '../entities/partners.js';
 import type { Partner } from '../entities/partner.js';
 import type { SubgraphBuilder as Builder } from '@svc/platform';
@@ -34,22 +34,7 @@ export function definePartner(builder: Builder, services: SubgraphServices, toke
     resolveReference: (ref, ctx) => load(ctx, ref.gpid),
   });
 
-  const PartnerEdge = builder.objectRef<{ cursor: string; node: Partner }>('PartnerEdge').implement({
-    fields: (t) => ({ cursor: t.exposeString('cursor'), node: t.field({ type: PartnerType, resolve: (e) => e.node }) }),
-  });
-  const PageInfo = builder.objectRef<{ hasNextPage: boolean; endCursor: string | null }>('PageInfo').implement({
-    shareable: true,
-    fields: (t) => ({
-      hasNextPage: t.exposeBoolean('hasNextPage'),
-      endCursor: t.exposeString('endCursor', { nullable: true }),
-    }),
-  });
-  const PartnerConnection = builder.objectRef<ReturnType<typeof toPage<Partner>>>('PartnerConnection').implement({
-    fields: (t) => ({
-      edges: t.field({ type: [PartnerEdge], resolve: (c) => c.edges }),
-      pageInfo: t.field({ type: PageInfo, resolve: (c) => c.pageInfo }),
-    }),
-  });
+  const PartnerConnection = connectionType(builder, 'Partner', PartnerType);
 
   builder.queryFields((t) => ({
     partner: t.field({

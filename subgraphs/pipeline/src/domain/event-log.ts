@@ -30,6 +30,15 @@ export class EventLog {
     this.waiters.delete(event.id);
   }
 
+  /** One page of events, newest first, for one partner (or all when `partnerGpid` is null). */
+  page(em: EntityManager, options: { partnerGpid: string | null; types: readonly string[] | null; size: number; beforeId: string | null }): Promise<LoggedEvent[]> {
+    const where: Record<string, unknown> = {};
+    if (options.partnerGpid) where['partnerGpid'] = options.partnerGpid;
+    if (options.types?.length) where['type'] = { $in: [...options.types] };
+    if (options.beforeId) where['id'] = { $lt: options.beforeId };
+    return em.find(LoggedEventEntity, where, { orderBy: { id: 'desc' }, limit: options.size + 1 });
+  }
+
   /** The event, waiting up to `waitMs` for it to be recorded when it is not yet. */
   async find(em: EntityManager, id: string, waitMs: number): Promise<LoggedEvent | null> {
     if (waitMs <= 0) return em.findOne(LoggedEventEntity, { id });

@@ -1,4 +1,4 @@
-import { actsFor, type SubgraphBuilder } from '@svc/platform';
+import { actsFor, connectionType, decodeCursor, isOperator, pageSize, toPage, type SubgraphBuilder } from '@svc/platform';
 import type { LoggedEvent } from '../entities/logged-event.js';
 import type { EventLog } from '../domain/event-log.js';
 import type { PartnerRef } from './sync-job.js';
@@ -19,7 +19,25 @@ export function defineEvent(builder: SubgraphBuilder, log: EventLog, partnerRef:
     }),
   });
 
+  const EventConnection = connectionType(builder, 'Event', EventType);
+
   builder.queryFields((t) => ({
+    events: t.field({
+      type: EventConnection,
+      description: 'The event log, newest first: your partner\'s events (operators: every event).',
+      args: { first: t.arg.int(), after: t.arg.string(), types: t.arg.stringList() },
+      authScopes: { authenticated: true },
+      resolve: async (_root, args, ctx) => {
+        const size = pageSize(args.first);
+        const rows = await log.page(ctx.em, {
+          partnerGpid: isOperator(ctx.principal) ? null : (ctx.principal.partnerGpid ?? '-'),
+          types: args.types ?? null,
+          size,
+          beforeId: args.after ? decodeCursor(args.after) : null,
+        });
+        return toPage(rows, size, (e) => e.id);
+      },
+    }),
     event: t.field({
       type: EventType,
       nullable: true,
