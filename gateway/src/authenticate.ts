@@ -58,7 +58,9 @@ export class Authenticator {
     if (cached && cached.until > Date.now()) return cached.principal;
     if (cached) this.cache.delete(secretHash);
 
-    const response = await this.gateway.callSubgraph('partner', { query: CREDENTIAL_QUERY, variables: { secretHash } }, { principal: INTERNAL_PRINCIPAL, requestId });
+    const response = await this.gateway
+      .callSubgraph('partner', { query: CREDENTIAL_QUERY, variables: { secretHash } }, { principal: INTERNAL_PRINCIPAL, requestId })
+      .catch((err: unknown) => ({ errors: [{ message: err instanceof Error ? err.message : String(err) }], data: null }));
     if (response.errors?.length) {
       this.logger.error({ errors: response.errors, requestId }, 'credential lookup failed');
       throw new DomainError('UPSTREAM_UNAVAILABLE', 'Authentication is unavailable right now; retry shortly.');

@@ -1,0 +1,89 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient } from 'graphql-ws';
+import WebSocket from 'ws';
+import { freshStorage, USE_POSTGRES, type TestStorage } from './support/databases.js';
+import { startProcess, waitUntilReady, type ServiceProcess } from './support/processes.js';
+
+/**
+ * The distributed mode end to end: each subgraph, the gateway and the facade in its own process,
+ * talking HTTP, on PostgreSQL and Redis. Runs in the PostgreSQL + Redis pass of the suite.
+ */
+describe.runIf(USE_POSTGRES)('distributed mode: one component per process over HTTP, PostgreSQL + Redis', () => {
+  let storage: TestStorage;
+  const services: ServiceProcess[] = [];
+  let gateway: ServiceProcess;
+  let facade: ServiceProcess;
+  const token = `dist_${randomBytes(18).toString('base64url')}`;
+  const gql = async <T>(query: string, variables: Record<string, unknown> = {}) => {
+    const res = await fetch(`${gateway.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ query, variables }) });
+    return (await res.json()) as { data?: T; errors?: unknown[] };
+  };
+
+  beforeAll(async () => {
+    storage = await freshStorage();
+    const shared = { ...storage.env, SVC_INTERNAL_SECRET: randomBytes(32).toString('base64url'), SVC_OUTBOX_POLL_MS: '100' };
+    const subgraphs = await Promise.all(
+      ['partner', 'identity', 'fhir', 'pipeline'].map((name) => startProcess(`subgraph:${name}`, name === 'partner' ? { ...shared, SVC_BOOTSTRAP_TOKEN: token } : shared)),
+    );
+    services.push(...subgraphs);
+    await Promise.all(subgraphs.map((s) => waitUntilReady(s)));
+    const urls = Object.fromEntries(subgraphs.map((s) => [`SVC_SUBGRAPH_${s.role.split(':')[1]!.toUpperCase()}_URL`, `${s.url}/graphql`]));
+    gateway = await startProcess('gateway', { ...shared, ...urls });
+    services.push(gateway);
+    await waitUntilReady(gateway);
+    facade = await startProcess('facade', { ...shared, SVC_GATEWAY_URL: gateway.url });
+    services.push(facade);
+    await waitUntilReady(facade);
+  }, 120_000);
+
+  afterAll(async () => {
+    await Promise.all(services.map((s) => s.stop()));
+    await storage?.dispose();
+  });
+
+  it('refuses a subgraph request that did not come through the gateway', async () => {
+    const partner = services.find((s) => s.role === 'subgraph:partner')!;
+    const res = await fetch(`${partner.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ viewer { kind } }' }) });
+    expect(res.status).toBe(401);
+  });
+
+  it('serves a Bearer REST route through facade → gateway → partner subgraph', async () => {
+    const res = await fetch(`${facade.url}/cms/tokens`, { headers: { authorization: `Bearer ${token}` } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-ratelimit-limit')).toBe('30');
+    const body = (await res.json()) as { tokens: { partner_gpid: string }[] };
+    expect(body.tokens[0]!.partner_gpid).toBe('CMS-00000000');
+  });
+
+  it('joins partners and sync jobs across subgraph processes, and streams events through Redis', async () => {
+    const created = await gql<{ registerPartner: { gpid: string } }>('mutation { registerPartner(input: { legalName: "Remote Health", organizationType: "PAYER" }) { gpid } }');
+    const gpid = created.data!.registerPartner.gpid;
+
+    const client = createClient({ url: `${gateway.url.replace('http', 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${token}` }, lazy: false });
+    const delivered = new Promise<{ events: { type: string; partner: { legalName: string } } }>((resolve, reject) => {
+      client.subscribe<{ events: { type: string; partner: { legalName: string } } }>(
+        { query: 'subscription { events(types: ["pipeline.sync.completed"]) { type partner { legalName } } }' },
+        { next: (v) => (v.data ? resolve(v.data) : reject(new Error(JSON.stringify(v.errors)))), error: reject, complete: () => undefined },
+      );
+    });
+    await new Promise<void>((resolve) => client.on('connected', () => setTimeout(resolve, 300)));
+
+    const job = await gql<{ createSyncJob: { jobId: string } }>('mutation($p: ID!) { createSyncJob(partnerGpid: $p, resourceTypes: ["Observation"]) { jobId } }', { p: gpid });
+    await gql('mutation($j: ID!) { completeSyncJob(jobId: $j, recordsProcessed: 7) { status } }', { j: job.data!.createSyncJob.jobId });
+
+    const joined = await gql<{ partner: { legalName: string; syncJobs: { status: string; recordsProcessed: number }[] } }>(
+      'query($g: ID!) { partner(gpid: $g) { legalName syncJobs { status recordsProcessed } } }',
+      { g: gpid },
+    );
+    expect(joined.data!.partner).toEqual({ legalName: 'Remote Health', syncJobs: [{ status: 'COMPLETED', recordsProcessed: 7 }] });
+    expect((await delivered).events).toEqual({ type: 'pipeline.sync.completed', partner: { legalName: 'Remote Health' } });
+    await client.dispose();
+  });
+
+  it('shuts down gracefully on SIGTERM', async () => {
+    const code = await facade.stop('SIGTERM');
+    expect(code).toBe(0);
+    expect(facade.output()).not.toMatch(/"level":50/);
+  });
+});
