@@ -15,7 +15,7 @@ const SECRET = 'foreign-supergraph-shared-secret-0123456789';
 function weatherSubgraph() {
   const schema = buildSubgraphSchema({
     typeDefs: parse('extend schema @link(url: "https://specs.apollo.dev/federation/v2.6", import: ["@key"]) type Query { forecast(city: String!): Forecast } type Forecast @key(fields: "city") { city: String! sky: String! caller: String! }'),
-    resolvers: { Query: { forecast: (_: unknown, { city }: { city: string }, ctx: { principal: Principal }) => ({ city, sky: 'clear', caller: ctx.principal.kind }) } },
+    resolvers: { Query: { forecast: (_: unknown, args: Record<string, unknown>, ctx: unknown) => ({ city: args['city'], sky: 'clear', caller: (ctx as { principal: Principal }).principal.kind }) } },
   });
   const server = createServer((req, res) => {
     let body = '';

@@ -9,9 +9,7 @@ export function fastifyPath(path: string): string {
   return path.replace(/\{(\w+)\}/g, ':$1');
 }
 
-export interface FacadeOptions extends HandlerDeps {
-  routes?: readonly RouteSpec[];
-}
+export type FacadeOptions = Omit<HandlerDeps, 'routes'> & { routes?: readonly RouteSpec[] };
 
 /**
  * The REST facade as a Fastify plugin: one route per row of the route table, each served by the
@@ -29,8 +27,9 @@ export async function registerFacade(app: FastifyInstance, options: FacadeOption
     done(null, Object.fromEntries(new URLSearchParams(body as string)));
   });
 
-  for (const route of options.routes ?? ROUTES) {
-    app.route({ method: route.method, url: fastifyPath(route.path), handler: routeHandler(route, options) });
+  const routes = options.routes ?? ROUTES;
+  for (const route of routes) {
+    app.route({ method: route.method, url: fastifyPath(route.path), handler: routeHandler(route, { ...options, routes }) });
   }
 
   app.setNotFoundHandler((req, reply) => sendError(req, reply, 'NOT_FOUND', `No route ${req.method} ${req.url.split('?')[0]}.`));

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ANONYMOUS, DomainError, hasAnyScope, isAuthenticated, isErrorCode, type FieldError, type Principal } from '@svc/platform';
-import type { RouteInput, RouteSpec } from './routes/route.js';
+import type { RouteInput, RouteResult, RouteSpec } from './routes/route.js';
 import type { FacadeGateway } from './gateway-client.js';
 import type { RateLimiter } from './rate-limit.js';
 import { rateLimitHeaders } from './rate-limit.js';
@@ -9,6 +9,8 @@ import { sendDomainError, sendError } from './render-error.js';
 
 export interface HandlerDeps {
   gateway: FacadeGateway;
+  /** The whole route table (local routes such as the catalog describe it). */
+  routes: readonly RouteSpec[];
   /** Null when rate limiting is switched off (SVC_RATE_LIMITS=off). */
   limiter: RateLimiter | null;
   publicUrl: string;
@@ -79,13 +81,21 @@ export function routeHandler(route: RouteSpec, deps: HandlerDeps) {
         headers: req.headers,
         principal,
       };
-      const document = typeof operation.document === 'string' ? operation.document : operation.document(principal);
-      const response = await deps.gateway.execute({ query: document, variables: operation.variables?.(input) ?? {} }, principal, requestId);
-      if (response.errors?.length) throw errorFromGateway(response.errors);
-      const body = operation.result(response.data ?? {}, input);
-      reply.code(route.successStatus);
-      if (route.format === 'fhir') reply.type('application/fhir+json; charset=utf-8');
-      return reply.send(body);
+      let result: RouteResult;
+      if ('local' in operation) {
+        result = await operation.local(input, { publicUrl: deps.publicUrl, routes: deps.routes });
+      } else {
+        const document = typeof operation.document === 'string' ? operation.document : operation.document(principal);
+        const response = await deps.gateway.execute({ query: document, variables: operation.variables?.(input) ?? {} }, principal, requestId);
+        if (response.errors?.length) throw errorFromGateway(response.errors);
+        const data = response.data ?? {};
+        result = operation.respond ? operation.respond(data, input) : { body: operation.result(data, input) };
+      }
+      reply.code(result.status ?? route.successStatus);
+      if (result.headers) reply.headers(result.headers);
+      const contentType = result.contentType ?? route.responseContentType ?? (route.format === 'fhir' ? 'application/fhir+json' : undefined);
+      if (contentType) reply.type(contentType.includes('charset') ? contentType : `${contentType}; charset=utf-8`);
+      return reply.send(result.body);
     } catch (err) {
       if (err instanceof DomainError) {
         if (err.status >= 500) req.log.error({ err }, 'route failed');

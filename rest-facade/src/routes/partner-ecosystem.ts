@@ -98,7 +98,7 @@ export const partnerEcosystemRoutes: RouteSpec[] = [
         }
         return { first, after: typeof query['cursor'] === 'string' ? query['cursor'] : null };
       },
-      result: (data) => {
+      result: (data): unknown => {
         const connection = data['partners'] as { edges: { node: PartnerRow }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } | undefined;
         if (connection) {
           return { partners: connection.edges.map((e) => partnerMetrics(e.node)), next_cursor: connection.pageInfo.hasNextPage ? connection.pageInfo.endCursor : null };

@@ -33,6 +33,18 @@ export interface RouteInput {
   principal: Principal;
 }
 
+/** A JSON Schema (draft 2020-12, as OpenAPI 3.1 uses it). */
+export type JsonSchema = Record<string, unknown>;
+
+/** What a route answers on success: its body, and optionally headers and a media type of its own. */
+export interface RouteResult {
+  body: unknown;
+  headers?: Record<string, string>;
+  contentType?: string;
+  /** Overrides the route's successStatus (e.g. 200 instead of 201 for an idempotent replay). */
+  status?: number;
+}
+
 /** How a route runs: one gateway operation, with its input and output mapping. */
 export interface GatewayOperation {
   /** The GraphQL document, or a choice of document by principal (operators see more). */
@@ -41,6 +53,13 @@ export interface GatewayOperation {
   variables?(input: RouteInput): Record<string, unknown>;
   /** The response body from the operation's data; throws a DomainError (e.g. NOT_FOUND). */
   result(data: Record<string, unknown>, input: RouteInput): unknown;
+  /** Build the whole answer instead of a JSON body (other media types, headers). */
+  respond?(data: Record<string, unknown>, input: RouteInput): RouteResult;
+}
+
+/** A route the facade answers itself from the route table (catalog, OpenAPI, changelog). */
+export interface LocalOperation {
+  local(input: RouteInput, context: { publicUrl: string; routes: readonly RouteSpec[] }): RouteResult | Promise<RouteResult>;
 }
 
 /** One documented HTTP path: the single source for the router, the catalog and OpenAPI. */
@@ -62,5 +81,11 @@ export interface RouteSpec {
   format?: 'json' | 'fhir';
   deprecated?: Deprecation;
   /** Absent: documented but not served yet (501 Not Implemented). */
-  operation?: GatewayOperation;
+  operation?: GatewayOperation | LocalOperation;
+  /** For OpenAPI: the request body, query parameters and success body. */
+  requestBody?: JsonSchema;
+  queryParameters?: Record<string, { schema: JsonSchema; description: string; required?: boolean }>;
+  responseBody?: JsonSchema;
+  /** Success media type when not JSON (e.g. application/rss+xml). */
+  responseContentType?: string;
 }
