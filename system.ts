@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { printSubgraphSchema } from '@apollo/subgraph';
 import {
@@ -44,6 +44,7 @@ const REQUEST_ID = /^[\w.-]{1,100}$/;
 function httpApp(logger: Logger, metrics: Metrics, component: string): FastifyInstance {
   const app = Fastify({
     loggerInstance: logger,
+    logController: new LogController({ requestIdLogLabel: 'requestId' }),
     genReqId: (req) => {
       const header = req.headers['x-request-id'];
       return typeof header === 'string' && REQUEST_ID.test(header) ? header : newId('req');

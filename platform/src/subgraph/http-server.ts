@@ -1,4 +1,4 @@
-import Fastify from 'fastify';
+import Fastify, { LogController } from 'fastify';
 import { INTERNAL_PRINCIPAL_HEADER, verifyPrincipal } from '../auth/internal-token.js';
 import { newId } from '../ids.js';
 import type { Subgraph } from './types.js';
@@ -9,7 +9,8 @@ import type { Logger } from '../logging.js';
  * principal signed by the gateway: a subgraph is never exposed to callers directly.
  */
 export function subgraphHttpServer(subgraph: Subgraph, internalSecret: string, logger: Logger) {
-  const app = Fastify({ loggerInstance: logger, disableRequestLogging: true, bodyLimit: 10 * 1024 * 1024 });
+  // The gateway logs each request; the subgraph logs only what goes wrong.
+  const app = Fastify({ loggerInstance: logger, logController: new LogController({ disableRequestLogging: true }), bodyLimit: 10 * 1024 * 1024 });
 
   app.get('/health', async () => ({ status: 'ok', subgraph: subgraph.name }));
   app.get('/ready', async (_req, reply) => {

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/core';
-import { DomainError, makeEvent, newId, recordEvent } from '@svc/platform';
+import { DomainError, makeEvent, newId, recordEvent, validationError } from '@svc/platform';
 import { SyncJobEntity, type SyncJob, type SyncJobStatus } from '../entities/sync-job.js';
 
 /** Allowed moves of a sync job. A job fails for good only after its retries are spent. */
@@ -23,9 +23,7 @@ const RESOURCE_TYPE = /^[A-Z][A-Za-z]{1,63}$/;
 export function queueSyncJob(em: EntityManager, partnerGpid: string, resourceTypes: readonly string[]): SyncJob {
   const bad = resourceTypes.filter((t) => !RESOURCE_TYPE.test(t));
   if (resourceTypes.length === 0 || bad.length > 0) {
-    throw new DomainError('VALIDATION_ERROR', 'The sync job is invalid.', {
-      fieldErrors: [{ field: 'resourceTypes', message: resourceTypes.length === 0 ? 'must name at least one FHIR resource type' : `not FHIR type names: ${bad.join(', ')}` }],
-    });
+    throw validationError([{ field: 'resourceTypes', message: resourceTypes.length === 0 ? 'must name at least one FHIR resource type' : `not FHIR type names: ${bad.join(', ')}` }]);
   }
   return em.create(SyncJobEntity, {
     id: newId('job'),
@@ -45,7 +43,7 @@ export function queueSyncJob(em: EntityManager, partnerGpid: string, resourceTyp
 /** Finish a job successfully and stage pipeline.sync.completed with it. */
 export function completeSyncJob(em: EntityManager, job: SyncJob, recordsProcessed: number, at = new Date()): void {
   if (!Number.isInteger(recordsProcessed) || recordsProcessed < 0) {
-    throw new DomainError('VALIDATION_ERROR', 'recordsProcessed must be a non-negative integer.', { fieldErrors: [{ field: 'recordsProcessed', message: 'must be a non-negative integer' }] });
+    throw validationError([{ field: 'recordsProcessed', message: 'must be a non-negative integer' }]);
   }
   if (job.status === 'queued' || job.status === 'retrying') moveTo(job, 'running');
   moveTo(job, 'completed');
@@ -67,7 +65,7 @@ export function completeSyncJob(em: EntityManager, job: SyncJob, recordsProcesse
 /** Fail a job for good and stage pipeline.sync.failed with it. */
 export function failSyncJob(em: EntityManager, job: SyncJob, errorCode: string, message: string, at = new Date()): void {
   if (!/^[A-Z][A-Z0-9_]{1,59}$/.test(errorCode)) {
-    throw new DomainError('VALIDATION_ERROR', 'errorCode must be UPPER_SNAKE_CASE.', { fieldErrors: [{ field: 'errorCode', message: 'must be UPPER_SNAKE_CASE, e.g. VALIDATION_ERROR' }] });
+    throw validationError([{ field: 'errorCode', message: 'must be UPPER_SNAKE_CASE, e.g. VALIDATION_ERROR' }]);
   }
   moveTo(job, 'failed');
   job.failedAt = at;
