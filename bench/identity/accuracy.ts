@@ -1,0 +1,259 @@
+/**
+ * Identity-resolution accuracy benchmark.
+ *
+ *   npx tsx bench/identity/accuracy.ts [--people 10000] [--queries N] [--seed 20260612] [--verbose]
+ *                                      [--partial 0.5] [--auto-link 0.95]   (threshold overrides, for tuning)
+ *
+ * 1. Generates a seeded synthetic population in households (see synthetic.ts): `people` are loaded,
+ *    25% more are held out (never loaded; many are relatives of loaded people: hard negatives).
+ * 2. Load: every loaded person is resolved from one source origin with clean data in a random
+ *    format; 40% are resolved a second time from another origin with up to one corruption
+ *    (exercising linking and dual verification).
+ * 3. Queries: corrupted variants, 80% of loaded people and 20% of held-out people.
+ *    Match is run for every query on the loaded registry (query only), then Resolve is run for
+ *    every query in order (it writes: unknown people get new records that later queries may hit).
+ *
+ * Metrics. A Match answer is positive when its best candidate has a match type other than NONE;
+ * a Resolve answer is positive when it returns an existing GPID. True positive: the GPID belongs
+ * to the queried person. Precision = TP / positives; recall = TP / queries whose person has a
+ * record in the registry at that moment; F1 their harmonic mean. False DETERMINISTIC: any
+ * candidate typed DETERMINISTIC that belongs to someone else.
+ */
+import os from 'node:os';
+import { SOURCE_ORIGINS, type SourceOrigin } from '../../subgraphs/identity/src/domain/enums.js';
+import { createIdentityPipeline, type MatchResult, type ResolveResult } from '../../subgraphs/identity/src/domain/pipeline.js';
+import { InMemoryIdentityRegistry } from '../../subgraphs/identity/src/domain/registry.js';
+import { DEFAULT_THRESHOLDS } from '../../subgraphs/identity/src/domain/stage4-score.js';
+import {
+  CORRUPTIONS,
+  Rng,
+  cleanPayload,
+  corruptedVariant,
+  corruptionCount,
+  generatePopulation,
+  type Corruption,
+  type Person,
+  type Variant,
+} from './synthetic.js';
+
+function arg(name: string, fallback: number, integer = true): number {
+  const i = process.argv.indexOf(`--${name}`);
+  if (i < 0) return fallback;
+  const value = Number(process.argv[i + 1]);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} needs a positive number`);
+  return integer ? Math.floor(value) : value;
+}
+
+const PEOPLE = arg('people', 10_000);
+const QUERIES = arg('queries', PEOPLE);
+const SEED = arg('seed', 20260612);
+const VERBOSE = process.argv.includes('--verbose');
+const THRESHOLDS = {
+  ...DEFAULT_THRESHOLDS,
+  partial: arg('partial', DEFAULT_THRESHOLDS.partial, false),
+  autoLink: arg('auto-link', DEFAULT_THRESHOLDS.autoLink, false),
+};
+
+interface Counts {
+  positives: number;
+  truePositives: number;
+  relevant: number;
+}
+
+const empty = (): Counts => ({ positives: 0, truePositives: 0, relevant: 0 });
+
+function prf(c: Counts) {
+  const precision = c.positives === 0 ? 1 : c.truePositives / c.positives;
+  const recall = c.relevant === 0 ? 1 : c.truePositives / c.relevant;
+  const f1 = precision + recall === 0 ? 0 : (2 * precision * recall) / (precision + recall);
+  return { precision, recall, f1 };
+}
+
+const pct = (x: number) => `${(x * 100).toFixed(2)}%`;
+
+async function main() {
+  const started = performance.now();
+  const rng = new Rng(SEED ^ 0x5bd1e995);
+  const population = generatePopulation(Math.round(PEOPLE * 1.25), SEED);
+  const order = population.map((p) => p.id);
+  for (let i = order.length - 1; i > 0; i--) {
+    const j = Math.floor(rng.next() * (i + 1));
+    [order[i], order[j]] = [order[j]!, order[i]!];
+  }
+  const loaded = order.slice(0, PEOPLE).map((id) => population[id]!);
+  const heldOut = order.slice(PEOPLE).map((id) => population[id]!);
+
+  const registry = new InMemoryIdentityRegistry();
+  let sequence = 0;
+  const pipeline = createIdentityPipeline({
+    registry,
+    keyRing: { current: 'k1', keys: [{ version: 'k1', secret: 'benchmark-fingerprint-key-0123456789abcdef' }] },
+    newGpid: () => `SVC-${(++sequence).toString(16).toUpperCase().padStart(8, '0')}`,
+    // A fixed clock keeps runs reproducible (birth dates are generated up to 2025).
+    now: () => new Date('2026-06-12T00:00:00Z'),
+    thresholds: THRESHOLDS,
+  });
+
+  /** Ground truth: which person each GPID was created for, and each person's GPIDs. */
+  const owner = new Map<string, number>();
+  const gpidsOf = new Map<number, Set<string>>();
+  const track = (result: ResolveResult, personId: number) => {
+    if (!result.created) return;
+    owner.set(result.gpid, personId);
+    let set = gpidsOf.get(personId);
+    if (!set) gpidsOf.set(personId, (set = new Set()));
+    set.add(result.gpid);
+  };
+
+  // ---- Load.
+  const loadStart = performance.now();
+  const firstSource = new Map<number, SourceOrigin>();
+  for (const person of loaded) {
+    const source = rng.pick(SOURCE_ORIGINS);
+    firstSource.set(person.id, source);
+    track(await pipeline.resolve(cleanPayload(rng, person), { source }), person.id);
+  }
+  const second = { total: 0, linked: 0, wrong: 0, created: 0 };
+  for (const person of loaded) {
+    if (!rng.chance(0.4)) continue;
+    let source: SourceOrigin;
+    do source = rng.pick(SOURCE_ORIGINS); while (source === firstSource.get(person.id));
+    const variant = corruptedVariant(rng, person, rng.chance(0.5) ? 0 : 1);
+    const result = await pipeline.resolve(variant.payload, { source });
+    second.total++;
+    if (result.created) second.created++;
+    else if (owner.get(result.gpid) === person.id) second.linked++;
+    else second.wrong++;
+    track(result, person.id);
+  }
+  const loadMs = performance.now() - loadStart;
+  const statusCounts = new Map<string, number>();
+  for (const r of registry.all()) statusCounts.set(r.status, (statusCounts.get(r.status) ?? 0) + 1);
+
+  // ---- Queries.
+  const queries: Array<Variant & { person: Person; known: boolean }> = [];
+  for (let i = 0; i < QUERIES; i++) {
+    const known = rng.chance(0.8) || heldOut.length === 0;
+    const person = known ? rng.pick(loaded) : rng.pick(heldOut);
+    queries.push({ ...corruptedVariant(rng, person, corruptionCount(rng)), person, known });
+  }
+
+  // Match: query only, on the loaded registry.
+  const matchStart = performance.now();
+  const match = empty();
+  const deterministic = { answers: 0, false: 0 };
+  const byCorruption = new Map<Corruption, Counts>(CORRUPTIONS.map((c) => [c, empty()]));
+  const falseByTag = new Map<string, number>();
+  const matchTypes = new Map<string, number>();
+  const failures: string[] = [];
+  for (const q of queries) {
+    const result: MatchResult = await pipeline.match(q.payload);
+    const relevant = (gpidsOf.get(q.personId)?.size ?? 0) > 0;
+    const top = result.candidates[0];
+    const positive = top !== undefined && top.matchType !== 'NONE';
+    const correct = positive && owner.get(top.gpid) === q.personId;
+    matchTypes.set(result.matchType, (matchTypes.get(result.matchType) ?? 0) + 1);
+    if (relevant) match.relevant++;
+    if (positive) match.positives++;
+    if (correct) match.truePositives++;
+    for (const c of result.candidates) {
+      if (c.matchType !== 'DETERMINISTIC') continue;
+      deterministic.answers++;
+      if (owner.get(c.gpid) !== q.personId) deterministic.false++;
+    }
+    for (const c of q.corruptions) {
+      const counts = byCorruption.get(c)!;
+      if (relevant) counts.relevant++;
+      if (positive) counts.positives++;
+      if (correct) counts.truePositives++;
+    }
+    if (positive && !correct) {
+      const other = population[owner.get(top.gpid) ?? -1];
+      const tag = other && other.household === q.person.household ? `same household (${q.person.tag ?? other.tag ?? 'relative'})` : 'unrelated';
+      falseByTag.set(tag, (falseByTag.get(tag) ?? 0) + 1);
+      if (VERBOSE) failures.push(`FP ${JSON.stringify(q.payload)} [${q.corruptions}] → ${top.gpid} ${top.confidence} ${JSON.stringify(top.agreement)} person=${JSON.stringify(other)}`);
+    } else if (relevant && !correct && VERBOSE) {
+      failures.push(`FN ${JSON.stringify(q.payload)} [${q.corruptions}] → ${top ? `${top.confidence} ${JSON.stringify(top.agreement)}` : 'no candidate'} truth=${JSON.stringify(q.person)}`);
+    }
+  }
+  const matchMs = performance.now() - matchStart;
+
+  // Resolve: writes, in order.
+  const resolveStart = performance.now();
+  const resolve = empty();
+  const decisions = new Map<string, number>();
+  let duplicatesCreated = 0;
+  for (const q of queries) {
+    const relevant = (gpidsOf.get(q.personId)?.size ?? 0) > 0;
+    const source: SourceOrigin = rng.pick(SOURCE_ORIGINS);
+    const result = await pipeline.resolve(q.payload, { source });
+    decisions.set(result.decision, (decisions.get(result.decision) ?? 0) + 1);
+    if (relevant) resolve.relevant++;
+    if (!result.created) {
+      resolve.positives++;
+      if (owner.get(result.gpid) === q.personId) resolve.truePositives++;
+      else if (VERBOSE) failures.push(`RFP ${JSON.stringify(q.payload)} [${q.corruptions}] → ${result.gpid} ${result.confidence}`);
+    } else if (relevant) {
+      duplicatesCreated++;
+      if (VERBOSE) {
+        const again = await pipeline.match(q.payload);
+        const seen = again.candidates.map((c) => `${c.gpid}${c.gpid === result.gpid ? '(new)' : owner.get(c.gpid) === q.personId ? '(true)' : ''} ${c.confidence} ${JSON.stringify(c.agreement)}`);
+        const own = await Promise.all([...(gpidsOf.get(q.personId) ?? [])].map(async (g) => {
+          const rec = await registry.get(g);
+          return `${g}:${rec?.status}:keys=${rec?.blockingKeys.length}:given=${rec?.fields.given?.length}`;
+        }));
+        failures.push(`RFN ${result.decision} ${JSON.stringify(q.payload)} [${q.corruptions}] best=${result.confidence} own=${own.join(',')} truth=${JSON.stringify(q.person)} | ${seen.join(' | ')}`);
+      }
+    }
+    track(result, q.personId);
+  }
+  const resolveMs = performance.now() - resolveStart;
+
+  const m = prf(match);
+  const r = prf(resolve);
+  const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
+  const lines: string[] = [];
+  lines.push(`# Identity resolution accuracy`);
+  lines.push('');
+  lines.push(`- Date: ${new Date().toISOString()}`);
+  lines.push(`- Machine: ${cpu}, ${os.cpus().length} cores, Node ${process.version}, ${os.platform()} ${os.arch()}`);
+  const overrides = THRESHOLDS.partial !== DEFAULT_THRESHOLDS.partial || THRESHOLDS.autoLink !== DEFAULT_THRESHOLDS.autoLink
+    ? ` --partial ${THRESHOLDS.partial} --auto-link ${THRESHOLDS.autoLink}` : '';
+  lines.push(`- Command: \`npx tsx bench/identity/accuracy.ts --people ${PEOPLE} --queries ${QUERIES} --seed ${SEED}${overrides}\``);
+  lines.push(`- Population: ${population.length} synthetic people in households; ${loaded.length} loaded, ${heldOut.length} held out`);
+  lines.push(`- Thresholds: PARTIAL ≥ ${THRESHOLDS.partial}, auto-link ≥ ${THRESHOLDS.autoLink}, candidate floor ${THRESHOLDS.candidateFloor}`);
+  lines.push('');
+  lines.push('| Operation | Queries | Precision | Recall | F1 | False DETERMINISTIC |');
+  lines.push('|---|---:|---:|---:|---:|---:|');
+  lines.push(`| Match | ${queries.length} | ${pct(m.precision)} | ${pct(m.recall)} | ${pct(m.f1)} | ${deterministic.false} of ${deterministic.answers} (${pct(deterministic.answers ? deterministic.false / deterministic.answers : 0)}) |`);
+  lines.push(`| Resolve | ${queries.length} | ${pct(r.precision)} | ${pct(r.recall)} | ${pct(r.f1)} | – |`);
+  lines.push('');
+  lines.push('| Phase | Operations | Time | Throughput |');
+  lines.push('|---|---:|---:|---:|');
+  const loadOps = loaded.length + second.total;
+  lines.push(`| Load (resolve) | ${loadOps} | ${(loadMs / 1000).toFixed(1)} s | ${Math.round(loadOps / (loadMs / 1000))}/s |`);
+  lines.push(`| Match | ${queries.length} | ${(matchMs / 1000).toFixed(1)} s | ${Math.round(queries.length / (matchMs / 1000))}/s |`);
+  lines.push(`| Resolve | ${queries.length} | ${(resolveMs / 1000).toFixed(1)} s | ${Math.round(queries.length / (resolveMs / 1000))}/s |`);
+  lines.push('');
+  lines.push(`Load: ${second.total} second registrations from another source: ${second.linked} linked correctly, ${second.wrong} linked wrongly, ${second.created} created a duplicate. Registry after load: ${[...statusCounts].map(([s, n]) => `${s} ${n}`).join(', ')}.`);
+  lines.push('');
+  lines.push(`Match answers: ${[...matchTypes].map(([t, n]) => `${t} ${n}`).join(', ')}. False positives: ${falseByTag.size ? [...falseByTag].map(([t, n]) => `${t} ${n}`).join(', ') : 'none'}.`);
+  lines.push('');
+  lines.push(`Resolve decisions: ${[...decisions].map(([d, n]) => `${d} ${n}`).join(', ')}; ${duplicatesCreated} new records for people already registered.`);
+  lines.push('');
+  lines.push('Match recall by corruption present in the query (a query may carry up to three):');
+  lines.push('');
+  lines.push('| Corruption | Queries of registered people | Recall | Precision |');
+  lines.push('|---|---:|---:|---:|');
+  for (const [c, counts] of byCorruption) {
+    const x = prf(counts);
+    lines.push(`| ${c} | ${counts.relevant} | ${pct(x.recall)} | ${pct(x.precision)} |`);
+  }
+  lines.push('');
+  lines.push(`Total run time ${((performance.now() - started) / 1000).toFixed(1)} s.`);
+  console.log(lines.join('\n'));
+  if (VERBOSE) console.error(failures.join('\n'));
+  if (deterministic.false > 0) process.exitCode = 1;
+}
+
+await main();

@@ -1,0 +1,79 @@
+/**
+ * The comparison fields of a demographic record and the fingerprint domain of each. A record keeps,
+ * per field, a small set of keyed fingerprints (never clear text); two records agree on a field when
+ * their sets intersect. Sets let one golden record carry several emails, phones or name spellings
+ * learned from its sources, and let one name carry several nickname canonicals.
+ *
+ * Fields that share a domain are comparable with each other: all name forms share `name`, so a given
+ * name can be compared with a family name (swapped order) and an initial with a full name; the
+ * birth date and its day/month-swapped form share `dob`.
+ */
+
+export const FIELD_DOMAINS = {
+  /** given + family, exact after folding: the deterministic name key. */
+  full_name: 'name.full',
+
+  given: 'name',
+  given_canon: 'name',
+  given_tokens: 'name',
+  given_initial: 'name',
+  given_typo: 'name.typo',
+  given_phonetic: 'name.phonetic',
+
+  family: 'name',
+  family_canon: 'name',
+  family_tokens: 'name',
+  family_initial: 'name',
+  family_typo: 'name.typo',
+  family_phonetic: 'name.phonetic',
+
+  dob: 'dob',
+  dob_swapped: 'dob',
+  dob_typo: 'dob.typo',
+  dob_year_month: 'dob.ym',
+  dob_month_day: 'dob.md',
+  dob_year: 'dob.y',
+
+  email: 'email',
+  email_local: 'email.local',
+
+  phone: 'phone',
+  phone_tail: 'phone.tail',
+} as const;
+
+export type FieldName = keyof typeof FIELD_DOMAINS;
+
+export const FIELD_NAMES = Object.keys(FIELD_DOMAINS) as FieldName[];
+
+/** Per-field value sets: clear text while being computed, fingerprints once stored. */
+export type FieldSets = Partial<Record<FieldName, readonly string[]>>;
+
+/** The blocking-key kinds: each is one index the registry can be probed with. */
+export const BLOCKING_KEY_KINDS = [
+  'name_dob',
+  'dob_initials',
+  'family_given_ym',
+  'fphon_ginitial_year',
+  'fphon_gphon_md',
+  'family_given',
+  'email',
+  'phone',
+] as const;
+
+export type BlockingKeyKind = (typeof BLOCKING_KEY_KINDS)[number];
+
+/** True when the two sets share at least one value. */
+export function intersects(a: readonly string[] | undefined, b: readonly string[] | undefined): boolean {
+  if (!a || !b || a.length === 0 || b.length === 0) return false;
+  if (a.length * b.length <= 64) {
+    for (const x of a) for (const y of b) if (x === y) return true;
+    return false;
+  }
+  const [small, large] = a.length <= b.length ? [a, b] : [b, a];
+  const set = new Set(large);
+  return small.some((x) => set.has(x));
+}
+
+export function hasValues(a: readonly string[] | undefined): boolean {
+  return a !== undefined && a.length > 0;
+}

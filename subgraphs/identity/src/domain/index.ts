@@ -1,0 +1,21 @@
+/** Public surface of the identity domain (no GraphQL, no HTTP, no database). */
+export * from './enums.js';
+export * from './entity-types.js';
+export * from './state-machine.js';
+export * from './fields.js';
+export * from './fingerprint.js';
+export * from './registry.js';
+export * from './stage1-demographics.js';
+export * from './stage2-fingerprint.js';
+export * from './stage3-lookup.js';
+export * from './stage4-score.js';
+export * from './stage5-assign.js';
+export * from './stage6-verification.js';
+export * from './pipeline.js';
+export { parseDob, formatIsoDate, swapDayMonth, type CalendarDate, type DayMonthOrder } from './normalize/dob.js';
+export { parseEmail, canonicalEmail, type CanonicalEmail } from './normalize/email.js';
+export { parseName, type NameParts, type ParsedName } from './normalize/names.js';
+export { NICKNAME_GROUPS, canonicalGivenNames, sameGivenName } from './normalize/nicknames.js';
+export { parsePhone, phoneTail, type CountryCode } from './normalize/phone.js';
+export { nysiis, soundex } from './normalize/phonetic.js';
+export { foldText } from './normalize/text.js';

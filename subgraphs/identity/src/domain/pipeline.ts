@@ -1,0 +1,296 @@
+/**
+ * The six-stage identity pipeline, composed:
+ *
+ *   1 demographics input  → stage1-demographics.ts   validate and parse name, DOB, email, phone
+ *   2 fingerprint         → stage2-fingerprint.ts    normalize, keyed HMAC-SHA256 fingerprints
+ *   3 registry lookup     → stage3-lookup.ts         candidates by blocking key
+ *   4 confidence score    → stage4-score.ts          Fellegi–Sunter confidence in [0, 1]
+ *   5 GPID assignment     → stage5-assign.ts         existing, or new SHADOW/PROVISIONAL/CONFLICT
+ *   6 dual verification   → stage6-verification.ts   ACTIVE once two source origins agree
+ *
+ * Match runs stages 1–4 and writes nothing. Resolve runs all six and commits one atomic change to
+ * the registry, retrying on a concurrent write.
+ */
+import { DomainError, validationError } from '../../../../platform/src/errors.js';
+import { isSourceOrigin, type IdentityStatus, type MatchType, type SourceOrigin } from './enums.js';
+import { FIELD_NAMES, type FieldName } from './fields.js';
+import { Fingerprinter, type FingerprintKeyRing } from './fingerprint.js';
+import type { DayMonthOrder } from './normalize/dob.js';
+import type { CountryCode } from './normalize/phone.js';
+import {
+  isRetryableRegistryConflict,
+  type IdentityRecord,
+  type IdentityRegistry,
+  type RegistryChange,
+  type StatusTransition,
+} from './registry.js';
+import { acceptDemographics, type DemographicsInput } from './stage1-demographics.js';
+import { fingerprintDemographics, type DemographicFingerprints } from './stage2-fingerprint.js';
+import { DEFAULT_MAX_CANDIDATES, lookupCandidates } from './stage3-lookup.js';
+import {
+  DEFAULT_SCORING_MODEL,
+  DEFAULT_THRESHOLDS,
+  scoreCandidates,
+  type Agreement,
+  type MatchThresholds,
+  type ScoredCandidate,
+  type ScoringModel,
+} from './stage4-score.js';
+import { decideResolution, type ResolveDecisionKind } from './stage5-assign.js';
+import { verifySources } from './stage6-verification.js';
+import { canTransition } from './state-machine.js';
+
+export interface IdentityPipelineOptions {
+  registry: IdentityRegistry;
+  /** Fingerprint keys; `current` signs new fingerprints, all are probed. */
+  keyRing: FingerprintKeyRing;
+  /** GPID generator for new records (the platform's `newPatientGpid`). */
+  newGpid: () => string;
+  now?: () => Date;
+  /** Country of national phone numbers. Default US. */
+  defaultCountry?: CountryCode;
+  /** Reading of ambiguous numeric dates (03/04/1980). Default MDY. */
+  dobOrder?: DayMonthOrder;
+  thresholds?: Partial<MatchThresholds>;
+  model?: ScoringModel;
+  /** Candidates fetched and scored per request. Default 50. */
+  maxCandidates?: number;
+  /** Candidates returned by Match. Default 10. */
+  maxResults?: number;
+}
+
+export interface MatchCandidate {
+  gpid: string;
+  status: IdentityStatus;
+  /** Confidence in [0, 1], four decimals. */
+  confidence: number;
+  matchType: MatchType;
+  agreement: Agreement;
+  sources: SourceOrigin[];
+}
+
+export interface MatchResult {
+  /** The best candidate's match type; NONE without candidates. */
+  matchType: MatchType;
+  /** Best first. */
+  candidates: MatchCandidate[];
+}
+
+export interface ResolveContext {
+  /** Source origin of the caller (the X-Svc-Source header). */
+  source: SourceOrigin | string | null | undefined;
+}
+
+export interface ResolveResult {
+  gpid: string;
+  status: IdentityStatus;
+  created: boolean;
+  decision: ResolveDecisionKind;
+  /** DETERMINISTIC or PARTIAL when an existing record was returned; NONE for a new record. */
+  matchType: MatchType;
+  /** Confidence of the returned record's match; for a new record, of the best candidate (0 if none). */
+  confidence: number;
+  /** Related GPIDs recorded for review (PROVISIONAL and CONFLICT). */
+  links: string[];
+  /** Candidates at or above the partial threshold, best first. */
+  candidates: MatchCandidate[];
+  /** Every status change this resolve made, creation included. */
+  transitions: StatusTransition[];
+  sources: SourceOrigin[];
+}
+
+export interface IdentityPipeline {
+  /** Stages 1–4: candidates with confidence and match type. Query only. */
+  match(input: DemographicsInput): Promise<MatchResult>;
+  /** Stages 1–6: the GPID of these demographics, existing or new. */
+  resolve(input: DemographicsInput, context: ResolveContext): Promise<ResolveResult>;
+}
+
+/** Most fingerprints kept per field of one record (several spellings, emails, phones). */
+export const MAX_VALUES_PER_FIELD = 64;
+/** Most blocking keys kept per record. */
+export const MAX_BLOCKING_KEYS_PER_RECORD = 512;
+const MAX_COMMIT_ATTEMPTS = 4;
+
+function round4(x: number): number {
+  return Math.round(x * 10_000) / 10_000;
+}
+
+function toMatchCandidate(c: ScoredCandidate): MatchCandidate {
+  return {
+    gpid: c.gpid,
+    status: c.status,
+    confidence: round4(c.confidence),
+    matchType: c.matchType,
+    agreement: c.agreement,
+    sources: [...c.sources],
+  };
+}
+
+/** Union of two value lists, newest first, bounded. */
+function unionBounded(newest: readonly string[] | undefined, older: readonly string[] | undefined, max: number): string[] {
+  return [...new Set([...(newest ?? []), ...(older ?? [])])].slice(0, max);
+}
+
+function mergeFingerprints(record: IdentityRecord, fresh: DemographicFingerprints): Pick<IdentityRecord, 'fields' | 'blockingKeys'> {
+  const fields: Partial<Record<FieldName, readonly string[]>> = {};
+  for (const name of FIELD_NAMES) {
+    const merged = unionBounded(fresh.fields[name], record.fields[name], MAX_VALUES_PER_FIELD);
+    if (merged.length > 0) fields[name] = merged;
+  }
+  return { fields, blockingKeys: unionBounded(fresh.blockingKeys, record.blockingKeys, MAX_BLOCKING_KEYS_PER_RECORD) };
+}
+
+function checkSource(source: ResolveContext['source']): SourceOrigin {
+  if (source === undefined || source === null || source === '') {
+    throw new DomainError('MISSING_SOURCE_HEADER', 'Resolve needs the caller source origin (X-Svc-Source).');
+  }
+  if (!isSourceOrigin(source)) {
+    throw validationError([
+      { field: 'source', message: 'must be one of pulse, provider, lake, cms, beacon, prime, catalyst, tefca' },
+    ]);
+  }
+  return source;
+}
+
+/** Builds the pipeline over a registry. Stateless apart from the registry. */
+export function createIdentityPipeline(options: IdentityPipelineOptions): IdentityPipeline {
+  const fingerprinter = new Fingerprinter(options.keyRing);
+  const thresholds: MatchThresholds = { ...DEFAULT_THRESHOLDS, ...options.thresholds };
+  const model = options.model ?? DEFAULT_SCORING_MODEL;
+  const now = options.now ?? (() => new Date());
+  const maxCandidates = options.maxCandidates ?? DEFAULT_MAX_CANDIDATES;
+  const maxResults = options.maxResults ?? 10;
+  const registry = options.registry;
+
+  /** Stages 1 and 2: validated demographics turned into keyed fingerprints. */
+  function prepare(input: DemographicsInput, purpose: 'match' | 'resolve') {
+    const demographics = acceptDemographics(input, {
+      purpose,
+      now: now(),
+      defaultCountry: options.defaultCountry ?? 'US',
+      dobOrder: options.dobOrder ?? 'MDY',
+    });
+    return fingerprintDemographics(demographics, fingerprinter);
+  }
+
+  /** Stages 3 and 4: candidates from the registry, scored, best first. */
+  async function candidatesFor(probe: DemographicFingerprints) {
+    const found = await lookupCandidates(registry, probe, maxCandidates);
+    return { found, scored: scoreCandidates(probe.fields, found, { model, thresholds }) };
+  }
+
+  async function match(input: DemographicsInput): Promise<MatchResult> {
+    const { probe } = prepare(input, 'match');
+    const { scored } = await candidatesFor(probe);
+    const candidates = scored.filter((c) => c.deterministic || c.confidence >= thresholds.candidateFloor).slice(0, maxResults);
+    return { matchType: candidates[0]?.matchType ?? 'NONE', candidates: candidates.map(toMatchCandidate) };
+  }
+
+  async function resolve(input: DemographicsInput, context: ResolveContext): Promise<ResolveResult> {
+    const source = checkSource(context.source);
+    const fingerprints = prepare(input, 'resolve');
+
+    for (let attempt = 1; ; attempt++) {
+      const { found, scored } = await candidatesFor(fingerprints.probe);
+      const records = new Map(found.map((c) => [c.record.gpid, c.record]));
+      const decision = decideResolution(scored, { newGpid: options.newGpid, thresholds });
+      const at = now().toISOString();
+      const transitions: StatusTransition[] = [];
+      const change: { inserts: IdentityRecord[]; updates: Array<{ record: IdentityRecord; expectedVersion: number }> } = {
+        inserts: [],
+        updates: [],
+      };
+      const reviewCandidates = scored.filter((c) => c.pairConfidence >= thresholds.partial || c.deterministic).map(toMatchCandidate);
+      let result: ResolveResult;
+
+      if (decision.kind === 'EXISTING') {
+        const stored = records.get(decision.gpid)!;
+        const verified = verifySources(stored, source);
+        if (verified.activated) {
+          transitions.push({ gpid: stored.gpid, from: stored.status, to: 'ACTIVE', trigger: 'dual_verification', source });
+        }
+        change.updates.push({
+          record: {
+            ...stored,
+            ...mergeFingerprints(stored, fingerprints.write),
+            status: verified.status,
+            sources: verified.sources,
+            updatedAt: at,
+            version: stored.version + 1,
+          },
+          expectedVersion: stored.version,
+        });
+        result = {
+          gpid: stored.gpid,
+          status: verified.status,
+          created: false,
+          decision: decision.kind,
+          matchType: decision.matchType,
+          confidence: round4(decision.confidence),
+          links: [...stored.links],
+          candidates: reviewCandidates,
+          transitions,
+          sources: verified.sources,
+        };
+      } else {
+        const links = decision.kind === 'NEW_SHADOW' ? [] : decision.links;
+        const status = decision.status;
+        const record: IdentityRecord = {
+          gpid: decision.gpid,
+          entityType: 'patient',
+          status,
+          fields: fingerprints.write.fields,
+          blockingKeys: fingerprints.write.blockingKeys,
+          sources: [source],
+          links,
+          mergedInto: null,
+          createdAt: at,
+          updatedAt: at,
+          version: 1,
+        };
+        change.inserts.push(record);
+        transitions.push({ gpid: record.gpid, from: null, to: status, trigger: 'created', source });
+        // Back-links on the related records; strong ones are flagged as conflicting duplicates.
+        for (const gpid of links) {
+          const other = records.get(gpid);
+          if (!other) continue;
+          let otherStatus = other.status;
+          if (decision.kind === 'NEW_CONFLICT' && canTransition(other.status, 'CONFLICT', 'duplicate_detected')) {
+            otherStatus = 'CONFLICT';
+            transitions.push({ gpid, from: other.status, to: 'CONFLICT', trigger: 'duplicate_detected', source });
+          }
+          const otherLinks = [...new Set([...other.links, record.gpid, ...(decision.kind === 'NEW_CONFLICT' ? links.filter((g) => g !== gpid) : [])])];
+          change.updates.push({
+            record: { ...other, status: otherStatus, links: otherLinks, updatedAt: at, version: other.version + 1 },
+            expectedVersion: other.version,
+          });
+        }
+        result = {
+          gpid: record.gpid,
+          status,
+          created: true,
+          decision: decision.kind,
+          matchType: 'NONE',
+          confidence: round4(scored[0]?.confidence ?? 0),
+          links: [...links],
+          candidates: reviewCandidates,
+          transitions,
+          sources: [source],
+        };
+      }
+
+      const commit: RegistryChange = { ...change, transitions };
+      try {
+        await registry.commit(commit);
+        return result;
+      } catch (error) {
+        if (attempt < MAX_COMMIT_ATTEMPTS && isRetryableRegistryConflict(error)) continue;
+        throw error;
+      }
+    }
+  }
+
+  return { match, resolve };
+}
+

@@ -1,0 +1,109 @@
+import { describe, expect, it } from 'vitest';
+import { Fingerprinter } from './fingerprint.js';
+import { acceptDemographics } from './stage1-demographics.js';
+import { fingerprintDemographics } from './stage2-fingerprint.js';
+import {
+  DEFAULT_SCORING_MODEL,
+  DEFAULT_THRESHOLDS,
+  confidenceOf,
+  matchTypeOf,
+  scoreCandidates,
+  scoreFingerprints,
+} from './stage4-score.js';
+import { KEY_1, NOW, ROBERT } from './test-support.js';
+
+const fp = new Fingerprinter({ current: 'k1', keys: [KEY_1] });
+const fields = (input: object) => fingerprintDemographics(acceptDemographics(input, { purpose: 'match', now: NOW }), fp).write.fields;
+const score = (query: object, stored: object = ROBERT) => scoreFingerprints(fields(query), fields(stored));
+const type = (query: object, stored: object = ROBERT) => matchTypeOf(score(query, stored));
+
+describe('stage 4: scoring on fingerprints', () => {
+  it('DETERMINISTIC: exact full name + DOB + email or phone', () => {
+    expect(type(ROBERT)).toBe('DETERMINISTIC');
+    expect(type({ name: 'SMITH, Robert', dob: '03/04/1980', phone: '212.867.5309' })).toBe('DETERMINISTIC');
+    expect(type({ name: 'Robert Smith', dob: '19800304', email: 'ROBSMITH+x@googlemail.com' })).toBe('DETERMINISTIC');
+  });
+
+  it('never DETERMINISTIC without all three', () => {
+    expect(type({ name: 'Bob Smith', dob: '1980-03-04', phone: '212-867-5309' })).toBe('PARTIAL');
+    expect(type({ name: 'Robert Smith', dob: '1980-03-04' })).toBe('PARTIAL');
+    expect(type({ name: 'Robert Smith', dob: '1980-04-03', phone: '212-867-5309' })).toBe('PARTIAL');
+    expect(type({ name: 'Smith Robert', dob: '1980-03-04', phone: '212-867-5309' })).toBe('PARTIAL');
+  });
+
+  it.each([
+    ['nickname', { name: 'Bob Smith', dob: '1980-03-04' }, { given: 'nickname', family: 'exact', dob: 'exact' }],
+    ['family typo', { name: 'Robert Smyth', dob: '1980-03-04' }, { given: 'exact', family: 'typo', dob: 'exact' }],
+    ['given typo', { name: 'Robret Smith', dob: '1980-03-04' }, { given: 'typo', family: 'exact', dob: 'exact' }],
+    ['diacritics', { name: 'Róbert Smíth', dob: '1980-03-04' }, { given: 'exact', family: 'exact', dob: 'exact' }],
+    ['DOB swap', { name: 'Robert Smith', dob: '1980-04-03' }, { dob: 'swapped' }],
+    ['order swap', { name: 'Smith Robert', dob: '1980-03-04' }, { nameOrder: 'swapped', given: 'exact', family: 'exact' }],
+    ['initial', { name: 'R. Smith', dob: '1980-03-04', phone: '2128675309' }, { given: 'initial' }],
+    ['changed email', { name: 'Robert Smith', dob: '1980-03-04', email: 'robert@work.example' }, { email: 'disagree' }],
+  ])('PARTIAL on %s', (_label, query, agreement) => {
+    const s = score(query);
+    expect(matchTypeOf(s)).toBe('PARTIAL');
+    expect(s.confidence).toBeGreaterThanOrEqual(DEFAULT_THRESHOLDS.partial);
+    expect(s.agreement).toMatchObject(agreement);
+  });
+
+  it('NONE for a different person', () => {
+    expect(type({ name: 'Alice Jones', dob: '1991-07-22', email: 'alice@example.com' })).toBe('NONE');
+    expect(score({ name: 'Alice Jones', dob: '1991-07-22' }).confidence).toBeLessThan(0.001);
+  });
+
+  it('NONE for a twin sharing the family phone', () => {
+    const twinA = { name: 'Emma Smith', dob: '2015-06-01', phone: '212-867-5309' };
+    const twinB = { name: 'Olivia Smith', dob: '2015-06-01', phone: '212-867-5309' };
+    const s = score(twinB, twinA);
+    expect(s.agreement).toMatchObject({ given: 'disagree', family: 'exact', dob: 'exact', phone: 'exact', contactDiscounted: true });
+    expect(matchTypeOf(s)).toBe('NONE');
+  });
+
+  it('NONE for a father and son of the same name sharing a phone', () => {
+    const senior = { name: 'Robert Smith', dob: '1955-01-20', phone: '212-867-5309' };
+    const junior = { name: 'Robert Smith Jr', dob: '1985-09-02', phone: '212-867-5309' };
+    expect(type(junior, senior)).toBe('NONE');
+  });
+
+  it('NONE on a name alone: common names are not identity', () => {
+    expect(type({ name: 'Robert Smith' })).toBe('NONE');
+  });
+
+  it('keeps confidence within [0, 1] and monotone in the weight', () => {
+    expect(confidenceOf(1000, 0)).toBe(1);
+    expect(confidenceOf(-1000, 0)).toBe(0);
+    expect(confidenceOf(0, 0)).toBe(0.5);
+    expect(confidenceOf(10, -20)).toBeLessThan(confidenceOf(11, -20));
+  });
+
+  it('lets two equally good candidates share the probability', () => {
+    const query = fields({ name: 'Robert Smith', dob: '1980-03-04' });
+    const same = fields({ name: 'Robert Smith', dob: '1980-03-04' });
+    const one = scoreCandidates(query, [{ record: { gpid: 'SVC-1', status: 'ACTIVE', sources: [], fields: same }, keyHits: 3 }]);
+    const two = scoreCandidates(query, [
+      { record: { gpid: 'SVC-1', status: 'ACTIVE', sources: [], fields: same }, keyHits: 3 },
+      { record: { gpid: 'SVC-2', status: 'ACTIVE', sources: [], fields: same }, keyHits: 3 },
+    ]);
+    expect(one[0]!.confidence).toBeGreaterThan(0.99);
+    expect(two[0]!.confidence).toBeLessThan(0.51);
+    expect(two[0]!.pairConfidence).toBe(one[0]!.pairConfidence);
+  });
+
+  it('ranks DETERMINISTIC first, then by weight', () => {
+    const query = fields(ROBERT);
+    const ranked = scoreCandidates(query, [
+      { record: { gpid: 'SVC-B', status: 'SHADOW', sources: [], fields: fields({ name: 'Bob Smith', dob: '1980-03-04' }) }, keyHits: 1 },
+      { record: { gpid: 'SVC-A', status: 'ACTIVE', sources: [], fields: fields(ROBERT) }, keyHits: 5 },
+    ]);
+    expect(ranked.map((c) => [c.gpid, c.matchType])).toEqual([
+      ['SVC-A', 'DETERMINISTIC'],
+      ['SVC-B', 'NONE'],
+    ]);
+  });
+
+  it('uses the model given', () => {
+    const strict = { ...DEFAULT_SCORING_MODEL, priorLog2Odds: -40 };
+    expect(scoreFingerprints(fields(ROBERT), fields({ name: 'Bob Smith', dob: '1980-03-04' }), strict).confidence).toBeLessThan(0.5);
+  });
+});

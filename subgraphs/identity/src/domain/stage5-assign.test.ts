@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import type { ScoredCandidate } from './stage4-score.js';
+import { decideResolution } from './stage5-assign.js';
+
+function candidate(gpid: string, confidence: number, extra: Partial<ScoredCandidate> = {}): ScoredCandidate {
+  return {
+    gpid,
+    status: 'ACTIVE',
+    sources: ['pulse'],
+    weight: Math.log2(confidence / (1 - confidence)) + 20,
+    confidence,
+    pairConfidence: confidence,
+    deterministic: false,
+    matchType: confidence >= 0.5 ? 'PARTIAL' : 'NONE',
+    keyHits: 1,
+    agreement: { given: 'exact', family: 'exact', nameOrder: 'straight', dob: 'exact', email: 'missing', phone: 'missing', contactDiscounted: false },
+    ...extra,
+  };
+}
+
+const newGpid = () => 'SVC-0000NEW0';
+
+describe('stage 5: resolve decision', () => {
+  it('NEW_SHADOW without candidates', () => {
+    expect(decideResolution([], { newGpid })).toEqual({ kind: 'NEW_SHADOW', gpid: 'SVC-0000NEW0', status: 'SHADOW' });
+  });
+
+  it('NEW_SHADOW when every candidate is below the partial threshold', () => {
+    expect(decideResolution([candidate('SVC-1', 0.2)], { newGpid }).kind).toBe('NEW_SHADOW');
+  });
+
+  it('EXISTING for one DETERMINISTIC candidate', () => {
+    const d = decideResolution([candidate('SVC-1', 0.999, { deterministic: true, matchType: 'DETERMINISTIC' }), candidate('SVC-2', 0.3)], { newGpid });
+    expect(d).toMatchObject({ kind: 'EXISTING', gpid: 'SVC-1', matchType: 'DETERMINISTIC' });
+  });
+
+  it('EXISTING for one high partial candidate, and no GPID is generated', () => {
+    let calls = 0;
+    const d = decideResolution([candidate('SVC-1', 0.97)], { newGpid: () => `SVC-${++calls}` });
+    expect(d).toMatchObject({ kind: 'EXISTING', gpid: 'SVC-1', matchType: 'PARTIAL' });
+    expect(calls).toBe(0);
+  });
+
+  it('NEW_PROVISIONAL linked to partial candidates below auto-link', () => {
+    const d = decideResolution([candidate('SVC-1', 0.7), candidate('SVC-2', 0.55), candidate('SVC-3', 0.1)], { newGpid });
+    expect(d).toEqual({ kind: 'NEW_PROVISIONAL', gpid: 'SVC-0000NEW0', status: 'PROVISIONAL', links: ['SVC-1', 'SVC-2'] });
+  });
+
+  it('NEW_PROVISIONAL when a strong candidate has a close competitor', () => {
+    const d = decideResolution([candidate('SVC-1', 0.8, { pairConfidence: 0.97 }), candidate('SVC-2', 0.15, { pairConfidence: 0.6 })], { newGpid });
+    expect(d).toMatchObject({ kind: 'NEW_PROVISIONAL', links: ['SVC-1', 'SVC-2'] });
+  });
+
+  it('NEW_CONFLICT for two or more strong candidates', () => {
+    const d = decideResolution(
+      [
+        candidate('SVC-1', 0.5, { pairConfidence: 0.999, deterministic: true, matchType: 'DETERMINISTIC' }),
+        candidate('SVC-2', 0.49, { pairConfidence: 0.99 }),
+      ],
+      { newGpid },
+    );
+    expect(d).toEqual({ kind: 'NEW_CONFLICT', gpid: 'SVC-0000NEW0', status: 'CONFLICT', links: ['SVC-1', 'SVC-2'] });
+  });
+
+  it('honours custom thresholds', () => {
+    const d = decideResolution([candidate('SVC-1', 0.97)], { newGpid, thresholds: { partial: 0.5, autoLink: 0.99, candidateFloor: 0 } });
+    expect(d.kind).toBe('NEW_PROVISIONAL');
+  });
+});

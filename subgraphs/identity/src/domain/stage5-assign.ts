@@ -1,0 +1,74 @@
+/**
+ * Stage 5 — GPID assignment, a pure decision over the scored candidates:
+ *
+ *   two or more strong candidates         → NEW_CONFLICT: a new record in CONFLICT, linked to them;
+ *                                            the strong candidates are flagged CONFLICT too
+ *                                            (duplicate detection triggered, review needed)
+ *   exactly one strong candidate, and its → EXISTING: its GPID is returned
+ *     confidence ≥ autoLink (or DETERMINISTIC)
+ *   otherwise, candidates ≥ partial       → NEW_PROVISIONAL: a new record linked to them for review
+ *   nothing ≥ partial                     → NEW_SHADOW: a new record pending verification
+ *
+ * "Strong" looks at each candidate alone: DETERMINISTIC, or pairwise confidence ≥ `autoLink`.
+ * Returning an existing GPID also needs the competing confidence (normalized across candidates)
+ * to clear `autoLink`, so a near tie with a look-alike record is never auto-linked. A new record in
+ * CONFLICT rather than a pick among the strong candidates keeps data from being attached to the
+ * wrong one of two look-alike records until a reviewer merges or separates them.
+ *
+ * GPIDs are not made here: the caller passes `newGpid` (the platform's patient GPID generator).
+ */
+import type { IdentityStatus, MatchType } from './enums.js';
+import { DEFAULT_THRESHOLDS, type MatchThresholds, type ScoredCandidate } from './stage4-score.js';
+
+export type ResolveDecisionKind = 'EXISTING' | 'NEW_SHADOW' | 'NEW_PROVISIONAL' | 'NEW_CONFLICT';
+
+export type ResolveDecision =
+  | { kind: 'EXISTING'; gpid: string; candidate: ScoredCandidate; matchType: MatchType; confidence: number }
+  | { kind: 'NEW_SHADOW'; gpid: string; status: 'SHADOW' }
+  | { kind: 'NEW_PROVISIONAL'; gpid: string; status: 'PROVISIONAL'; links: string[] }
+  | { kind: 'NEW_CONFLICT'; gpid: string; status: 'CONFLICT'; links: string[] };
+
+/** Strong on its own: DETERMINISTIC, or pairwise confidence at or above `autoLink`. */
+export function isStrong(candidate: ScoredCandidate, thresholds: MatchThresholds = DEFAULT_THRESHOLDS): boolean {
+  return candidate.deterministic || candidate.pairConfidence >= thresholds.autoLink;
+}
+
+/** Status a record created by `kind` starts in. */
+export const NEW_RECORD_STATUS: Readonly<Record<Exclude<ResolveDecisionKind, 'EXISTING'>, IdentityStatus>> = {
+  NEW_SHADOW: 'SHADOW',
+  NEW_PROVISIONAL: 'PROVISIONAL',
+  NEW_CONFLICT: 'CONFLICT',
+};
+
+/**
+ * Decides the outcome of a resolve. `candidates` are the scored candidates of stage 4 (any order;
+ * MERGED records already excluded). Calls `newGpid` only when a record is to be created.
+ */
+export function decideResolution(
+  candidates: readonly ScoredCandidate[],
+  options: { newGpid: () => string; thresholds?: MatchThresholds },
+): ResolveDecision {
+  const thresholds = options.thresholds ?? DEFAULT_THRESHOLDS;
+  const byGpid = new Map<string, ScoredCandidate>();
+  for (const c of candidates) {
+    const seen = byGpid.get(c.gpid);
+    if (!seen || c.weight > seen.weight) byGpid.set(c.gpid, c);
+  }
+  const ranked = [...byGpid.values()].sort(
+    (x, y) => Number(y.deterministic) - Number(x.deterministic) || y.confidence - x.confidence || (x.gpid < y.gpid ? -1 : 1),
+  );
+
+  const strong = ranked.filter((c) => isStrong(c, thresholds));
+  if (strong.length >= 2) {
+    return { kind: 'NEW_CONFLICT', gpid: options.newGpid(), status: 'CONFLICT', links: strong.map((c) => c.gpid) };
+  }
+  const best = strong[0];
+  if (best && (best.deterministic || best.confidence >= thresholds.autoLink)) {
+    return { kind: 'EXISTING', gpid: best.gpid, candidate: best, matchType: best.matchType, confidence: best.confidence };
+  }
+  const possible = ranked.filter((c) => c.pairConfidence >= thresholds.partial);
+  if (possible.length > 0) {
+    return { kind: 'NEW_PROVISIONAL', gpid: options.newGpid(), status: 'PROVISIONAL', links: possible.map((c) => c.gpid) };
+  }
+  return { kind: 'NEW_SHADOW', gpid: options.newGpid(), status: 'SHADOW' };
+}
