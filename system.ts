@@ -41,7 +41,7 @@ export interface RunningSystem {
 const REQUEST_ID = /^[\w.-]{1,100}$/;
 
 /** The HTTP app every component serves from: request ids, metrics, health. */
-function httpApp(logger: Logger, metrics: Metrics, component: string): FastifyInstance {
+function httpApp(config: Config, logger: Logger, metrics: Metrics, component: string): FastifyInstance {
   const app = Fastify({
     loggerInstance: logger,
     logController: new LogController({ requestIdLogLabel: 'requestId' }),
@@ -51,7 +51,8 @@ function httpApp(logger: Logger, metrics: Metrics, component: string): FastifyIn
     },
     bodyLimit: 5 * 1024 * 1024,
     return503OnClosing: true,
-    trustProxy: true,
+    // A hop count trusts that many proxies in front of us; Fastify's types take it as a function.
+    trustProxy: typeof config.trustProxy === 'number' ? (_address: string, hop: number) => hop < (config.trustProxy as number) : config.trustProxy,
   }) as unknown as FastifyInstance;
   app.addHook('onSend', async (req, reply) => {
     reply.header('x-request-id', req.id);
@@ -123,13 +124,13 @@ export async function startSystem(config: Config, options: { logger?: Logger; no
         for (const s of subgraphs) await s.stop();
       });
       for (const s of subgraphs) await s.start();
-      const app = httpApp(logger, metrics, 'worker');
+      const app = httpApp(config, logger, metrics, 'worker');
       readiness(app, async () => Object.fromEntries(await Promise.all(subgraphs.map(async (s) => [`database:${s.name}`, await s.ready()]))));
       closers.push(() => app.close());
       return { app, logger, stop: stopAll };
     }
 
-    const app = httpApp(logger, metrics, role);
+    const app = httpApp(config, logger, metrics, role);
     let facadeGateway: FacadeGateway;
     let ready: () => Promise<Record<string, boolean>>;
 

@@ -21,6 +21,11 @@ export interface Config {
   redisUrl: string | undefined;
   /** Namespace of every Redis key and channel, so several deployments can share one Redis. */
   redisPrefix: string;
+  /**
+   * Which proxies may set X-Forwarded-For (Fastify's trustProxy): false (default: the socket's
+   * address is the client), a hop count, or a comma-separated list of addresses/CIDRs.
+   */
+  trustProxy: boolean | number | string;
   /** Facade rate limiting; `SVC_RATE_LIMITS=off` only where an upstream proxy already enforces them (or in benchmarks). */
   rateLimits: boolean;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -55,6 +60,15 @@ export class ConfigError extends Error {
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
+
+function parseTrustProxy(value: string | undefined, problems: string[]): boolean | number | string {
+  if (value === undefined || value === 'false') return false;
+  if (value === 'true') return true;
+  if (/^\d{1,2}$/.test(value)) return Number(value);
+  if (/^[0-9a-fA-F.:/, ]+$/.test(value)) return value;
+  problems.push(`SVC_TRUST_PROXY must be true, false, a hop count or a list of addresses/CIDRs (got "${value}")`);
+  return false;
+}
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -165,6 +179,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     databaseUrl,
     redisUrl,
     redisPrefix: redisPrefix ?? 'svc',
+    trustProxy: parseTrustProxy(str('SVC_TRUST_PROXY'), problems),
     rateLimits: oneOf('SVC_RATE_LIMITS', ['on', 'off'], 'on') === 'on',
     logLevel: oneOf('SVC_LOG_LEVEL', LOG_LEVELS, 'info'),
     internalSecret,

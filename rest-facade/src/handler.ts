@@ -1,11 +1,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ANONYMOUS, DomainError, hasAnyScope, isAuthenticated, isErrorCode, type FieldError, type Principal } from '@svc/platform';
+import { ANONYMOUS, DomainError, FACADE_PRINCIPAL, hasAnyScope, isAuthenticated, isErrorCode, type FieldError, type Principal } from '@svc/platform';
 import type { RouteInput, RouteResult, RouteSpec } from './routes/route.js';
 import type { FacadeGateway } from './gateway-client.js';
 import type { RateLimiter } from './rate-limit.js';
 import { rateLimitHeaders } from './rate-limit.js';
 import { deprecationHeaders, isSunset } from './deprecation.js';
 import { sendDomainError, sendError } from './render-error.js';
+import { sendOAuthError } from './render-oauth-error.js';
 
 export interface HandlerDeps {
   gateway: FacadeGateway;
@@ -29,12 +30,12 @@ function assertCredentialClass(route: RouteSpec, principal: Principal): void {
   }
 }
 
-/** The first error of a gateway answer as a DomainError, keeping its code and field errors. */
+/** The first error of a gateway answer as a DomainError, keeping its code, field errors and details. */
 function errorFromGateway(errors: readonly { message: string; extensions?: Record<string, unknown> }[]): DomainError {
   const first = errors[0]!;
-  const code = first.extensions?.['code'];
-  const fieldErrors = first.extensions?.['fieldErrors'];
-  if (isErrorCode(code)) return new DomainError(code, first.message, { fieldErrors: Array.isArray(fieldErrors) ? (fieldErrors as FieldError[]) : [] });
+  // The gateway's own annotations (which subgraph answered, stack traces) are not the caller's business.
+  const { code, status: _status, fieldErrors, serviceName: _service, exception: _exception, stacktrace: _stack, ...details } = first.extensions ?? {};
+  if (isErrorCode(code)) return new DomainError(code, first.message, { fieldErrors: Array.isArray(fieldErrors) ? (fieldErrors as FieldError[]) : [], details });
   // GraphQL-level rejections (a document the schema does not accept) mean the route table and the
   // supergraph disagree: that is our fault, not the caller's.
   return new DomainError('INTERNAL', 'The request could not be completed.');
@@ -80,13 +81,20 @@ export function routeHandler(route: RouteSpec, deps: HandlerDeps) {
         body: req.body,
         headers: req.headers,
         principal,
+        clientIp: req.ip,
       };
       let result: RouteResult;
       if ('local' in operation) {
-        result = await operation.local(input, { publicUrl: deps.publicUrl, routes: deps.routes });
+        const execute = async (query: string, variables: Record<string, unknown> = {}) => {
+          const response = await deps.gateway.execute({ query, variables }, principal, requestId);
+          if (response.errors?.length) throw errorFromGateway(response.errors);
+          return response.data ?? {};
+        };
+        result = await operation.local(input, { publicUrl: deps.publicUrl, routes: deps.routes, execute });
       } else {
-        const document = typeof operation.document === 'string' ? operation.document : operation.document(principal);
-        const response = await deps.gateway.execute({ query: document, variables: operation.variables?.(input) ?? {} }, principal, requestId);
+        const document = typeof operation.document === 'string' ? operation.document : operation.document(principal, input);
+        const caller = operation.asFacade && route.auth === 'none' ? FACADE_PRINCIPAL : principal;
+        const response = await deps.gateway.execute({ query: document, variables: operation.variables?.(input) ?? {} }, caller, requestId);
         if (response.errors?.length) throw errorFromGateway(response.errors);
         const data = response.data ?? {};
         result = operation.respond ? operation.respond(data, input) : { body: operation.result(data, input) };
@@ -99,9 +107,14 @@ export function routeHandler(route: RouteSpec, deps: HandlerDeps) {
     } catch (err) {
       if (err instanceof DomainError) {
         if (err.status >= 500) req.log.error({ err }, 'route failed');
+        // Refusals that say when to come back (a locked account, a throttled address) say it in HTTP too.
+        const retryAfter = err.details['retry_after'];
+        if (typeof retryAfter === 'number' && !reply.hasHeader('retry-after')) reply.header('retry-after', String(retryAfter));
+        if (route.errorFormat === 'oauth') return sendOAuthError(req, reply, err);
         return sendDomainError(req, reply, err);
       }
       req.log.error({ err }, 'route failed');
+      if (route.errorFormat === 'oauth') return sendOAuthError(req, reply, new DomainError('INTERNAL', 'Internal server error.'));
       return sendError(req, reply, 'INTERNAL', 'Internal server error.');
     }
   };

@@ -22,3 +22,20 @@ export const ANONYMOUS: Principal = Object.freeze({ kind: 'anonymous', partnerGp
 export function isAuthenticated(principal: Principal): boolean {
   return principal.kind !== 'anonymous';
 }
+
+/** Carried only by {@link FACADE_PRINCIPAL}; never granted to a credential. */
+export const FACADE_SCOPE = 'svc.facade';
+
+/**
+ * The REST facade calling for an anonymous caller on a public route that opted in. It has no more
+ * power than {@link ANONYMOUS} (it is not authenticated and holds no product scope); it only lets a
+ * subgraph trust what the facade observed about the request, such as the client address the
+ * sign-in throttle counts. Callers of /graphql can never present it: the gateway gives them
+ * ANONYMOUS, and a forwarded principal needs the deployment's internal secret.
+ */
+export const FACADE_PRINCIPAL: Principal = Object.freeze({ kind: 'anonymous', partnerGpid: null, scopes: Object.freeze([FACADE_SCOPE]) as readonly string[] });
+
+/** True when the request comes from the REST facade acting for an anonymous caller. */
+export function isFacadePrincipal(principal: Principal): boolean {
+  return principal.kind === 'anonymous' && principal.scopes.includes(FACADE_SCOPE);
+}

@@ -16,7 +16,8 @@ export interface ErrorExtensions {
 export function toGraphQLError(error: GraphQLError, onInternal: (err: unknown) => void): GraphQLError {
   const original = error.originalError;
   if (original instanceof DomainError) {
-    const extensions: ErrorExtensions = { code: original.code, status: original.status, ...original.details };
+    // Details first: a detail can never overwrite the code or the status.
+    const extensions: ErrorExtensions = { ...original.details, code: original.code, status: original.status };
     if (original.fieldErrors.length > 0) extensions.fieldErrors = [...original.fieldErrors];
     return new GraphQLError(original.message, { nodes: error.nodes, path: error.path, extensions });
   }

@@ -1,4 +1,15 @@
 import type { HttpMethod, Product, RouteSpec } from './route.js';
+import { changelogOperation } from '../catalog/changelog.js';
+import { openApiOperation } from '../catalog/openapi.js';
+import { ROUTE_CATALOG_SCHEMA, routeCatalogOperation } from '../catalog/route-catalog.js';
+import { SDK_CATALOG_SCHEMA, sdkCatalogOperation } from '../catalog/sdk-catalog.js';
+import {
+  CERTIFICATION_PROGRESS_REQUEST,
+  CERTIFICATION_SCHEMA,
+  CERTIFICATION_SUBMIT_REQUEST,
+  certificationProgressOperation,
+  certificationSubmitOperation,
+} from './legal-and-certification.js';
 
 const SPEC_DEPRECATION = { since: '2026-06-12', sunset: '2026-09-12' };
 
@@ -8,15 +19,54 @@ function planned(id: string, method: HttpMethod, path: string, product: Product,
 
 /** The spec's "Other routes named" table and its currently deprecated endpoints. */
 export const otherRoutes: RouteSpec[] = [
-  planned('catalog.routes', 'GET', '/api/partner/routes', 'platform', 'Full route catalog; authentication required'),
+  {
+    ...planned('catalog.routes', 'GET', '/api/partner/routes', 'platform', 'Full route catalog; authentication required'),
+    rateLimit: { points: 30, per: 'minute' },
+    operation: routeCatalogOperation,
+    queryParameters: {
+      product: { schema: { type: 'string', enum: ['partner-ecosystem', 'identity', 'fhir', 'tefca', 'analytics', 'clearinghouse', 'wearables', 'platform'] }, description: 'Only routes of this product.' },
+      implemented: { schema: { type: 'string', enum: ['true', 'false'] }, description: 'Only routes that are (or are not yet) served.' },
+      deprecated: { schema: { type: 'string', enum: ['true', 'false'] }, description: 'Only deprecated (or current) routes.' },
+    },
+    responseBody: ROUTE_CATALOG_SCHEMA,
+  },
   planned('webhooks.register', 'POST', '/api/partner/webhooks', 'partner-ecosystem', 'Register a partner webhook (including TEFCA events)', ['cms.webhooks.manage']),
   planned('webhooks.list', 'GET', '/api/partner/webhooks', 'partner-ecosystem', 'List partner webhooks', ['cms.webhooks.manage']),
   planned('webhooks.remove', 'DELETE', '/api/partner/webhooks', 'partner-ecosystem', 'Remove a partner webhook', ['cms.webhooks.manage']),
-  planned('certification.submit', 'POST', '/api/partner/certification', 'partner-ecosystem', 'Submit certification to the server', ['cms.partner.write']),
-  planned('certification.progress', 'PUT', '/api/partner/certification/progress', 'partner-ecosystem', 'Sync certification checklist progress', ['cms.partner.write']),
-  planned('sdk.catalog.live', 'GET', '/api/cms/sdk-catalog', 'partner-ecosystem', 'Live SDK catalog', ['cms.sdk.read']),
-  planned('openapi.download', 'GET', '/api/openapi/{spec}', 'platform', 'Download an OpenAPI YAML specification', [], 'none'),
-  planned('changelog.rss', 'GET', '/api/changelog/rss', 'platform', 'Changelog RSS feed', [], 'none'),
+  {
+    ...planned('certification.submit', 'POST', '/api/partner/certification', 'partner-ecosystem', 'Submit certification to the server', ['cms.partner.write']),
+    rateLimit: { points: 10, per: 'minute' },
+    operation: certificationSubmitOperation,
+    requestBody: CERTIFICATION_SUBMIT_REQUEST,
+    responseBody: CERTIFICATION_SCHEMA,
+  },
+  {
+    ...planned('certification.progress', 'PUT', '/api/partner/certification/progress', 'partner-ecosystem', 'Sync certification checklist progress', ['cms.partner.write']),
+    rateLimit: { points: 30, per: 'minute' },
+    operation: certificationProgressOperation,
+    requestBody: CERTIFICATION_PROGRESS_REQUEST,
+    responseBody: CERTIFICATION_SCHEMA,
+  },
+  {
+    ...planned('sdk.catalog.live', 'GET', '/api/cms/sdk-catalog', 'partner-ecosystem', 'Live SDK catalog', ['cms.sdk.read']),
+    rateLimit: { points: 60, per: 'minute' },
+    operation: sdkCatalogOperation,
+    responseBody: SDK_CATALOG_SCHEMA,
+  },
+  {
+    ...planned('openapi.download', 'GET', '/api/openapi/{spec}', 'platform', 'Download an OpenAPI YAML specification', [], 'none'),
+    rateLimit: { points: 60, per: 'minute' },
+    operation: openApiOperation,
+    responseContentType: 'application/yaml',
+    responseBody: { type: 'string', description: 'OpenAPI 3.1 document: <product>.yaml or all.yaml (also .json).' },
+  },
+  {
+    ...planned('changelog.rss', 'GET', '/api/changelog/rss', 'platform', 'Changelog RSS feed', [], 'none'),
+    rateLimit: { points: 60, per: 'minute' },
+    operation: changelogOperation,
+    responseContentType: 'application/rss+xml',
+    responseBody: { type: 'string', description: 'RSS 2.0: portal releases and endpoint deprecations, newest first.' },
+  },
   planned('tefca.xca.retrieve', 'POST', '/tefca/xca/retrieve', 'tefca', 'Document retrieve (ITI-39)', ['tefca.xca.retrieve']),
   planned('tefca.exchanges', 'GET', '/tefca/exchanges', 'tefca', 'Partner audit log of TEFCA exchanges', ['tefca.xcpd.search', 'tefca.xca.search']),
   planned('tefca.xcpd.search', 'POST', '/tefca/xcpd/search', 'tefca', 'TEFCA patient discovery, outbound', ['tefca.xcpd.search']),

@@ -1,6 +1,24 @@
 import { DomainError, isOperator } from '@svc/platform';
 import type { RouteSpec } from './route.js';
 import { snakeKeys } from './snake-case.js';
+import {
+  authorizationServerMetadata,
+  authorizationServerMetadataSchemas,
+  createToken,
+  createTokenSchemas,
+  jwks,
+  jwksSchemas,
+  listTokensSchemas,
+  partnerLogin,
+  partnerLoginSchemas,
+  registerClient,
+  registerClientSchemas,
+  revokeToken,
+  revokeTokenSchemas,
+  tokenExchange,
+  tokenExchangeSchemas,
+} from './credential-operations.js';
+import { SDK_CATALOG_SCHEMA, sdkCatalogOperation } from '../catalog/sdk-catalog.js';
 
 const TOKEN_FIELDS = 'tokenId partnerGpid name scopes createdAt expiresAt';
 const JOB_FIELDS = 'jobId status recordsProcessed completedAt failedAt';
@@ -35,8 +53,8 @@ function partnerMetrics(p: PartnerRow) {
 
 /** The spec's "Partner ecosystem" table. */
 export const partnerEcosystemRoutes: RouteSpec[] = [
-  { id: 'partner.login', method: 'POST', path: '/cms/partner-login', product: 'partner-ecosystem', summary: 'Partner authentication', auth: 'none', scopes: [], rateLimit: { points: 10, per: 'minute' }, successStatus: 200, latency: ['180ms', '450ms'] },
-  { id: 'tokens.create', method: 'POST', path: '/cms/tokens', product: 'partner-ecosystem', summary: 'Create scoped token', auth: 'bearer', scopes: ['cms.tokens.manage'], rateLimit: { points: 5, per: 'minute' }, successStatus: 201, latency: ['120ms', '300ms'] },
+  { id: 'partner.login', method: 'POST', path: '/cms/partner-login', product: 'partner-ecosystem', summary: 'Partner authentication', auth: 'none', scopes: [], rateLimit: { points: 10, per: 'minute' }, successStatus: 200, latency: ['180ms', '450ms'], operation: partnerLogin, ...partnerLoginSchemas },
+  { id: 'tokens.create', method: 'POST', path: '/cms/tokens', product: 'partner-ecosystem', summary: 'Create scoped token', auth: 'bearer', scopes: ['cms.tokens.manage'], rateLimit: { points: 5, per: 'minute' }, successStatus: 201, latency: ['120ms', '300ms'], operation: createToken, ...createTokenSchemas },
   {
     id: 'tokens.list',
     method: 'GET',
@@ -52,10 +70,40 @@ export const partnerEcosystemRoutes: RouteSpec[] = [
       document: `query ListTokens { apiTokens { ${TOKEN_FIELDS} } }`,
       result: (data) => ({ tokens: snakeKeys(data['apiTokens']) }),
     },
+    ...listTokensSchemas,
   },
-  { id: 'tokens.revoke', method: 'DELETE', path: '/cms/tokens', product: 'partner-ecosystem', summary: 'Revoke token', auth: 'bearer', scopes: ['cms.tokens.manage'], rateLimit: { points: 10, per: 'minute' }, successStatus: 200, latency: ['60ms', '150ms'] },
-  { id: 'oauth.register', method: 'POST', path: '/cms/oauth/register', product: 'partner-ecosystem', summary: 'Register OAuth client', auth: 'bearer', scopes: ['cms.tokens.manage'], rateLimit: { points: 3, per: 'hour' }, successStatus: 201, latency: ['200ms', '500ms'] },
-  { id: 'oauth.token', method: 'POST', path: '/oauth/token', product: 'partner-ecosystem', summary: 'OAuth token exchange', auth: 'none', scopes: [], rateLimit: { points: 30, per: 'minute' }, successStatus: 200, latency: ['100ms', '250ms'] },
+  { id: 'tokens.revoke', method: 'DELETE', path: '/cms/tokens', product: 'partner-ecosystem', summary: 'Revoke token', auth: 'bearer', scopes: ['cms.tokens.manage'], rateLimit: { points: 10, per: 'minute' }, successStatus: 200, latency: ['60ms', '150ms'], operation: revokeToken, ...revokeTokenSchemas },
+  { id: 'oauth.register', method: 'POST', path: '/cms/oauth/register', product: 'partner-ecosystem', summary: 'Register OAuth client', auth: 'bearer', scopes: ['cms.tokens.manage'], rateLimit: { points: 3, per: 'hour' }, successStatus: 201, latency: ['200ms', '500ms'], operation: registerClient, ...registerClientSchemas },
+  {
+    id: 'oauth.token',
+    method: 'POST',
+    path: '/oauth/token',
+    product: 'partner-ecosystem',
+    summary: 'OAuth token exchange',
+    auth: 'none',
+    scopes: [],
+    rateLimit: { points: 30, per: 'minute' },
+    successStatus: 200,
+    latency: ['100ms', '250ms'],
+    errorFormat: 'oauth',
+    requestContentType: 'application/x-www-form-urlencoded',
+    operation: tokenExchange,
+    ...tokenExchangeSchemas,
+  },
+  // Not in the spec's table: the discovery documents every OAuth client library looks for.
+  { id: 'oauth.jwks', method: 'GET', path: '/.well-known/jwks.json', product: 'partner-ecosystem', summary: 'Public keys of OAuth access tokens (JWK Set)', auth: 'none', scopes: [], successStatus: 200, operation: jwks, ...jwksSchemas },
+  {
+    id: 'oauth.metadata',
+    method: 'GET',
+    path: '/.well-known/oauth-authorization-server',
+    product: 'partner-ecosystem',
+    summary: 'OAuth authorization server metadata (RFC 8414)',
+    auth: 'none',
+    scopes: [],
+    successStatus: 200,
+    operation: authorizationServerMetadata,
+    ...authorizationServerMetadataSchemas,
+  },
   {
     id: 'pipeline.health',
     method: 'GET',
@@ -108,5 +156,5 @@ export const partnerEcosystemRoutes: RouteSpec[] = [
       },
     },
   },
-  { id: 'sdk.catalog', method: 'GET', path: '/cms-ecosystem/sdk-catalog', product: 'partner-ecosystem', summary: 'SDK catalog', auth: 'bearer', scopes: ['cms.sdk.read'], rateLimit: { points: 60, per: 'minute' }, successStatus: 200, latency: ['30ms', '80ms'] },
+  { id: 'sdk.catalog', method: 'GET', path: '/cms-ecosystem/sdk-catalog', product: 'partner-ecosystem', summary: 'SDK catalog', auth: 'bearer', scopes: ['cms.sdk.read'], rateLimit: { points: 60, per: 'minute' }, successStatus: 200, latency: ['30ms', '80ms'], operation: sdkCatalogOperation, responseBody: SDK_CATALOG_SCHEMA },
 ];

@@ -7,7 +7,8 @@ export type Product = 'partner-ecosystem' | 'identity' | 'fhir' | 'tefca' | 'ana
 
 /**
  * Credential classes of the spec: none (public), bearer (API token, OAuth access token or portal
- * session), service (an OAuth access token or API token carrying identity scopes).
+ * session), service (an OAuth client_credentials access token carrying the route's scope, or a
+ * platform-operated service credential; partner API tokens and portal sessions are refused).
  */
 export type AuthClass = 'none' | 'bearer' | 'service';
 
@@ -31,6 +32,8 @@ export interface RouteInput {
   body: unknown;
   headers: Record<string, string | string[] | undefined>;
   principal: Principal;
+  /** The client's address (the leftmost X-Forwarded-For entry behind a proxy, else the peer). */
+  clientIp?: string;
 }
 
 /** A JSON Schema (draft 2020-12, as OpenAPI 3.1 uses it). */
@@ -47,19 +50,33 @@ export interface RouteResult {
 
 /** How a route runs: one gateway operation, with its input and output mapping. */
 export interface GatewayOperation {
-  /** The GraphQL document, or a choice of document by principal (operators see more). */
-  document: string | ((principal: Principal) => string);
+  /** The GraphQL document, or a choice of document by principal (operators see more) or by input. */
+  document: string | ((principal: Principal, input: RouteInput) => string);
   /** Variables from the request; throws a DomainError on bad input. */
   variables?(input: RouteInput): Record<string, unknown>;
   /** The response body from the operation's data; throws a DomainError (e.g. NOT_FOUND). */
   result(data: Record<string, unknown>, input: RouteInput): unknown;
   /** Build the whole answer instead of a JSON body (other media types, headers). */
   respond?(data: Record<string, unknown>, input: RouteInput): RouteResult;
+  /**
+   * Public routes only: run the operation as the facade's own anonymous principal
+   * (FACADE_PRINCIPAL), so the subgraph may trust what the facade reports in the variables, such
+   * as the client address. It grants nothing else.
+   */
+  asFacade?: boolean;
 }
 
 /** A route the facade answers itself from the route table (catalog, OpenAPI, changelog). */
 export interface LocalOperation {
-  local(input: RouteInput, context: { publicUrl: string; routes: readonly RouteSpec[] }): RouteResult | Promise<RouteResult>;
+  local(input: RouteInput, context: LocalContext): RouteResult | Promise<RouteResult>;
+}
+
+/** What a local operation may use besides its input. */
+export interface LocalContext {
+  publicUrl: string;
+  routes: readonly RouteSpec[];
+  /** Run a gateway operation as the request's principal; errors are thrown as DomainErrors. */
+  execute(document: string, variables?: Record<string, unknown>): Promise<Record<string, unknown>>;
 }
 
 /** One documented HTTP path: the single source for the router, the catalog and OpenAPI. */
@@ -88,4 +105,11 @@ export interface RouteSpec {
   responseBody?: JsonSchema;
   /** Success media type when not JSON (e.g. application/rss+xml). */
   responseContentType?: string;
+  /** Request body media type when not JSON (e.g. application/x-www-form-urlencoded for /oauth/token). */
+  requestContentType?: string;
+  /**
+   * How errors are written: RFC 9457 problem+json (default), or `oauth` for OAuth 2.0 endpoints,
+   * which answer `{ error, error_description }` (RFC 6749 §5.2) with Cache-Control: no-store.
+   */
+  errorFormat?: 'problem' | 'oauth';
 }

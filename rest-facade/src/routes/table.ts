@@ -2,10 +2,11 @@ import { partnerEcosystemRoutes } from './partner-ecosystem.js';
 import { identityRoutes } from './identity.js';
 import { fhirRoutes } from './fhir.js';
 import { otherRoutes } from './other.js';
+import { legalAndCertificationRoutes } from './legal-and-certification.js';
 import type { Product, RateLimit, RouteSpec } from './route.js';
 
 /** Every documented HTTP path. The router, the route catalog and OpenAPI are generated from it. */
-export const ROUTES: readonly RouteSpec[] = [...partnerEcosystemRoutes, ...identityRoutes, ...fhirRoutes, ...otherRoutes];
+export const ROUTES: readonly RouteSpec[] = [...partnerEcosystemRoutes, ...identityRoutes, ...fhirRoutes, ...otherRoutes, ...legalAndCertificationRoutes];
 
 /** The spec's Limits table: the overall and burst limits per subject, by product. */
 export const PRODUCT_LIMITS: Record<Product, { overall: RateLimit; burst: RateLimit }> = {

@@ -1,9 +1,17 @@
 import { assembleSubgraph, type SubgraphDefinition } from '@svc/platform';
 import { ApiTokenEntity } from './entities/api-token.js';
 import { PartnerEntity } from './entities/partner.js';
-import { migrations } from './migrations/m001-partners-and-tokens.js';
+import { PortalAccountEntity } from './entities/portal-account.js';
+import { PortalSessionEntity } from './entities/portal-session.js';
+import { LoginThrottleEntity } from './entities/login-throttle.js';
+import { OAuthClientEntity } from './entities/oauth-client.js';
+import { SigningKeyEntity } from './entities/signing-key.js';
+import { UsedClientAssertionEntity } from './entities/client-assertion.js';
+import { migrations } from './migrations/index.js';
 import { buildPartnerSchema } from './schema/index.js';
 import { ensureBootstrapOperator } from './domain/bootstrap-operator.js';
+import { ONBOARDING_LEGAL_CERTIFICATION_ENTITIES } from './entities/onboarding-legal-certification-entities.js';
+import { certificationObserverFor } from './domain/certification-observations.js';
 
 /** Partners, onboarding, credentials, legal documents, certification, SDK catalog. */
 export const partnerSubgraph: SubgraphDefinition = {
@@ -12,12 +20,28 @@ export const partnerSubgraph: SubgraphDefinition = {
   create: (runtime) =>
     assembleSubgraph(runtime, {
       name: 'partner',
-      entities: [PartnerEntity, ApiTokenEntity],
+      entities: [
+        PartnerEntity,
+        ApiTokenEntity,
+        PortalAccountEntity,
+        PortalSessionEntity,
+        LoginThrottleEntity,
+        OAuthClientEntity,
+        SigningKeyEntity,
+        UsedClientAssertionEntity,
+        ...ONBOARDING_LEGAL_CERTIFICATION_ENTITIES,
+      ],
       migrations,
       buildSchema: buildPartnerSchema,
-      async startWorkers({ orm, runtime: rt }) {
+      async startWorkers(services) {
+        const { orm, runtime: rt } = services;
         if (rt.config.bootstrapToken) await ensureBootstrapOperator(orm.em.fork(), rt.config.bootstrapToken, rt.logger);
-        return async () => {};
+        // Certification evidence from other components' events (idempotent by event id).
+        const observer = certificationObserverFor(services);
+        const stopObserving = rt.bus.subscribe((event) => observer.onEvent(event));
+        return async () => {
+          stopObserving();
+        };
       },
     }),
 };

@@ -30,8 +30,8 @@ describe('application lifecycle', () => {
     const error = caught(() => assertTransition('approved', 'draft'));
     expect(error.code).toBe('CONFLICT');
     expect(error.status).toBe(409);
-    expect(error.details).toEqual({ status: 'approved', allowed_actions: [] });
-    expect(caught(() => assertTransition('draft', 'approved')).details).toEqual({ status: 'draft', allowed_actions: ['submit'] });
+    expect(error.details).toEqual({ application_status: 'approved', allowed_actions: [] });
+    expect(caught(() => assertTransition('draft', 'approved')).details).toEqual({ application_status: 'draft', allowed_actions: ['submit'] });
   });
 
   it('applies actions and requires reasons where documented', () => {

@@ -76,7 +76,8 @@ function refuse(from: ApplicationStatus, attempted: string): DomainError {
   const allowed = transitionsFrom(from).map((transition) => transition.action);
   const hint = allowed.length > 0 ? `allowed actions: ${allowed.join(', ')}` : 'the application is final';
   return new DomainError('CONFLICT', `An application in status "${from}" cannot ${attempted} (${hint}).`, {
-    details: { status: from, allowed_actions: allowed },
+    // Not `status`: the details become GraphQL extensions and problem members, where status is the HTTP status.
+    details: { application_status: from, allowed_actions: allowed },
   });
 }
 

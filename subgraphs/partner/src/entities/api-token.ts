@@ -16,6 +16,8 @@ export interface ApiToken {
   expiresAt: Date | null;
   revokedAt: Date | null;
   revokedReason: string | null;
+  /** The credential (tok_…, ses_… or cli_…) that created this one; null for platform-made ones. */
+  createdBy?: string | null;
 }
 
 export const ApiTokenEntity = new EntitySchema<ApiToken>({
@@ -32,5 +34,6 @@ export const ApiTokenEntity = new EntitySchema<ApiToken>({
     expiresAt: { type: 'datetime', nullable: true },
     revokedAt: { type: 'datetime', nullable: true },
     revokedReason: { type: 'string', nullable: true },
+    createdBy: { type: 'string', nullable: true },
   },
 });

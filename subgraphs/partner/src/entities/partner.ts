@@ -1,4 +1,5 @@
-import { EntitySchema } from '@mikro-orm/core';
+import { EntitySchema, type Opt } from '@mikro-orm/core';
+import { defaultGrantFor } from '../domain/partner-scopes.js';
 
 export type PartnerStatus = 'active' | 'suspended';
 
@@ -9,6 +10,11 @@ export interface Partner {
   organizationType: string;
   status: PartnerStatus;
   createdAt: Date;
+  /**
+   * The scopes this partner holds: the ceiling of every credential issued to it (API tokens, OAuth
+   * clients, portal sessions). Defaults to the partner grant when a partner is created.
+   */
+  grantedScopes: Opt<string[]>;
 }
 
 export const PartnerEntity = new EntitySchema<Partner>({
@@ -20,5 +26,6 @@ export const PartnerEntity = new EntitySchema<Partner>({
     organizationType: { type: 'string' },
     status: { type: 'string' },
     createdAt: { type: 'datetime' },
+    grantedScopes: { type: 'json', onCreate: (partner: Partner) => defaultGrantFor(partner.gpid) },
   },
 });

@@ -1,14 +1,23 @@
-import type { EntityManager } from '@mikro-orm/core';
+import { LockMode, type EntityManager } from '@mikro-orm/core';
 import { DomainError, newPartnerGpid } from '@svc/platform';
 import { PartnerEntity, type Partner } from './partner.js';
+import { OPERATOR_PARTNER_GPID } from '../domain/operator-partner.js';
+import { defaultGrantFor } from '../domain/partner-scopes.js';
 
-/** The operator partner that platform-operated credentials belong to. Reserved: never assigned otherwise. */
-export const OPERATOR_PARTNER_GPID = 'CMS-00000000';
+export { OPERATOR_PARTNER_GPID };
 
 /** Partner queries: resolvers call these, never the ORM directly. */
 export const partners = {
   byGpid(em: EntityManager, gpid: string): Promise<Partner | null> {
     return em.findOne(PartnerEntity, { gpid });
+  },
+
+  /**
+   * The partner, locked for the rest of the caller's transaction (PostgreSQL; SQLite serializes
+   * writers anyway), so per-partner limits counted inside it cannot be raced past.
+   */
+  byGpidForUpdate(em: EntityManager, gpid: string): Promise<Partner | null> {
+    return em.findOne(PartnerEntity, { gpid }, { lockMode: LockMode.PESSIMISTIC_WRITE });
   },
 
   /** Load many partners in one statement (DataLoader batch). */
@@ -32,7 +41,7 @@ export const partners = {
         if (gpid !== undefined) throw new DomainError('CONFLICT', `Partner ${gpid} already exists.`);
         continue;
       }
-      return em.create(PartnerEntity, { gpid: candidate, ...input, status: 'active', createdAt: new Date() });
+      return em.create(PartnerEntity, { gpid: candidate, ...input, status: 'active', createdAt: new Date(), grantedScopes: defaultGrantFor(candidate) });
     }
     throw new DomainError('CONFLICT', 'Could not allocate a unique partner GPID; try again.');
   },

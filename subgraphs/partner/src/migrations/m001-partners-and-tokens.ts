@@ -30,4 +30,3 @@ export class M001PartnersAndTokens extends SchemaMigration {
   }
 }
 
-export const migrations = [{ name: 'm001-partners-and-tokens', class: M001PartnersAndTokens }];

@@ -1,16 +1,31 @@
 import type { GraphQLSchema } from 'graphql';
 import type { SubgraphServices } from '@svc/platform';
 import { createSubgraphBuilder } from '@svc/platform';
+import { SigningKeyRing } from '../domain/signing-key-ring.js';
 import { defineApiToken } from './api-token.js';
+import { defineCredentialLookups } from './credential.js';
+import { defineOAuthClient } from './oauth-client.js';
+import { defineOAuthServer } from './oauth-server.js';
 import { definePartner } from './partner.js';
+import { definePartnerCredentials } from './partner-credentials.js';
+import { definePortalAccount } from './portal-account.js';
+import { defineTokenRevocation } from './token-revocation.js';
 import { defineViewer } from './viewer.js';
+import { defineOnboardingLegalCertification, withCertificationObservation } from './onboarding-legal-certification.js';
 
 /** The partner subgraph's federated schema. */
 export function buildPartnerSchema(services: SubgraphServices): GraphQLSchema {
   const builder = createSubgraphBuilder();
   builder.mutationType({});
-  const tokens = defineApiToken(builder);
-  definePartner(builder, services, tokens);
+  const revocation = defineTokenRevocation(builder);
+  const tokens = defineApiToken(builder, services, revocation);
+  const partner = definePartner(builder, services, tokens);
   defineViewer(builder);
-  return builder.toSubGraphSchema({ linkUrl: 'https://specs.apollo.dev/federation/v2.6' });
+  defineOnboardingLegalCertification(builder, services, partner);
+  defineCredentialLookups(builder);
+  const oauthClient = defineOAuthClient(builder, services, revocation);
+  const portalAccount = definePortalAccount(builder, services);
+  definePartnerCredentials(builder, partner, { oauthClient, portalAccount });
+  defineOAuthServer(builder, services, new SigningKeyRing(services.runtime.config.internalSecret, services.runtime.logger, services.publishCommitted));
+  return withCertificationObservation(builder.toSubGraphSchema({ linkUrl: 'https://specs.apollo.dev/federation/v2.6' }), services);
 }

@@ -1,6 +1,16 @@
-import type { PortalRelease } from './release-history.js';
 import { formatRfc822, parseIsoDate } from './rfc822-date.js';
 import { escapeXml } from './xml-text.js';
+
+/** A portal release as the partner subgraph's `releaseHistory` query answers it. */
+export interface ChangelogRelease {
+  /** Stable identifier, used in GUIDs and anchors: `v2.2.0`, `v1.4.x`. */
+  version: string;
+  /** Heading as published. */
+  title: string;
+  /** ISO 8601 date. */
+  released_at: string;
+  content: string;
+}
 
 /** A deprecated endpoint as announced in the changelog. */
 export interface DeprecationNotice {
@@ -19,7 +29,7 @@ export interface DeprecationNotice {
 export interface ChangelogRssOptions {
   /** Public origin of the developer portal, such as `https://developer.example.org`. */
   siteUrl: string;
-  releases: readonly PortalRelease[];
+  releases: readonly ChangelogRelease[];
   deprecations: readonly DeprecationNotice[];
   title?: string;
   description?: string;
@@ -40,7 +50,7 @@ interface FeedItem {
 
 const element = (name: string, text: string): string => `<${name}>${escapeXml(text)}</${name}>`;
 
-function releaseItem(siteUrl: string, release: PortalRelease): FeedItem {
+function releaseItem(siteUrl: string, release: ChangelogRelease): FeedItem {
   return {
     title: `Portal ${release.title}`,
     link: `${siteUrl}/changelog#release-${release.version}`,

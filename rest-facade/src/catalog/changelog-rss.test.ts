@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { renderChangelogRss, type DeprecationNotice } from './changelog-rss.js';
-import { RELEASE_HISTORY, latestRelease } from './release-history.js';
+// The portal's real release history is the fixture: the feed must render it as published.
+import { RELEASE_HISTORY } from '../../../subgraphs/partner/src/domain/release-history.js';
 import { formatRfc822, parseIsoDate } from './rfc822-date.js';
 import { escapeXml } from './xml-text.js';
 
@@ -72,21 +73,6 @@ function wellFormednessProblem(xml: string): string | undefined {
 
 const texts = (xml: string, name: string): string[] => [...xml.matchAll(new RegExp(`<${name}(?: [^>]*)?>([^<]*)</${name}>`, 'g'))].map((m) => m[1] ?? '');
 
-describe('release history', () => {
-  it('lists the eleven releases of the spec, latest first, with ordered dates', () => {
-    expect(RELEASE_HISTORY.map((release) => release.title)).toEqual([
-      'v2.2.0', 'v2.1.0', 'v2.0.0', 'v1.9.0', 'v1.8.0', 'v1.7.1', 'v1.7.0', 'v1.6.0', 'v1.5.0', 'v1.4.x', 'v1.3.0 and earlier',
-    ]);
-    const dates = RELEASE_HISTORY.map((release) => release.released_at);
-    expect([...dates].sort().reverse()).toEqual(dates);
-    expect(new Set(dates).size).toBe(dates.length);
-    expect(RELEASE_HISTORY.find((release) => release.version === 'v2.0.0')?.released_at).toBe('2026-06-12');
-    expect(latestRelease().version).toBe('v2.2.0');
-    expect(latestRelease().content).toContain('BAA e-sign');
-    expect(latestRelease().highlights).toContain('Changelog RSS');
-  });
-});
-
 describe('RFC 822 dates', () => {
   it('formats in GMT with a four-digit year', () => {
     expect(formatRfc822(new Date('2026-08-25T00:00:00Z'))).toBe('Tue, 25 Aug 2026 00:00:00 GMT');
@@ -157,7 +143,7 @@ describe('renderChangelogRss', () => {
   it('escapes text from the inputs', () => {
     const escaped = renderChangelogRss({
       siteUrl: 'https://developer.example.org',
-      releases: [{ version: 'v9.0.0', title: 'v9.0.0 <beta> & "more"', released_at: '2026-10-01', highlights: [], content: 'R&D <script>' }],
+      releases: [{ version: 'v9.0.0', title: 'v9.0.0 <beta> & "more"', released_at: '2026-10-01', content: 'R&D <script>' }],
       deprecations: [],
       title: "Tom's & Jerry's",
       buildDate: new Date('2026-10-02T12:00:00Z'),

@@ -1,0 +1,75 @@
+import type { EventEnvelope } from '../../../../platform/src/events/envelope.js';
+
+/**
+ * Which bus events are evidence for which certification items. Producers in other subgraphs emit
+ * these events; the partner subgraph records the evidence idempotently by event id. The table is
+ * documented in this folder's README so producers know the names and fields to send.
+ */
+
+/** The eight GPID source origins accepted in X-Svc-Source. */
+export const GPID_SOURCE_ORIGINS = ['pulse', 'provider', 'lake', 'cms', 'beacon', 'prime', 'catalyst', 'tefca'] as const;
+
+/** Write events that must carry the GPID boundary headers; `data.source` is the X-Svc-Source sent. */
+export const BOUNDARY_WRITE_EVENTS = [
+  'identity.resolved',
+  'identity.merged.v1',
+  'identity.split.v1',
+  'fhir.resource.created',
+  'fhir.resource.updated',
+  'fhir.bundle.processed',
+] as const;
+
+/** One evidence record an event yields. */
+export interface EvidenceObservation {
+  item_id: string;
+  detail: string;
+}
+
+/** Every event type the rules read, for documentation and for a cheap pre-filter. */
+export const EVIDENCE_EVENT_TYPES: readonly string[] = [
+  'partner.credential.used',
+  'fhir.resource.read',
+  'identity.matched',
+  'identity.match',
+  'webhook.test_ping.verified',
+  ...BOUNDARY_WRITE_EVENTS,
+];
+
+const text = (value: unknown): string | null => (typeof value === 'string' && value.trim() !== '' ? value.trim().slice(0, 120) : null);
+
+function isSuccessStatus(value: unknown): boolean {
+  return value === undefined || value === null || (typeof value === 'number' && value >= 200 && value < 300);
+}
+
+/**
+ * The certification evidence an event carries (often none). Events without a partner are never
+ * evidence. Status fields, when present, must be 2xx: a refused request proves nothing.
+ */
+export function evidenceFromEvent(event: EventEnvelope): EvidenceObservation[] {
+  if (event.partner_gpid === null) return [];
+  const data = event.data;
+  const requestRef = text(data['request_id']) ?? event.id;
+  switch (event.type) {
+    case 'partner.credential.used':
+      return isSuccessStatus(data['status'])
+        ? [{ item_id: 'sandbox_first_authenticated_call', detail: `Authenticated request ${requestRef} with ${text(data['token_id']) ?? text(data['client_id']) ?? 'a partner credential'}.` }]
+        : [];
+    case 'fhir.resource.read':
+      return isSuccessStatus(data['status'])
+        ? [{ item_id: 'fhir_r4_sandbox_read', detail: `FHIR R4 ${text(data['interaction']) ?? 'read'} of ${text(data['resource_type']) ?? 'a resource'} (${requestRef}).` }]
+        : [];
+    case 'identity.matched':
+    case 'identity.match':
+      return [{ item_id: 'identity_sandbox_match', detail: `Identity match ${requestRef}.` }];
+    case 'webhook.test_ping.verified':
+      return isSuccessStatus(data['status'])
+        ? [{ item_id: 'webhook_signature_verification', detail: `Signed test.ping delivery ${text(data['delivery_id']) ?? requestRef} acknowledged.` }]
+        : [];
+    default: {
+      if (!(BOUNDARY_WRITE_EVENTS as readonly string[]).includes(event.type)) return [];
+      const source = data['source'];
+      if (typeof source !== 'string' || !(GPID_SOURCE_ORIGINS as readonly string[]).includes(source)) return [];
+      return [{ item_id: 'gpid_boundary_headers', detail: `${event.type} with X-Svc-Source: ${source} (${requestRef}).` }];
+    }
+  }
+}

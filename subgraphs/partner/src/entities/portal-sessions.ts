@@ -1,0 +1,13 @@
+import type { EntityManager } from '@mikro-orm/core';
+import { PortalSessionEntity, type PortalSession } from './portal-session.js';
+
+/** Portal session queries. */
+export const portalSessions = {
+  bySecretHash(em: EntityManager, secretHash: string): Promise<PortalSession | null> {
+    return em.findOne(PortalSessionEntity, { secretHash });
+  },
+
+  byId(em: EntityManager, id: string): Promise<PortalSession | null> {
+    return em.findOne(PortalSessionEntity, { id });
+  },
+};
