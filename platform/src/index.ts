@@ -2,6 +2,7 @@ export * from './config.js';
 export * from './errors.js';
 export * from './operation-outcome.js';
 export * from './ids.js';
+export * from './source-origins.js';
 export * from './logging.js';
 export * from './metrics.js';
 export * from './auth/principal.js';

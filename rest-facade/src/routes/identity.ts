@@ -1,11 +1,340 @@
-import { DomainError, isPatientGpid, isSystemGpid } from '@svc/platform';
-import type { RouteSpec } from './route.js';
+import { DomainError, isId, isPatientGpid, isSystemGpid, readSourceHeader, SOURCE_HEADER, SOURCE_ORIGINS, validationError, type FieldError } from '@svc/platform';
+import type { JsonSchema, RouteInput, RouteSpec } from './route.js';
 import { snakeKeys } from './snake-case.js';
+
+/*
+ * The spec's "Identity" table. Payloads are ours (the spec shows none); see the subgraph README for
+ * the full contract. In short:
+ *
+ *   POST /api/identity/match     { name, dob, email?, phone?, entity_type? }
+ *                                → { match_type, candidates: [{ gpid, confidence, match_type, identity_status, sources }] }
+ *   POST /api/identity/resolve   same body, X-Svc-Source required
+ *                                → { gpid, identity_status, match_type, confidence, created, decision, entity_type, subject_gpid, links, sources, candidates }
+ *   GET  /api/identity/{gpid}    → the record: status, entity type, sources with confirmation times, merged_into and
+ *                                  survivor_gpid, lineage, related GPIDs, match history summary
+ *   POST /api/identity/merge     { survivor_gpid, merged_gpids, reason, note? }  → a PENDING request mrg_…
+ *                                { approve: "mrg_…", note? }                    → APPLIED (audit identity.merged.v1)
+ *                                { reject: "mrg_…", note? }                     → REJECTED (or withdrawn)
+ *   POST /api/identity/split     { gpid, reason, note? } / { approve: "spl_…" } / { reject: "spl_…" }
+ *
+ * Write paths (resolve, merge, split) need X-Svc-Source with one of the 8 origins: missing → 400
+ * MISSING_SOURCE_HEADER, anything else → 400 INVALID_SOURCE_HEADER.
+ */
+
+const NAME_PARTS = ['given', 'middle', 'family'] as const;
+const DEMOGRAPHIC_FIELDS = ['name', 'dob', 'email', 'phone', 'entity_type'] as const;
+
+function bodyObject(body: unknown): Record<string, unknown> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw validationError([{ field: 'body', message: 'must be a JSON object' }], 'The request body must be a JSON object.');
+  }
+  return body as Record<string, unknown>;
+}
+
+function unknownKeys(body: Record<string, unknown>, allowed: readonly string[], errors: FieldError[]): void {
+  for (const key of Object.keys(body)) if (!allowed.includes(key)) errors.push({ field: key, message: `is not a field of this request (expected ${allowed.join(', ')})` });
+}
+
+function optionalString(body: Record<string, unknown>, key: string, errors: FieldError[]): string | null {
+  const value = body[key];
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'string') {
+    errors.push({ field: key, message: 'must be a string' });
+    return null;
+  }
+  return value;
+}
+
+/** The demographics body as the GraphQL `IdentityDemographicsInput` (the subgraph validates values). */
+function demographicsInput(body: unknown): Record<string, unknown> {
+  const raw = bodyObject(body);
+  const errors: FieldError[] = [];
+  unknownKeys(raw, DEMOGRAPHIC_FIELDS, errors);
+  const input: Record<string, unknown> = {};
+  const name = raw['name'];
+  if (typeof name === 'string') input['name'] = name;
+  else if (typeof name === 'object' && name !== null && !Array.isArray(name)) {
+    const parts: Record<string, string> = {};
+    for (const [key, value] of Object.entries(name)) {
+      if (!(NAME_PARTS as readonly string[]).includes(key)) errors.push({ field: `name.${key}`, message: 'is not a name part (use given, middle, family)' });
+      else if (value !== null && value !== undefined && typeof value !== 'string') errors.push({ field: `name.${key}`, message: 'must be a string' });
+      else if (typeof value === 'string') parts[key] = value;
+    }
+    input['nameParts'] = parts;
+  } else if (name !== undefined && name !== null) errors.push({ field: 'name', message: 'must be a string or an object with given, middle and family' });
+  input['dob'] = optionalString(raw, 'dob', errors);
+  input['email'] = optionalString(raw, 'email', errors);
+  input['phone'] = optionalString(raw, 'phone', errors);
+  input['entityType'] = optionalString(raw, 'entity_type', errors);
+  if (errors.length > 0) throw validationError(errors, 'The demographics have invalid fields.');
+  return input;
+}
+
+function requireGpid(value: unknown, field: string, errors: FieldError[]): string {
+  if (value === undefined || value === null || value === '') errors.push({ field, message: 'is required' });
+  else if (typeof value !== 'string') errors.push({ field, message: 'must be a string' });
+  else return value;
+  return '';
+}
+
+function requireString(raw: Record<string, unknown>, key: string, errors: FieldError[]): string {
+  const value = raw[key];
+  if (value === undefined || value === null) errors.push({ field: key, message: 'is required' });
+  else if (typeof value !== 'string') errors.push({ field: key, message: 'must be a string' });
+  else return value;
+  return '';
+}
+
+/** Which of the three forms a merge or split body has. */
+type ChangeForm = { form: 'request'; raw: Record<string, unknown> } | { form: 'approve' | 'reject'; requestId: string; note: string | null };
+
+function changeForm(body: unknown, kind: 'merge' | 'split'): ChangeForm {
+  const raw = bodyObject(body);
+  const prefix = kind === 'merge' ? 'mrg' : 'spl';
+  const decision = (['approve', 'reject'] as const).filter((k) => raw[k] !== undefined);
+  if (decision.length === 0) return { form: 'request', raw };
+  const errors: FieldError[] = [];
+  if (decision.length > 1) errors.push({ field: 'approve', message: 'approve and reject cannot be combined' });
+  const form = decision[0]!;
+  unknownKeys(raw, [form, 'note'], errors);
+  const requestId = raw[form];
+  if (typeof requestId !== 'string' || !isId(prefix, requestId)) {
+    errors.push({ field: form, message: `must be the id of a pending ${kind} request (${prefix}_…)${kind === 'merge' ? '; split requests are decided on /api/identity/split' : '; merge requests are decided on /api/identity/merge'}` });
+  }
+  const note = optionalString(raw, 'note', errors);
+  if (errors.length > 0) throw validationError(errors, `The ${kind} decision has invalid fields.`);
+  return { form, requestId: requestId as string, note };
+}
+
+const REQUEST_FIELDS = 'id kind status reason note survivorGpid gpids requestedBy { kind partnerGpid credentialId operator } requestedSource requestedAt expiresAt decidedBy { kind partnerGpid credentialId operator } decidedSource decidedAt decisionNote auditSeq';
+const AUDIT_FIELDS = 'seq eventId type hash prevHash';
+
+interface ChangeRequestData {
+  id: string;
+  /** MERGE or SPLIT (the GraphQL enum). */
+  kind: string;
+  status: string;
+  reason: string;
+  note: string | null;
+  survivorGpid: string | null;
+  gpids: string[];
+  requestedBy: Record<string, unknown>;
+  requestedSource: string;
+  requestedAt: string;
+  expiresAt: string;
+  decidedBy: Record<string, unknown> | null;
+  decidedSource: string | null;
+  decidedAt: string | null;
+  decisionNote: string | null;
+  auditSeq: number | null;
+}
+
+/** The REST shape of a merge or split request (and, once applied, of its audit entry). */
+function changeRequestBody(request: ChangeRequestData, audit: Record<string, unknown> | null) {
+  const kind = request.kind.toLowerCase() as 'merge' | 'split';
+  const base = kind === 'merge' ? { survivor_gpid: request.survivorGpid, merged_gpids: request.gpids } : { gpid: request.gpids[0], split_from_gpid: request.survivorGpid };
+  const path = `/api/identity/${kind}`;
+  return {
+    request_id: request.id,
+    kind,
+    status: request.status,
+    ...base,
+    reason: request.reason,
+    note: request.note,
+    requested_by: snakeKeys(request.requestedBy),
+    requested_source: request.requestedSource,
+    requested_at: request.requestedAt,
+    expires_at: request.expiresAt,
+    decided_by: request.decidedBy ? snakeKeys(request.decidedBy) : null,
+    decided_source: request.decidedSource,
+    decided_at: request.decidedAt,
+    decision_note: request.decisionNote,
+    ...(request.status === 'PENDING'
+      ? {
+          approval: {
+            required: true,
+            how: `POST ${path} with {"approve": "${request.id}"} and an ${SOURCE_HEADER} header, by a different principal holding identity.approve (another credential; another partner unless an operator).`,
+          },
+        }
+      : {}),
+    audit: audit ? { event: audit['type'], seq: audit['seq'], event_id: audit['eventId'], hash: audit['hash'], prev_hash: audit['prevHash'] } : null,
+  };
+}
+
+function changeDocument(kind: 'merge' | 'split', input: RouteInput): string {
+  const form = changeForm(input.body, kind);
+  if (form.form === 'approve') return `mutation ApproveIdentityChange($id: ID!, $source: String!, $note: String) { approveIdentityChange(requestId: $id, source: $source, note: $note) { request { ${REQUEST_FIELDS} } audit { ${AUDIT_FIELDS} } } }`;
+  if (form.form === 'reject') return `mutation RejectIdentityChange($id: ID!, $source: String!, $note: String) { rejectIdentityChange(requestId: $id, source: $source, note: $note) { ${REQUEST_FIELDS} } }`;
+  return kind === 'merge'
+    ? `mutation RequestIdentityMerge($input: RequestIdentityMergeInput!, $source: String!) { requestIdentityMerge(input: $input, source: $source) { ${REQUEST_FIELDS} } }`
+    : `mutation RequestIdentitySplit($input: RequestIdentitySplitInput!, $source: String!) { requestIdentitySplit(input: $input, source: $source) { ${REQUEST_FIELDS} } }`;
+}
+
+function changeVariables(kind: 'merge' | 'split', input: RouteInput): Record<string, unknown> {
+  const source = readSourceHeader(input.headers);
+  const form = changeForm(input.body, kind);
+  if (form.form !== 'request') return { id: form.requestId, source, note: form.note };
+  const errors: FieldError[] = [];
+  if (kind === 'merge') {
+    unknownKeys(form.raw, ['survivor_gpid', 'merged_gpids', 'reason', 'note'], errors);
+    const survivorGpid = requireGpid(form.raw['survivor_gpid'], 'survivor_gpid', errors);
+    const merged = form.raw['merged_gpids'];
+    if (!Array.isArray(merged)) errors.push({ field: 'merged_gpids', message: 'is required: an array of GPIDs' });
+    else merged.forEach((g, i) => typeof g !== 'string' && errors.push({ field: `merged_gpids.${i}`, message: 'must be a string' }));
+    const reason = requireString(form.raw, 'reason', errors);
+    const note = optionalString(form.raw, 'note', errors);
+    if (errors.length > 0) throw validationError(errors, 'The merge request has invalid fields.');
+    return { source, input: { survivorGpid, mergedGpids: merged, reason, note } };
+  }
+  unknownKeys(form.raw, ['gpid', 'reason', 'note'], errors);
+  const gpid = requireGpid(form.raw['gpid'], 'gpid', errors);
+  const reason = requireString(form.raw, 'reason', errors);
+  const note = optionalString(form.raw, 'note', errors);
+  if (errors.length > 0) throw validationError(errors, 'The split request has invalid fields.');
+  return { source, input: { gpid, reason, note } };
+}
+
+function changeResult(data: Record<string, unknown>) {
+  if (data['approveIdentityChange']) {
+    const decision = data['approveIdentityChange'] as { request: ChangeRequestData; audit: Record<string, unknown> | null };
+    return changeRequestBody(decision.request, decision.audit);
+  }
+  const request = (data['rejectIdentityChange'] ?? data['requestIdentityMerge'] ?? data['requestIdentitySplit']) as ChangeRequestData;
+  return changeRequestBody(request, null);
+}
+
+const CANDIDATE_FIELDS = 'gpid confidence matchType status sources';
+
+function candidateBody(c: { gpid: string; confidence: number; matchType: string; status: string; sources: string[] }) {
+  return { gpid: c.gpid, confidence: c.confidence, match_type: c.matchType, identity_status: c.status, sources: c.sources };
+}
+
+// ---------------------------------------------------------------------------------------------
+// OpenAPI schemas
+// ---------------------------------------------------------------------------------------------
+
+const NAME_SCHEMA: JsonSchema = {
+  oneOf: [
+    { type: 'string', description: '"Given Middle Family" or "Family, Given Middle"', maxLength: 200 },
+    { type: 'object', additionalProperties: false, properties: { given: { type: 'string' }, middle: { type: 'string' }, family: { type: 'string' } } },
+  ],
+};
+const DEMOGRAPHICS_SCHEMA: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    name: NAME_SCHEMA,
+    dob: { type: 'string', description: 'ISO 8601 date (1980-03-04) or a common written form; ambiguous numeric dates are MM/DD/YYYY', examples: ['1980-03-04'] },
+    email: { type: 'string' },
+    phone: { type: 'string', description: 'any common format; national numbers are read as US' },
+    entity_type: { type: 'string', description: 'one of the 22 entity types (patient, practitioner, practitioner_role, organization, …, service); default patient' },
+  },
+};
+const CANDIDATE_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    gpid: { type: 'string' },
+    confidence: { type: 'number', minimum: 0, maximum: 1 },
+    match_type: { enum: ['DETERMINISTIC', 'PARTIAL', 'NONE'] },
+    identity_status: { enum: ['ACTIVE', 'SHADOW', 'PROVISIONAL', 'CONFLICT', 'MERGED', 'SPLIT'] },
+    sources: { type: 'array', items: { enum: [...SOURCE_ORIGINS] } },
+  },
+};
+const DECISION_SCHEMA = (prefix: string): JsonSchema => ({
+  type: 'object',
+  additionalProperties: false,
+  properties: { note: { type: 'string', maxLength: 1000 } },
+  description: `Approve (a different principal with identity.approve) or reject a pending ${prefix}_… request.`,
+});
+const CHANGE_RESPONSE_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    request_id: { type: 'string' },
+    kind: { enum: ['merge', 'split'] },
+    status: { enum: ['PENDING', 'APPLIED', 'REJECTED', 'EXPIRED'] },
+    reason: { type: 'string' },
+    requested_by: { type: 'object' },
+    decided_by: { type: ['object', 'null'] },
+    audit: { type: ['object', 'null'], description: 'identity.merged.v1 / identity.split.v1 entry of the hash chain (seq, event_id, hash, prev_hash) once APPLIED' },
+  },
+};
 
 /** The spec's "Identity" table. */
 export const identityRoutes: RouteSpec[] = [
-  { id: 'identity.match', method: 'POST', path: '/api/identity/match', product: 'identity', summary: 'Match demographics; returns candidates with confidence scores and a match type', auth: 'service', scopes: ['identity.match'], rateLimit: { points: 120, per: 'minute' }, successStatus: 200, latency: ['85ms', '220ms'] },
-  { id: 'identity.resolve', method: 'POST', path: '/api/identity/resolve', product: 'identity', summary: 'Resolve or create a GPID', auth: 'service', scopes: ['identity.resolve'], rateLimit: { points: 60, per: 'minute' }, successStatus: 200, latency: ['120ms', '350ms'] },
+  {
+    id: 'identity.match',
+    method: 'POST',
+    path: '/api/identity/match',
+    product: 'identity',
+    summary: 'Match demographics; returns candidates with confidence scores and a match type',
+    auth: 'service',
+    scopes: ['identity.match'],
+    rateLimit: { points: 120, per: 'minute' },
+    successStatus: 200,
+    latency: ['85ms', '220ms'],
+    requestBody: DEMOGRAPHICS_SCHEMA,
+    responseBody: { type: 'object', properties: { match_type: { enum: ['DETERMINISTIC', 'PARTIAL', 'NONE'] }, candidates: { type: 'array', items: CANDIDATE_SCHEMA } } },
+    operation: {
+      document: `query IdentityMatch($input: IdentityDemographicsInput!) { identityMatch(input: $input) { matchType candidates { ${CANDIDATE_FIELDS} } } }`,
+      variables: ({ body }) => ({ input: demographicsInput(body) }),
+      result: (data) => {
+        const match = data['identityMatch'] as { matchType: string; candidates: Parameters<typeof candidateBody>[0][] };
+        return { match_type: match.matchType, candidates: match.candidates.map(candidateBody) };
+      },
+    },
+  },
+  {
+    id: 'identity.resolve',
+    method: 'POST',
+    path: '/api/identity/resolve',
+    product: 'identity',
+    summary: 'Resolve or create a GPID',
+    auth: 'service',
+    scopes: ['identity.resolve'],
+    rateLimit: { points: 60, per: 'minute' },
+    successStatus: 200,
+    latency: ['120ms', '350ms'],
+    requestBody: { ...DEMOGRAPHICS_SCHEMA, required: ['name'], description: `Send the caller's source origin in ${SOURCE_HEADER} (${SOURCE_ORIGINS.join(', ')}).` },
+    responseBody: {
+      type: 'object',
+      properties: {
+        gpid: { type: 'string' },
+        identity_status: { enum: ['ACTIVE', 'SHADOW', 'PROVISIONAL', 'CONFLICT', 'MERGED', 'SPLIT'] },
+        match_type: { enum: ['DETERMINISTIC', 'PARTIAL', 'NONE'] },
+        confidence: { type: 'number' },
+        created: { type: 'boolean' },
+        decision: { enum: ['EXISTING', 'NEW_SHADOW', 'NEW_PROVISIONAL', 'NEW_CONFLICT'] },
+        entity_type: { type: 'string' },
+        subject_gpid: { type: ['string', 'null'] },
+        links: { type: 'array', items: { type: 'string' } },
+        sources: { type: 'array', items: { type: 'string' } },
+        candidates: { type: 'array', items: CANDIDATE_SCHEMA },
+      },
+    },
+    operation: {
+      document: `mutation ResolveIdentity($input: IdentityDemographicsInput!, $source: String!) { resolveIdentity(input: $input, source: $source) { gpid entityType status matchType confidence created decision subjectGpid links sources candidates { ${CANDIDATE_FIELDS} } } }`,
+      variables: (input) => {
+        const source = readSourceHeader(input.headers);
+        return { input: demographicsInput(input.body), source };
+      },
+      result: (data) => {
+        const r = data['resolveIdentity'] as Record<string, unknown> & { candidates: Parameters<typeof candidateBody>[0][] };
+        return {
+          gpid: r['gpid'],
+          identity_status: r['status'],
+          match_type: r['matchType'],
+          confidence: r['confidence'],
+          created: r['created'],
+          decision: r['decision'],
+          entity_type: r['entityType'],
+          subject_gpid: r['subjectGpid'],
+          links: r['links'],
+          sources: r['sources'],
+          candidates: r.candidates.map(candidateBody),
+        };
+      },
+    },
+  },
   {
     id: 'identity.get',
     method: 'GET',
@@ -18,7 +347,10 @@ export const identityRoutes: RouteSpec[] = [
     successStatus: 200,
     latency: ['55ms', '150ms'],
     operation: {
-      document: 'query GetIdentity($gpid: ID!) { identity(gpid: $gpid) { gpid entityType status survivorGpid createdAt updatedAt } }',
+      document:
+        'query GetIdentity($gpid: ID!) { identity(gpid: $gpid) { gpid entityType status mergedInto survivor { gpid status } ' +
+        'sources { source firstConfirmedAt lastConfirmedAt confirmations } relatedGpids lineage { kind gpid requestId reason at } mergedFrom splitFrom ' +
+        'matchHistory(last: 10) { total firstAt lastAt recent { at decision matchType confidence status source subjectGpid } } version createdAt updatedAt } }',
       variables: ({ params }) => {
         const gpid = params['gpid'] ?? '';
         if (!isPatientGpid(gpid) && !isSystemGpid(gpid)) {
@@ -27,13 +359,113 @@ export const identityRoutes: RouteSpec[] = [
         return { gpid };
       },
       result: (data, { params }) => {
-        const record = data['identity'];
+        const record = data['identity'] as Record<string, unknown> | null;
         if (!record) throw new DomainError('NOT_FOUND', `No identity record has GPID ${params['gpid']}.`);
-        const { status, ...rest } = record as Record<string, unknown>;
-        return snakeKeys({ ...rest, identityStatus: status });
+        const survivor = record['survivor'] as { gpid: string; status: string } | null;
+        const history = record['matchHistory'] as { total: number; firstAt: string | null; lastAt: string | null; recent: Record<string, unknown>[] };
+        const lineage = record['lineage'] as Array<{ kind: string; gpid: string; requestId: string; reason: string; at: string }>;
+        return {
+          gpid: record['gpid'],
+          entity_type: record['entityType'],
+          identity_status: record['status'],
+          merged_into: record['mergedInto'],
+          survivor_gpid: survivor?.gpid ?? null,
+          survivor_status: survivor?.status ?? null,
+          sources: snakeKeys(record['sources']),
+          related_gpids: record['relatedGpids'],
+          lineage: {
+            merged_from: record['mergedFrom'],
+            split_from: record['splitFrom'],
+            events: lineage.map((l) => ({ kind: l.kind.toLowerCase(), gpid: l.gpid, request_id: l.requestId, reason: l.reason, at: l.at })),
+          },
+          match_history: {
+            total: history.total,
+            first_at: history.firstAt,
+            last_at: history.lastAt,
+            recent: history.recent.map((h) => ({
+              at: h['at'],
+              decision: h['decision'],
+              match_type: h['matchType'],
+              confidence: h['confidence'],
+              identity_status: h['status'],
+              source: h['source'],
+              subject_gpid: h['subjectGpid'],
+            })),
+          },
+          version: record['version'],
+          created_at: record['createdAt'],
+          updated_at: record['updatedAt'],
+        };
       },
     },
   },
-  { id: 'identity.merge', method: 'POST', path: '/api/identity/merge', product: 'identity', summary: 'Merge GPIDs into a survivor; needs a merge reason; approval required', auth: 'bearer', scopes: ['identity.merge', 'identity.approve'], rateLimit: { points: 10, per: 'minute' }, successStatus: 200, latency: ['300ms', '800ms'] },
-  { id: 'identity.split', method: 'POST', path: '/api/identity/split', product: 'identity', summary: 'Split a falsely merged GPID; needs a split reason; approval required', auth: 'bearer', scopes: ['identity.split', 'identity.approve'], rateLimit: { points: 10, per: 'minute' }, successStatus: 200, latency: ['350ms', '900ms'] },
+  {
+    id: 'identity.merge',
+    method: 'POST',
+    path: '/api/identity/merge',
+    product: 'identity',
+    summary: 'Merge GPIDs into a survivor; needs a merge reason; approval required',
+    auth: 'bearer',
+    scopes: ['identity.merge', 'identity.approve'],
+    rateLimit: { points: 10, per: 'minute' },
+    successStatus: 200,
+    latency: ['300ms', '800ms'],
+    requestBody: {
+      oneOf: [
+        {
+          type: 'object',
+          required: ['survivor_gpid', 'merged_gpids', 'reason'],
+          additionalProperties: false,
+          description: 'Request a merge (identity.merge). Creates a PENDING mrg_… request; nothing changes until another principal approves it.',
+          properties: {
+            survivor_gpid: { type: 'string' },
+            merged_gpids: { type: 'array', items: { type: 'string' }, minItems: 1, maxItems: 20 },
+            reason: { enum: ['deterministic_exact', 'manual_review', 'probabilistic'] },
+            note: { type: 'string', maxLength: 1000 },
+          },
+        },
+        { ...DECISION_SCHEMA('mrg'), required: ['approve'], properties: { approve: { type: 'string', pattern: '^mrg_' }, note: { type: 'string' } } },
+        { ...DECISION_SCHEMA('mrg'), required: ['reject'], properties: { reject: { type: 'string', pattern: '^mrg_' }, note: { type: 'string' } } },
+      ],
+      description: `Every form needs the ${SOURCE_HEADER} header.`,
+    },
+    responseBody: CHANGE_RESPONSE_SCHEMA,
+    operation: {
+      document: (_principal, input) => changeDocument('merge', input),
+      variables: (input) => changeVariables('merge', input),
+      result: (data) => changeResult(data),
+    },
+  },
+  {
+    id: 'identity.split',
+    method: 'POST',
+    path: '/api/identity/split',
+    product: 'identity',
+    summary: 'Split a falsely merged GPID; needs a split reason; approval required',
+    auth: 'bearer',
+    scopes: ['identity.split', 'identity.approve'],
+    rateLimit: { points: 10, per: 'minute' },
+    successStatus: 200,
+    latency: ['350ms', '900ms'],
+    requestBody: {
+      oneOf: [
+        {
+          type: 'object',
+          required: ['gpid', 'reason'],
+          additionalProperties: false,
+          description: 'Request the split of a MERGED GPID from its survivor (identity.split). Creates a PENDING spl_… request.',
+          properties: { gpid: { type: 'string' }, reason: { enum: ['false_merge_detected', 'manual_correction', 'legal_request'] }, note: { type: 'string', maxLength: 1000 } },
+        },
+        { ...DECISION_SCHEMA('spl'), required: ['approve'], properties: { approve: { type: 'string', pattern: '^spl_' }, note: { type: 'string' } } },
+        { ...DECISION_SCHEMA('spl'), required: ['reject'], properties: { reject: { type: 'string', pattern: '^spl_' }, note: { type: 'string' } } },
+      ],
+      description: `Every form needs the ${SOURCE_HEADER} header.`,
+    },
+    responseBody: CHANGE_RESPONSE_SCHEMA,
+    operation: {
+      document: (_principal, input) => changeDocument('split', input),
+      variables: (input) => changeVariables('split', input),
+      result: (data) => changeResult(data),
+    },
+  },
 ];

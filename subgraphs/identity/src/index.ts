@@ -1,17 +1,25 @@
 import { assembleSubgraph, type SubgraphDefinition } from '@svc/platform';
-import { IdentityRecordEntity } from './entities/identity-record.js';
-import { migrations } from './migrations/m001-identity-records.js';
+import { IdentityService } from './identity-service.js';
+import { migrations } from './migrations/index.js';
 import { buildIdentitySchema } from './schema/index.js';
 
 /** The GPID registry: match, resolve, get, merge and split. */
 export const identitySubgraph: SubgraphDefinition = {
   name: 'identity',
   defaultPort: 4102,
-  create: (runtime) =>
-    assembleSubgraph(runtime, {
+  create: (runtime) => {
+    let service: IdentityService | undefined;
+    return assembleSubgraph(runtime, {
       name: 'identity',
-      entities: [IdentityRecordEntity],
+      entities: [],
       migrations,
-      buildSchema: buildIdentitySchema,
-    }),
+      buildSchema: (services) => buildIdentitySchema((service = new IdentityService(services))),
+      async startWorkers() {
+        await service!.start();
+        return async () => {};
+      },
+    });
+  },
 };
+
+export { IdentityService } from './identity-service.js';

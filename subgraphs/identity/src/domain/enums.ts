@@ -21,13 +21,27 @@ export const IDENTITY_STATUS_DESCRIPTIONS: Readonly<Record<IdentityStatus, strin
   SPLIT: 'Split from a parent GPID after a false merge; pending verification.',
 };
 
-/** The 8 source origins a caller declares in the `X-Svc-Source` header. */
-export const SOURCE_ORIGINS = ['pulse', 'provider', 'lake', 'cms', 'beacon', 'prime', 'catalyst', 'tefca'] as const;
-export type SourceOrigin = (typeof SOURCE_ORIGINS)[number];
+/**
+ * The 8 source origins a caller declares in the `X-Svc-Source` header. Defined once in the platform
+ * (every write path reads the header); re-exported here as part of the identity vocabulary.
+ */
+export { SOURCE_ORIGINS, isSourceOrigin, type SourceOrigin } from '../../../../platform/src/source-origins.js';
+import type { SourceOrigin } from '../../../../platform/src/source-origins.js';
 
-export function isSourceOrigin(value: unknown): value is SourceOrigin {
-  return typeof value === 'string' && (SOURCE_ORIGINS as readonly string[]).includes(value);
-}
+/**
+ * Product code (PRD) of system GPIDs `{PRD}-{TYPE}-{N}` by the source origin that created the
+ * entity: the product behind each origin. Patients never use it (their GPID is `SVC-XXXXXXXX`).
+ */
+export const SOURCE_PRODUCT_CODES: Readonly<Record<SourceOrigin, string>> = {
+  pulse: 'PLS',
+  provider: 'PRV',
+  lake: 'LAKE',
+  cms: 'CMS',
+  beacon: 'BCN',
+  prime: 'PRM',
+  catalyst: 'CAT',
+  tefca: 'TEFCA',
+};
 
 /** Reasons accepted by Merge. */
 export const MERGE_REASONS = ['deterministic_exact', 'manual_review', 'probabilistic'] as const;

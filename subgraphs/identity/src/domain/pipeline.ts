@@ -12,7 +12,8 @@
  * the registry, retrying on a concurrent write.
  */
 import { DomainError, validationError } from '../../../../platform/src/errors.js';
-import { isSourceOrigin, type IdentityStatus, type MatchType, type SourceOrigin } from './enums.js';
+import { isSourceOrigin, SOURCE_PRODUCT_CODES, type IdentityStatus, type MatchType, type SourceOrigin } from './enums.js';
+import { entityTypeById, formatSystemGpid, isEntityTypeId, type EntityTypeId } from './entity-types.js';
 import { FIELD_NAMES, type FieldName } from './fields.js';
 import { Fingerprinter, type FingerprintKeyRing } from './fingerprint.js';
 import type { DayMonthOrder } from './normalize/dob.js';
@@ -22,6 +23,7 @@ import {
   type IdentityRecord,
   type IdentityRegistry,
   type RegistryChange,
+  type ResolutionOutcome,
   type StatusTransition,
 } from './registry.js';
 import { acceptDemographics, type DemographicsInput } from './stage1-demographics.js';
@@ -76,13 +78,21 @@ export interface MatchResult {
   candidates: MatchCandidate[];
 }
 
-export interface ResolveContext {
+export interface MatchOptions {
+  /** Which of the 22 entity types to match among. Default `patient`. */
+  entityType?: EntityTypeId | string | null;
+}
+
+export interface ResolveContext extends MatchOptions {
   /** Source origin of the caller (the X-Svc-Source header). */
   source: SourceOrigin | string | null | undefined;
+  /** Opaque reference of who asks (the partner GPID), handed to storage with the decision. */
+  actor?: string | null;
 }
 
 export interface ResolveResult {
   gpid: string;
+  entityType: EntityTypeId;
   status: IdentityStatus;
   created: boolean;
   decision: ResolveDecisionKind;
@@ -92,6 +102,8 @@ export interface ResolveResult {
   confidence: number;
   /** Related GPIDs recorded for review (PROVISIONAL and CONFLICT). */
   links: string[];
+  /** The existing GPID the subject matched (see `ResolutionOutcome.subjectGpid`). */
+  subjectGpid: string | null;
   /** Candidates at or above the partial threshold, best first. */
   candidates: MatchCandidate[];
   /** Every status change this resolve made, creation included. */
@@ -101,7 +113,7 @@ export interface ResolveResult {
 
 export interface IdentityPipeline {
   /** Stages 1–4: candidates with confidence and match type. Query only. */
-  match(input: DemographicsInput): Promise<MatchResult>;
+  match(input: DemographicsInput, options?: MatchOptions): Promise<MatchResult>;
   /** Stages 1–6: the GPID of these demographics, existing or new. */
   resolve(input: DemographicsInput, context: ResolveContext): Promise<ResolveResult>;
 }
@@ -153,6 +165,24 @@ function checkSource(source: ResolveContext['source']): SourceOrigin {
   return source;
 }
 
+function checkEntityType(value: MatchOptions['entityType']): EntityTypeId {
+  if (value === undefined || value === null || value === '') return 'patient';
+  if (!isEntityTypeId(value)) {
+    throw validationError([{ field: 'entity_type', message: 'must be one of the 22 entity types (patient, practitioner, organization, …, service)' }]);
+  }
+  return value;
+}
+
+/**
+ * Keeps the entity types apart: blocking keys of non-patient entities are prefixed with the type
+ * code, so a lookup only ever meets records of its own type (patient keys stay unprefixed).
+ */
+function scopeToEntityType(fingerprints: DemographicFingerprints, entityType: EntityTypeId): DemographicFingerprints {
+  if (entityType === 'patient') return fingerprints;
+  const code = entityTypeById(entityType)!.code;
+  return { fields: fingerprints.fields, blockingKeys: fingerprints.blockingKeys.map((key) => `${code}|${key}`) };
+}
+
 /** Builds the pipeline over a registry. Stateless apart from the registry. */
 export function createIdentityPipeline(options: IdentityPipelineOptions): IdentityPipeline {
   const fingerprinter = new Fingerprinter(options.keyRing);
@@ -164,37 +194,63 @@ export function createIdentityPipeline(options: IdentityPipelineOptions): Identi
   const registry = options.registry;
 
   /** Stages 1 and 2: validated demographics turned into keyed fingerprints. */
-  function prepare(input: DemographicsInput, purpose: 'match' | 'resolve') {
+  function prepare(input: DemographicsInput, purpose: 'match' | 'resolve', entityType: EntityTypeId) {
     const demographics = acceptDemographics(input, {
       purpose,
       now: now(),
       defaultCountry: options.defaultCountry ?? 'US',
       dobOrder: options.dobOrder ?? 'MDY',
     });
-    return fingerprintDemographics(demographics, fingerprinter);
+    const { write, probe } = fingerprintDemographics(demographics, fingerprinter);
+    return { write: scopeToEntityType(write, entityType), probe: scopeToEntityType(probe, entityType) };
   }
 
   /** Stages 3 and 4: candidates from the registry, scored, best first. */
-  async function candidatesFor(probe: DemographicFingerprints) {
-    const found = await lookupCandidates(registry, probe, maxCandidates);
+  async function candidatesFor(from: IdentityRegistry, probe: DemographicFingerprints, entityType: EntityTypeId) {
+    const found = (await lookupCandidates(from, probe, maxCandidates)).filter((c) => c.record.entityType === entityType);
     return { found, scored: scoreCandidates(probe.fields, found, { model, thresholds }) };
   }
 
-  async function match(input: DemographicsInput): Promise<MatchResult> {
-    const { probe } = prepare(input, 'match');
-    const { scored } = await candidatesFor(probe);
+  /** Stage 5's GPID for a new record: a patient GPID, or the next system GPID of (product, type). */
+  async function allocateGpid(from: IdentityRegistry, entityType: EntityTypeId, source: SourceOrigin): Promise<string> {
+    if (entityType === 'patient') return options.newGpid();
+    const product = SOURCE_PRODUCT_CODES[source];
+    return formatSystemGpid(product, entityType, await from.nextSequence(product, entityType));
+  }
+
+  async function match(input: DemographicsInput, matchOptions: MatchOptions = {}): Promise<MatchResult> {
+    const entityType = checkEntityType(matchOptions.entityType);
+    const { probe } = prepare(input, 'match', entityType);
+    const { scored } = await candidatesFor(registry, probe, entityType);
     const candidates = scored.filter((c) => c.deterministic || c.confidence >= thresholds.candidateFloor).slice(0, maxResults);
     return { matchType: candidates[0]?.matchType ?? 'NONE', candidates: candidates.map(toMatchCandidate) };
   }
 
   async function resolve(input: DemographicsInput, context: ResolveContext): Promise<ResolveResult> {
     const source = checkSource(context.source);
-    const fingerprints = prepare(input, 'resolve');
+    const entityType = checkEntityType(context.entityType);
+    const actor = context.actor ?? null;
+    const fingerprints = prepare(input, 'resolve', entityType);
+    // Every key this resolve reads or writes: a concurrent resolve of the same person shares some.
+    const lockKeys = [...new Set([...fingerprints.probe.blockingKeys, ...fingerprints.write.blockingKeys])];
+    return registry.exclusive
+      ? registry.exclusive(lockKeys, (bound) => resolveIn(bound, fingerprints, source, entityType, actor))
+      : resolveIn(registry, fingerprints, source, entityType, actor);
+  }
 
+  async function resolveIn(
+    from: IdentityRegistry,
+    fingerprints: { write: DemographicFingerprints; probe: DemographicFingerprints },
+    source: SourceOrigin,
+    entityType: EntityTypeId,
+    actor: string | null,
+  ): Promise<ResolveResult> {
     for (let attempt = 1; ; attempt++) {
-      const { found, scored } = await candidatesFor(fingerprints.probe);
+      const { found, scored } = await candidatesFor(from, fingerprints.probe, entityType);
       const records = new Map(found.map((c) => [c.record.gpid, c.record]));
-      const decision = decideResolution(scored, { newGpid: options.newGpid, thresholds });
+      // The GPID of a new record is allocated after the decision (system GPIDs come from storage).
+      const decided = decideResolution(scored, { newGpid: () => '', thresholds });
+      const decision = decided.kind === 'EXISTING' ? decided : { ...decided, gpid: await allocateGpid(from, entityType, source) };
       const at = now().toISOString();
       const transitions: StatusTransition[] = [];
       const change: { inserts: IdentityRecord[]; updates: Array<{ record: IdentityRecord; expectedVersion: number }> } = {
@@ -223,12 +279,14 @@ export function createIdentityPipeline(options: IdentityPipelineOptions): Identi
         });
         result = {
           gpid: stored.gpid,
+          entityType,
           status: verified.status,
           created: false,
           decision: decision.kind,
           matchType: decision.matchType,
           confidence: round4(decision.confidence),
           links: [...stored.links],
+          subjectGpid: stored.gpid,
           candidates: reviewCandidates,
           transitions,
           sources: verified.sources,
@@ -238,7 +296,7 @@ export function createIdentityPipeline(options: IdentityPipelineOptions): Identi
         const status = decision.status;
         const record: IdentityRecord = {
           gpid: decision.gpid,
-          entityType: 'patient',
+          entityType,
           status,
           fields: fingerprints.write.fields,
           blockingKeys: fingerprints.write.blockingKeys,
@@ -268,21 +326,36 @@ export function createIdentityPipeline(options: IdentityPipelineOptions): Identi
         }
         result = {
           gpid: record.gpid,
+          entityType,
           status,
           created: true,
           decision: decision.kind,
           matchType: 'NONE',
           confidence: round4(scored[0]?.confidence ?? 0),
           links: [...links],
+          subjectGpid: links[0] ?? null,
           candidates: reviewCandidates,
           transitions,
           sources: [source],
         };
       }
 
-      const commit: RegistryChange = { ...change, transitions };
+      const resolution: ResolutionOutcome = {
+        gpid: result.gpid,
+        entityType,
+        status: result.status,
+        decision: result.decision,
+        matchType: result.matchType,
+        confidence: result.confidence,
+        created: result.created,
+        subjectGpid: result.subjectGpid,
+        source,
+        actor,
+        at,
+      };
+      const commit: RegistryChange = { ...change, transitions, resolution };
       try {
-        await registry.commit(commit);
+        await from.commit(commit);
         return result;
       } catch (error) {
         if (attempt < MAX_COMMIT_ATTEMPTS && isRetryableRegistryConflict(error)) continue;

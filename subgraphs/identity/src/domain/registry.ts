@@ -9,10 +9,12 @@
  * keyed blocking keys (see `fingerprint.ts`, `fields.ts`).
  */
 import { DomainError } from '../../../../platform/src/errors.js';
-import type { IdentityStatus, SourceOrigin } from './enums.js';
+import type { IdentityStatus, MatchType, SourceOrigin } from './enums.js';
 import type { EntityTypeId } from './entity-types.js';
 import type { FieldSets } from './fields.js';
+import { KeyedMutex } from './keyed-mutex.js';
 import type { TransitionTrigger } from './state-machine.js';
+import type { ResolveDecisionKind } from './stage5-assign.js';
 
 export interface IdentityRecord {
   readonly gpid: string;
@@ -49,6 +51,33 @@ export interface RegistryCandidate {
   keyHits: number;
 }
 
+/**
+ * What one resolve decided. The storage layer keeps it, in the same transaction as the records, as
+ * match history, as a source confirmation and as the `identity.match` event.
+ */
+export interface ResolutionOutcome {
+  /** The GPID the subject resolved to (existing or new). */
+  gpid: string;
+  entityType: EntityTypeId;
+  /** Status of `gpid` after the resolve. */
+  status: IdentityStatus;
+  decision: ResolveDecisionKind;
+  matchType: MatchType;
+  confidence: number;
+  created: boolean;
+  /**
+   * The existing registry GPID the subject's demographics matched: `gpid` itself when an existing
+   * record was returned, the closest linked record when a new PROVISIONAL or CONFLICT record was
+   * created, null when nothing matched (new SHADOW record).
+   */
+  subjectGpid: string | null;
+  source: SourceOrigin;
+  /** Opaque reference of who asked (the partner GPID); stored with the history, never interpreted. */
+  actor: string | null;
+  /** ISO 8601 time of the decision. */
+  at: string;
+}
+
 /** One atomic write: everything or nothing. */
 export interface RegistryChange {
   inserts: readonly IdentityRecord[];
@@ -56,6 +85,8 @@ export interface RegistryChange {
   updates: ReadonlyArray<{ record: IdentityRecord; expectedVersion: number }>;
   /** The status changes this write performs (the storage layer may write them to its outbox). */
   transitions: readonly StatusTransition[];
+  /** Set by resolve: its decision, for history, confirmations and events in the same transaction. */
+  resolution?: ResolutionOutcome;
 }
 
 /** What the storage layer must provide. */
@@ -73,6 +104,20 @@ export interface IdentityRegistry {
    * is not the stored one, or `gpid_taken` when an insert reuses a GPID; nothing is written then.
    */
   commit(change: RegistryChange): Promise<void>;
+  /**
+   * The next number of the system GPID sequence of (product, entity type), starting at 1. Inside
+   * `exclusive` it belongs to the same unit of work as the commit (a rolled-back resolve returns it).
+   */
+  nextSequence(product: string, entityType: EntityTypeId): Promise<number>;
+  /**
+   * Optional: runs `work` holding `keys` exclusively, with a registry bound to one unit of work
+   * (a database transaction). Holders of overlapping key sets run one after the other, in this
+   * process and, for shared storage, across processes; so two concurrent resolves of one person
+   * (whose blocking keys overlap) cannot both create a record. Implementations may run `work` again
+   * after a retryable conflict. Without it the pipeline still retries lost updates, but two
+   * simultaneous first resolves of one person could create two records.
+   */
+  exclusive?<T>(keys: readonly string[], work: (registry: IdentityRegistry) => Promise<T>): Promise<T>;
 }
 
 export type RegistryConflictReason = 'stale_version' | 'gpid_taken' | 'not_found';
@@ -108,8 +153,12 @@ function freeze(record: IdentityRecord): IdentityRecord {
 export class InMemoryIdentityRegistry implements IdentityRegistry {
   private readonly records = new Map<string, IdentityRecord>();
   private readonly index = new Map<string, Set<string>>();
+  private readonly sequences = new Map<string, number>();
+  private readonly locks = new KeyedMutex();
   /** Every committed status change, in order (handy in tests). */
   readonly transitions: StatusTransition[] = [];
+  /** Every committed resolve decision, in order. */
+  readonly resolutions: ResolutionOutcome[] = [];
 
   get size(): number {
     return this.records.size;
@@ -151,6 +200,19 @@ export class InMemoryIdentityRegistry implements IdentityRegistry {
     for (const record of change.inserts) this.write(record);
     for (const { record } of change.updates) this.write(record);
     this.transitions.push(...change.transitions);
+    if (change.resolution) this.resolutions.push(change.resolution);
+  }
+
+  async nextSequence(product: string, entityType: EntityTypeId): Promise<number> {
+    const key = `${product}\u001f${entityType}`;
+    const next = (this.sequences.get(key) ?? 0) + 1;
+    this.sequences.set(key, next);
+    return next;
+  }
+
+  /** Serializes overlapping key sets in this process (the map is the unit of work). */
+  exclusive<T>(keys: readonly string[], work: (registry: IdentityRegistry) => Promise<T>): Promise<T> {
+    return this.locks.run(keys, () => work(this));
   }
 
   private write(record: IdentityRecord): void {

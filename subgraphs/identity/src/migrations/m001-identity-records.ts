@@ -1,5 +1,6 @@
 import { SchemaMigration, createOutboxTable } from '@svc/platform';
 
+/** The outbox and a first records table (replaced by m002 before any write path existed). */
 export class M001IdentityRecords extends SchemaMigration {
   override async up(): Promise<void> {
     this.schema((s) => createOutboxTable(s, 'identity'));
@@ -15,5 +16,3 @@ export class M001IdentityRecords extends SchemaMigration {
     );
   }
 }
-
-export const migrations = [{ name: 'm001-identity-records', class: M001IdentityRecords }];

@@ -1,10 +1,21 @@
 import type { GraphQLSchema } from 'graphql';
-import { createSubgraphBuilder, type SubgraphServices } from '@svc/platform';
-import { defineIdentity } from './identity.js';
+import { createSubgraphBuilder } from '@svc/platform';
+import type { IdentityService } from '../identity-service.js';
+import { defineAudit } from './audit.js';
+import { defineAuditEntry, defineChanges } from './changes.js';
+import { defineIdentity, defineIdentityEnums, identityLoaders } from './identity.js';
+import { defineMatchAndResolve } from './match-resolve.js';
 
 /** The identity subgraph's federated schema. */
-export function buildIdentitySchema(_services: SubgraphServices): GraphQLSchema {
+export function buildIdentitySchema(service: IdentityService): GraphQLSchema {
   const builder = createSubgraphBuilder();
-  defineIdentity(builder);
+  builder.mutationType({});
+  const loaders = identityLoaders(service);
+  const enums = defineIdentityEnums(builder);
+  const IdentityType = defineIdentity(builder, service, loaders, enums);
+  defineMatchAndResolve(builder, service, loaders, enums, IdentityType);
+  const AuditEntry = defineAuditEntry(builder);
+  defineChanges(builder, service, loaders, IdentityType, AuditEntry);
+  defineAudit(builder, service, AuditEntry);
   return builder.toSubGraphSchema({ linkUrl: 'https://specs.apollo.dev/federation/v2.6' });
 }

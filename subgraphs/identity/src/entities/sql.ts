@@ -1,0 +1,76 @@
+import type { Knex } from '@mikro-orm/knex';
+import { isPostgres, type Orm } from '@svc/platform';
+
+/**
+ * The identity subgraph's way to the database: MikroORM's knex, optionally bound to one transaction,
+ * plus the two dialect differences the repositories care about (dates and raw results).
+ * Dates are written the way MikroORM writes them (epoch milliseconds on SQLite, timestamptz on
+ * PostgreSQL), so rows stay readable by MikroORM entities too.
+ */
+export class Sql {
+  private constructor(
+    readonly knex: Knex,
+    readonly trx: Knex.Transaction | null,
+    readonly postgres: boolean,
+  ) {}
+
+  static of(orm: Orm): Sql {
+    const knex = (orm.em.getConnection() as unknown as { getKnex(): Knex }).getKnex();
+    return new Sql(knex, null, isPostgres(orm));
+  }
+
+  /** A query builder on `table`, inside this transaction when there is one. */
+  table(name: string): Knex.QueryBuilder {
+    return this.trx ? this.trx(name) : this.knex(name);
+  }
+
+  /** Raw SQL (with `?` bindings); returns the rows on both dialects. */
+  async rows<T = Record<string, unknown>>(sql: string, bindings: readonly unknown[] = []): Promise<T[]> {
+    const result = (await (this.trx ?? this.knex).raw(sql, bindings as Knex.RawBinding[])) as unknown;
+    if (Array.isArray(result)) return result as T[];
+    return ((result as { rows?: T[] }).rows ?? []) as T[];
+  }
+
+  get inTransaction(): boolean {
+    return this.trx !== null;
+  }
+
+  /** Runs `work` in a transaction (or in the current one). */
+  async transaction<T>(work: (sql: Sql) => Promise<T>): Promise<T> {
+    if (this.trx) return work(this);
+    return this.knex.transaction((trx) => work(new Sql(this.knex, trx, this.postgres)));
+  }
+
+  /** A date as this dialect stores it. */
+  date(value: Date): Date | number {
+    return this.postgres ? value : value.getTime();
+  }
+}
+
+/** A stored date (Date, epoch ms or text) as a Date. */
+export function readDate(value: unknown): Date {
+  if (value instanceof Date) return value;
+  if (typeof value === 'number') return new Date(value);
+  if (typeof value === 'bigint') return new Date(Number(value));
+  if (typeof value === 'string') return /^\d+$/.test(value) ? new Date(Number(value)) : new Date(value);
+  throw new TypeError(`Not a stored date: ${String(value)}`);
+}
+
+/** A stored JSON column (parsed by the PostgreSQL driver, text on SQLite). */
+export function readJson<T>(value: unknown): T {
+  return (typeof value === 'string' ? JSON.parse(value) : value) as T;
+}
+
+/** Splits a list into chunks (bound parameters are limited per statement). */
+export function chunks<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+/** PostgreSQL errors after which the whole transaction may simply be run again. */
+export function isRetryableDatabaseError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  // 40001 serialization failure, 40P01 deadlock, 23505 unique violation (a racing insert of the same key).
+  return code === '40001' || code === '40P01' || code === '23505';
+}

@@ -1,0 +1,472 @@
+/**
+ * The identity subgraph's application layer: the domain pipeline over the SQL registry, plus merge,
+ * split, the two-person rule, the audit chain and the events. Resolvers call this; it owns the
+ * transactions. Every write path:
+ *
+ * - runs in one transaction with its outbox events (no change without its event, and no event
+ *   without its change), then wakes the outbox relay;
+ * - records the caller's `X-Svc-Source` as a confirmation of every GPID it touches;
+ * - notes the GPID boundary header once per partner, path and day
+ *   (`identity.boundary_headers.observed`, evidence for the partner certification).
+ */
+import {
+  DomainError,
+  hasScope,
+  isOperator,
+  makeEvent,
+  newId,
+  newPatientGpid,
+  type Principal,
+  type SubgraphServices,
+} from '@svc/platform';
+import {
+  assertIndependentApprover,
+  canonicalJson,
+  CHANGE_REQUEST_TTL_DAYS,
+  checkMergeable,
+  checkSplittable,
+  createIdentityPipeline,
+  isRetryableRegistryConflict,
+  KeyedMutex,
+  planMerge,
+  planSplit,
+  readMergeRequest,
+  readSplitRequest,
+  type ChangeActor,
+  type DemographicsInput,
+  type IdentityPipeline,
+  type IdentityRecord,
+  type MatchResult,
+  type MatchType,
+  type RegistryChange,
+  type ResolveResult,
+  type SourceOrigin,
+  type StatusTransition,
+} from './domain/index.js';
+import { appendAudit, listAudit, verifyAudit, type StoredAuditEntry } from './entities/audit-log.js';
+import { observeBoundaryHeader } from './entities/boundary-observations.js';
+import { decideChangeRequest, getChangeRequest, getChangeRequests, insertChangeRequest, listChangeRequests, type ChangeKind, type ChangeRequest, type ChangeStatus } from './entities/change-requests.js';
+import { assertFingerprintKey } from './entities/key-checks.js';
+import { addLineage, latestContribution, lineageOf, type LineageEvent } from './entities/lineage.js';
+import { historySummaries, recentHistory, recordResolution, type MatchHistoryEntry, type MatchHistorySummary } from './entities/match-history.js';
+import { stageEvent } from './entities/outbox.js';
+import { confirmSources, inheritConfirmations, sourcesOf, type SourceConfirmation } from './entities/sources.js';
+import { SqlIdentityRegistry } from './entities/sql-registry.js';
+import { isRetryableDatabaseError, Sql } from './entities/sql.js';
+import { loadFingerprintKeyRing } from './fingerprint-key.js';
+
+/** The REST path of each write operation, as the boundary-header evidence names it. */
+export const WRITE_PATHS = {
+  resolve: '/api/identity/resolve',
+  merge: '/api/identity/merge',
+  split: '/api/identity/split',
+} as const;
+
+/** Event types this subgraph emits. */
+export const IDENTITY_EVENTS = {
+  match: 'identity.match',
+  merge: 'identity.merge',
+  merged: 'identity.merged.v1',
+  split: 'identity.split.v1',
+  statusChanged: 'identity.status.changed',
+  boundaryObserved: 'identity.boundary_headers.observed',
+} as const;
+
+const DAY_MS = 86_400_000;
+const MAX_TRANSACTION_ATTEMPTS = 5;
+
+export function actorOf(principal: Principal): ChangeActor {
+  return {
+    kind: principal.kind,
+    partnerGpid: principal.partnerGpid,
+    credentialId: principal.clientId ?? principal.tokenId ?? null,
+    operator: isOperator(principal),
+  };
+}
+
+/** The merge reason's match type in the `identity.match` events of a merge. */
+function mergeMatchType(reason: string): MatchType {
+  return reason === 'deterministic_exact' ? 'DETERMINISTIC' : 'PARTIAL';
+}
+
+function actorPayload(actor: ChangeActor) {
+  return { kind: actor.kind, partner_gpid: actor.partnerGpid, credential_id: actor.credentialId };
+}
+
+export interface AppliedChange {
+  request: ChangeRequest;
+  audit: StoredAuditEntry | null;
+}
+
+export class IdentityService {
+  readonly sql: Sql;
+  readonly registry: SqlIdentityRegistry;
+  readonly pipeline: IdentityPipeline;
+  private readonly keyRing;
+
+  constructor(private readonly services: SubgraphServices) {
+    this.sql = Sql.of(services.orm);
+    this.keyRing = loadFingerprintKeyRing(services.runtime.config);
+    this.registry = new SqlIdentityRegistry(this.sql, { locks: new KeyedMutex(), effects: (tx, change) => this.resolutionEffects(tx, change) });
+    this.pipeline = createIdentityPipeline({ registry: this.registry, keyRing: this.keyRing, newGpid: newPatientGpid });
+  }
+
+  /** Refuses to run with a fingerprint key other than the registry's (see key-checks.ts). */
+  async start(): Promise<void> {
+    const current = this.keyRing.keys.find((k) => k.version === this.keyRing.current)!;
+    await assertFingerprintKey(this.sql, current.version, current.secret);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Match and resolve
+  // -------------------------------------------------------------------------------------------
+
+  /** Stages 1–4: candidates. Writes nothing at all. */
+  match(input: DemographicsInput, entityType: string | null): Promise<MatchResult> {
+    return this.pipeline.match(input, { entityType });
+  }
+
+  /** Stages 1–6 in one transaction with history, confirmation and events. */
+  async resolve(principal: Principal, input: DemographicsInput, options: { source: SourceOrigin; entityType: string | null }): Promise<ResolveResult> {
+    const result = await this.pipeline.resolve(input, { source: options.source, entityType: options.entityType, actor: principal.partnerGpid });
+    this.services.publishCommitted();
+    return result;
+  }
+
+  /** What a resolve writes beside the records, in the same transaction. */
+  private async resolutionEffects(tx: Sql, change: RegistryChange): Promise<void> {
+    const resolution = change.resolution;
+    if (!resolution) return;
+    const at = new Date(resolution.at);
+    await confirmSources(tx, [resolution.gpid], resolution.source, at);
+    await recordResolution(tx, resolution);
+    await stageEvent(
+      tx,
+      makeEvent(
+        IDENTITY_EVENTS.match,
+        resolution.actor,
+        { event: IDENTITY_EVENTS.match, gpid: resolution.gpid, match_type: resolution.matchType, identity_status: resolution.status, subject_gpid: resolution.subjectGpid },
+        at,
+      ),
+    );
+    await this.stageTransitions(tx, change.transitions, resolution.actor, at);
+    if (resolution.actor) await this.observeBoundary(tx, resolution.actor, WRITE_PATHS.resolve, resolution.source, at);
+  }
+
+  private async stageTransitions(tx: Sql, transitions: readonly StatusTransition[], partnerGpid: string | null, at: Date): Promise<void> {
+    for (const t of transitions) {
+      if (t.from === null) continue; // a creation is announced by identity.match
+      await stageEvent(
+        tx,
+        makeEvent(IDENTITY_EVENTS.statusChanged, partnerGpid, { event: IDENTITY_EVENTS.statusChanged, gpid: t.gpid, from: t.from, to: t.to, trigger: t.trigger, source: t.source }, at),
+      );
+    }
+  }
+
+  private async observeBoundary(tx: Sql, partnerGpid: string, path: string, source: SourceOrigin, at: Date): Promise<void> {
+    if (await observeBoundaryHeader(tx, partnerGpid, path, source, at)) {
+      await stageEvent(tx, makeEvent(IDENTITY_EVENTS.boundaryObserved, partnerGpid, { event: IDENTITY_EVENTS.boundaryObserved, partner_gpid: partnerGpid, source, path }, at));
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Reads
+  // -------------------------------------------------------------------------------------------
+
+  records(gpids: readonly string[]): Promise<Map<string, IdentityRecord>> {
+    return this.registry.getMany(gpids);
+  }
+
+  sources(gpids: readonly string[]): Promise<Map<string, SourceConfirmation[]>> {
+    return sourcesOf(this.sql, gpids);
+  }
+
+  lineage(gpids: readonly string[]): Promise<Map<string, LineageEvent[]>> {
+    return lineageOf(this.sql, gpids);
+  }
+
+  historySummaries(gpids: readonly string[]): Promise<Map<string, MatchHistorySummary>> {
+    return historySummaries(this.sql, gpids);
+  }
+
+  recentHistory(gpid: string, limit: number): Promise<MatchHistoryEntry[]> {
+    return recentHistory(this.sql, gpid, limit);
+  }
+
+  /** Where a MERGED record's identity lives now: follows `mergedInto` to the end (bounded). */
+  async terminalSurvivor(record: IdentityRecord): Promise<IdentityRecord | null> {
+    let current = record;
+    const seen = new Set([record.gpid]);
+    while (current.mergedInto) {
+      if (seen.has(current.mergedInto) || seen.size > 32) break;
+      seen.add(current.mergedInto);
+      const next = await this.registry.get(current.mergedInto);
+      if (!next) break;
+      current = next;
+    }
+    return current.gpid === record.gpid ? null : current;
+  }
+
+  changeRequest(id: string): Promise<ChangeRequest | null> {
+    return getChangeRequest(this.sql, id, new Date());
+  }
+
+  changeRequestsById(ids: readonly string[]): Promise<Map<string, ChangeRequest>> {
+    return getChangeRequests(this.sql, ids, new Date());
+  }
+
+  changeRequests(options: { status: ChangeStatus | null; kind: ChangeKind | null; size: number; beforeId: string | null; partnerGpid?: string | null }): Promise<ChangeRequest[]> {
+    return listChangeRequests(this.sql, { ...options, now: new Date() });
+  }
+
+  verifyAudit() {
+    return verifyAudit(this.sql);
+  }
+
+  auditEntries(options: { afterSeq: number; size: number; types?: readonly string[] | null }) {
+    return listAudit(this.sql, options);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Merge and split: request, then approve (or reject) by a second principal
+  // -------------------------------------------------------------------------------------------
+
+  /** Runs `work` in a transaction, again on a retryable conflict, then publishes its events. */
+  private async write<T>(work: (tx: Sql, registry: SqlIdentityRegistry) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const result = await this.sql.transaction((tx) => work(tx, this.registry.bind(tx)));
+        this.services.publishCommitted();
+        return result;
+      } catch (error) {
+        if (attempt < MAX_TRANSACTION_ATTEMPTS && (isRetryableRegistryConflict(error) || isRetryableDatabaseError(error))) continue;
+        throw error;
+      }
+    }
+  }
+
+  private static async existing(registry: SqlIdentityRegistry, gpids: readonly string[], lock: boolean): Promise<Map<string, IdentityRecord>> {
+    const found = await registry.getMany(gpids, { lock });
+    const missing = gpids.filter((g) => !found.has(g));
+    if (missing.length > 0) {
+      throw new DomainError('NOT_FOUND', `No identity record has GPID ${missing.join(', ')}.`, { details: { unknown_gpids: missing } });
+    }
+    return found;
+  }
+
+  /** A pending merge (`mrg_…`): validated now, applied only when another principal approves it. */
+  async requestMerge(principal: Principal, raw: { survivorGpid?: unknown; mergedGpids?: unknown; reason?: unknown; note?: unknown }, source: SourceOrigin): Promise<ChangeRequest> {
+    const input = readMergeRequest(raw);
+    const actor = actorOf(principal);
+    return this.write(async (tx, registry) => {
+      const records = await IdentityService.existing(registry, [input.survivorGpid, ...input.mergedGpids], false);
+      checkMergeable(records.get(input.survivorGpid)!, input.mergedGpids.map((g) => records.get(g)!));
+      const now = new Date();
+      const request: ChangeRequest = {
+        id: newId('mrg', now.getTime()),
+        kind: 'merge',
+        status: 'PENDING',
+        reason: input.reason,
+        note: input.note,
+        survivorGpid: input.survivorGpid,
+        gpids: input.mergedGpids,
+        requestedBy: actor,
+        requestedSource: source,
+        requestedAt: now,
+        expiresAt: new Date(now.getTime() + CHANGE_REQUEST_TTL_DAYS * DAY_MS),
+        decidedBy: null,
+        decidedSource: null,
+        decidedAt: null,
+        decisionNote: null,
+        auditSeq: null,
+      };
+      await insertChangeRequest(tx, request);
+      if (principal.partnerGpid) await this.observeBoundary(tx, principal.partnerGpid, WRITE_PATHS.merge, source, now);
+      return request;
+    });
+  }
+
+  /** A pending split (`spl_…`) of a MERGED GPID from its survivor. */
+  async requestSplit(principal: Principal, raw: { gpid?: unknown; reason?: unknown; note?: unknown }, source: SourceOrigin): Promise<ChangeRequest> {
+    const input = readSplitRequest(raw);
+    const actor = actorOf(principal);
+    return this.write(async (tx, registry) => {
+      const record = (await IdentityService.existing(registry, [input.gpid], false)).get(input.gpid)!;
+      const survivor = record.mergedInto ? await registry.get(record.mergedInto) : undefined;
+      checkSplittable(record, survivor);
+      const now = new Date();
+      const request: ChangeRequest = {
+        id: newId('spl', now.getTime()),
+        kind: 'split',
+        status: 'PENDING',
+        reason: input.reason,
+        note: input.note,
+        survivorGpid: survivor.gpid,
+        gpids: [input.gpid],
+        requestedBy: actor,
+        requestedSource: source,
+        requestedAt: now,
+        expiresAt: new Date(now.getTime() + CHANGE_REQUEST_TTL_DAYS * DAY_MS),
+        decidedBy: null,
+        decidedSource: null,
+        decidedAt: null,
+        decisionNote: null,
+        auditSeq: null,
+      };
+      await insertChangeRequest(tx, request);
+      if (principal.partnerGpid) await this.observeBoundary(tx, principal.partnerGpid, WRITE_PATHS.split, source, now);
+      return request;
+    });
+  }
+
+  private static async pending(tx: Sql, requestId: string, now: Date): Promise<ChangeRequest> {
+    const request = await getChangeRequest(tx, requestId, now, { lock: true });
+    if (!request) throw new DomainError('NOT_FOUND', `No merge or split request has id ${requestId}.`);
+    if (request.status !== 'PENDING') {
+      throw new DomainError('CONFLICT', `Request ${requestId} is ${request.status}${request.status === 'EXPIRED' ? ` (it expired at ${request.expiresAt.toISOString()})` : ''}; only a PENDING request can be decided.`, {
+        details: { request_id: requestId, status: request.status },
+      });
+    }
+    return request;
+  }
+
+  /**
+   * The second principal's approval: checks the two-person rule, applies the merge or split in one
+   * transaction with its audit entry (identity.merged.v1 / identity.split.v1) and events.
+   */
+  async approve(principal: Principal, requestId: string, source: SourceOrigin, note: string | null): Promise<AppliedChange> {
+    const approver = actorOf(principal);
+    return this.write(async (tx, registry) => {
+      const now = new Date();
+      const request = await IdentityService.pending(tx, requestId, now);
+      assertIndependentApprover(request.requestedBy, approver);
+      const at = now.toISOString();
+      const sources = [...new Set([request.requestedSource, source])];
+      const audit = request.kind === 'merge'
+        ? await this.applyMerge(tx, registry, request, { approver, source, note, at, sources })
+        : await this.applySplit(tx, registry, request, { approver, source, note, at, sources });
+      if (!(await decideChangeRequest(tx, request.id, { status: 'APPLIED', decidedBy: approver, decidedSource: source, decidedAt: now, decisionNote: note, auditSeq: audit.seq }))) {
+        throw new DomainError('CONFLICT', `Request ${requestId} was decided concurrently.`);
+      }
+      if (principal.partnerGpid) await this.observeBoundary(tx, principal.partnerGpid, WRITE_PATHS[request.kind], source, now);
+      return {
+        request: { ...request, status: 'APPLIED', decidedBy: approver, decidedSource: source, decidedAt: now, decisionNote: note, auditSeq: audit.seq },
+        audit,
+      };
+    });
+  }
+
+  private async applyMerge(
+    tx: Sql,
+    registry: SqlIdentityRegistry,
+    request: ChangeRequest,
+    decision: { approver: ChangeActor; source: SourceOrigin; note: string | null; at: string; sources: SourceOrigin[] },
+  ): Promise<StoredAuditEntry> {
+    const survivorGpid = request.survivorGpid!;
+    const records = await IdentityService.existing(registry, [survivorGpid, ...request.gpids], true);
+    const plan = planMerge(records.get(survivorGpid)!, request.gpids.map((g) => records.get(g)!), { at: decision.at, sources: decision.sources });
+    await registry.commit(plan.change);
+    const when = new Date(decision.at);
+    for (const merged of plan.merged) {
+      await addLineage(tx, { kind: 'merge', survivorGpid, gpid: merged.gpid, requestId: request.id, reason: request.reason, at: when, contribution: plan.contributions.get(merged.gpid) ?? null });
+    }
+    await inheritConfirmations(tx, request.gpids, survivorGpid);
+    for (const source of decision.sources) await confirmSources(tx, [survivorGpid, ...request.gpids], source, when);
+    const partnerGpid = request.requestedBy.partnerGpid;
+    const payload = {
+      event: 'identity.merged.v1',
+      request_id: request.id,
+      survivor_gpid: survivorGpid,
+      merged_gpids: request.gpids,
+      reason: request.reason,
+      note: request.note,
+      survivor_status: plan.survivor.status,
+      requested_by: actorPayload(request.requestedBy),
+      requested_source: request.requestedSource,
+      requested_at: request.requestedAt.toISOString(),
+      approved_by: actorPayload(decision.approver),
+      approved_source: decision.source,
+      approval_note: decision.note,
+      merged_at: decision.at,
+    };
+    const event = makeEvent(IDENTITY_EVENTS.merged, partnerGpid, payload, when);
+    const audit = await appendAudit(tx, { eventId: event.id, type: event.type, occurredAt: event.occurred_at, payload: canonicalJson(payload), partnerGpid });
+    await stageEvent(tx, { ...event, data: { ...payload, audit_seq: audit.seq, audit_hash: audit.hash } });
+    await stageEvent(tx, makeEvent(IDENTITY_EVENTS.merge, partnerGpid, { event: IDENTITY_EVENTS.merge, survivor_gpid: survivorGpid, merged_gpids: request.gpids, merged_at: decision.at }, when));
+    for (const merged of plan.merged) {
+      await stageEvent(
+        tx,
+        makeEvent(IDENTITY_EVENTS.match, partnerGpid, { event: IDENTITY_EVENTS.match, gpid: survivorGpid, match_type: mergeMatchType(request.reason), identity_status: plan.survivor.status, subject_gpid: merged.gpid }, when),
+      );
+    }
+    await this.stageTransitions(tx, plan.change.transitions, partnerGpid, when);
+    return audit;
+  }
+
+  private async applySplit(
+    tx: Sql,
+    registry: SqlIdentityRegistry,
+    request: ChangeRequest,
+    decision: { approver: ChangeActor; source: SourceOrigin; note: string | null; at: string; sources: SourceOrigin[] },
+  ): Promise<StoredAuditEntry> {
+    const gpid = request.gpids[0]!;
+    const restored = (await IdentityService.existing(registry, [gpid], true)).get(gpid)!;
+    const survivor = restored.mergedInto ? (await registry.getMany([restored.mergedInto], { lock: true })).get(restored.mergedInto) : undefined;
+    const contribution = survivor ? await latestContribution(tx, gpid, survivor.gpid) : null;
+    const plan = planSplit(restored, survivor, contribution, { at: decision.at, sources: decision.sources });
+    await registry.commit(plan.change);
+    const when = new Date(decision.at);
+    await addLineage(tx, { kind: 'split', survivorGpid: plan.survivor.gpid, gpid, requestId: request.id, reason: request.reason, at: when });
+    for (const source of decision.sources) await confirmSources(tx, [gpid, plan.survivor.gpid], source, when);
+    const partnerGpid = request.requestedBy.partnerGpid;
+    const payload = {
+      event: 'identity.split.v1',
+      request_id: request.id,
+      gpid,
+      split_from_gpid: plan.survivor.gpid,
+      identity_status: plan.restored.status,
+      reason: request.reason,
+      note: request.note,
+      requested_by: actorPayload(request.requestedBy),
+      requested_source: request.requestedSource,
+      requested_at: request.requestedAt.toISOString(),
+      approved_by: actorPayload(decision.approver),
+      approved_source: decision.source,
+      approval_note: decision.note,
+      split_at: decision.at,
+    };
+    const event = makeEvent(IDENTITY_EVENTS.split, partnerGpid, payload, when);
+    const audit = await appendAudit(tx, { eventId: event.id, type: event.type, occurredAt: event.occurred_at, payload: canonicalJson(payload), partnerGpid });
+    await stageEvent(tx, { ...event, data: { ...payload, audit_seq: audit.seq, audit_hash: audit.hash } });
+    await stageEvent(
+      tx,
+      makeEvent(IDENTITY_EVENTS.match, partnerGpid, { event: IDENTITY_EVENTS.match, gpid, match_type: 'NONE', identity_status: plan.restored.status, subject_gpid: plan.survivor.gpid }, when),
+    );
+    await this.stageTransitions(tx, plan.change.transitions, partnerGpid, when);
+    return audit;
+  }
+
+  /**
+   * Declines a pending request: the requester may withdraw it (same credential), or an independent
+   * principal holding identity.approve may reject it. Nothing in the registry changes.
+   */
+  async reject(principal: Principal, requestId: string, source: SourceOrigin, note: string | null): Promise<ChangeRequest> {
+    const decider = actorOf(principal);
+    return this.write(async (tx) => {
+      const now = new Date();
+      const request = await IdentityService.pending(tx, requestId, now);
+      const withdrawal = decider.credentialId !== null && decider.credentialId === request.requestedBy.credentialId;
+      if (!withdrawal) {
+        if (!hasScope(principal.scopes, 'identity.approve')) {
+          throw new DomainError('INSUFFICIENT_SCOPE', 'Only the requester (withdrawing it) or a principal with identity.approve may reject a request.');
+        }
+        assertIndependentApprover(request.requestedBy, decider);
+      }
+      if (!(await decideChangeRequest(tx, request.id, { status: 'REJECTED', decidedBy: decider, decidedSource: source, decidedAt: now, decisionNote: note, auditSeq: null }))) {
+        throw new DomainError('CONFLICT', `Request ${requestId} was decided concurrently.`);
+      }
+      if (principal.partnerGpid) await this.observeBoundary(tx, principal.partnerGpid, WRITE_PATHS[request.kind], source, now);
+      return { ...request, status: 'REJECTED' as const, decidedBy: decider, decidedSource: source, decidedAt: now, decisionNote: note };
+    });
+  }
+}

@@ -1,0 +1,8 @@
+import { M001IdentityRecords } from './m001-identity-records.js';
+import { M002IdentityRegistry } from './m002-identity-registry.js';
+
+/** The identity subgraph's migration history, oldest first. */
+export const migrations = [
+  { name: 'm001-identity-records', class: M001IdentityRecords },
+  { name: 'm002-identity-registry', class: M002IdentityRegistry },
+];

@@ -1,0 +1,135 @@
+import { DomainError, isSourceOrigin, SOURCE_ORIGINS, validationError, type Principal, type SubgraphBuilder } from '@svc/platform';
+import type { DemographicsInput, MatchCandidate, MatchResult, ResolveResult, SourceOrigin } from '../domain/index.js';
+import type { IdentityService } from '../identity-service.js';
+import type { IdentityEnums, IdentityLoaders, IdentityTypeRef } from './identity.js';
+
+interface DemographicsArgs {
+  name?: string | null;
+  nameParts?: { given?: string | null; middle?: string | null; family?: string | null } | null;
+  dob?: string | null;
+  email?: string | null;
+  phone?: string | null;
+  entityType?: string | null;
+}
+
+/** The GraphQL input as the domain's demographics (name as text or as parts, not both). */
+function demographicsOf(input: DemographicsArgs): DemographicsInput {
+  if (input.name && input.nameParts) throw validationError([{ field: 'name', message: 'give either name (text) or nameParts, not both' }]);
+  const parts = input.nameParts
+    ? Object.fromEntries(Object.entries(input.nameParts).filter(([, v]) => v !== null && v !== undefined))
+    : null;
+  return { name: parts ?? input.name ?? null, dob: input.dob ?? null, email: input.email ?? null, phone: input.phone ?? null };
+}
+
+/**
+ * The Service credential class of match and resolve, enforced here as on the REST facade: a
+ * service principal (platform operated) or an OAuth client_credentials access token.
+ */
+export function assertServiceCredential(principal: Principal): void {
+  if (principal.kind !== 'service' && principal.clientId === undefined) {
+    throw new DomainError('FORBIDDEN', 'Identity match and resolve require a service credential: an OAuth client_credentials access token.');
+  }
+}
+
+/** The `source` argument: one of the 8 origins (the X-Svc-Source header on REST). */
+export function sourceArg(source: string): SourceOrigin {
+  if (!isSourceOrigin(source)) throw validationError([{ field: 'source', message: `must be one of ${SOURCE_ORIGINS.join(', ')}` }]);
+  return source;
+}
+
+/** identityMatch (query only) and resolveIdentity. */
+export function defineMatchAndResolve(builder: SubgraphBuilder, service: IdentityService, loaders: IdentityLoaders, enums: IdentityEnums, IdentityType: IdentityTypeRef) {
+  const NameParts = builder.inputType('IdentityNamePartsInput', {
+    description: 'A structured name.',
+    fields: (t) => ({ given: t.string(), middle: t.string(), family: t.string() }),
+  });
+  const Demographics = builder.inputType('IdentityDemographicsInput', {
+    description: 'Demographics to match or resolve. At least one of name, dob, email, phone; resolve needs a name. Never stored in clear.',
+    fields: (t) => ({
+      name: t.string({ description: 'Free text: "Given Middle Family" or "Family, Given Middle".' }),
+      nameParts: t.field({ type: NameParts, description: 'The name as parts (instead of name).' }),
+      dob: t.string({ description: 'Date of birth: ISO 8601 (1980-03-04) or a common written form; ambiguous numeric dates read as MM/DD/YYYY.' }),
+      email: t.string(),
+      phone: t.string({ description: 'Any common format; national numbers are read as US.' }),
+      entityType: t.string({ description: 'One of the 22 entity types (identityEntityTypes); default patient.' }),
+    }),
+  });
+
+  const Candidate = builder.objectRef<MatchCandidate>('IdentityCandidate').implement({
+    description: 'A registry record that may be the subject, with its confidence.',
+    fields: (t) => ({
+      gpid: t.exposeID('gpid'),
+      confidence: t.exposeFloat('confidence', { description: 'Probability in [0, 1] that this record is the subject, competing with the other candidates.' }),
+      matchType: t.field({ type: enums.Match, resolve: (c) => c.matchType }),
+      status: t.field({ type: enums.Status, resolve: (c) => c.status }),
+      sources: t.stringList({ description: 'Source origins that confirmed the record.', resolve: (c) => [...c.sources] }),
+      agreement: t.field({ type: 'JSONObject', description: 'Which level each comparison landed on (given, family, nameOrder, dob, email, phone).', resolve: (c) => ({ ...c.agreement }) }),
+      identity: t.field({ type: IdentityType, nullable: true, description: 'The full record (needs identity.read).', resolve: (c, _a, ctx) => loaders.record(ctx).load(c.gpid) }),
+    }),
+  });
+
+  const MatchResultType = builder.objectRef<MatchResult>('IdentityMatchResult').implement({
+    description: 'What Match found: nothing is created or changed.',
+    fields: (t) => ({
+      matchType: t.field({ type: enums.Match, description: "The best candidate's match type; NONE without candidates.", resolve: (m) => m.matchType }),
+      candidates: t.field({ type: [Candidate], description: 'Best first, at most 10, confidence at least 0.05.', resolve: (m) => m.candidates }),
+    }),
+  });
+
+  const Decision = builder.enumType('IdentityResolveDecision', {
+    description: 'What resolve did.',
+    values: {
+      EXISTING: { description: 'Returned an existing GPID (one strong candidate).' },
+      NEW_SHADOW: { description: 'Created a SHADOW record: no candidate.' },
+      NEW_PROVISIONAL: { description: 'Created a PROVISIONAL record linked to partial candidates for review.' },
+      NEW_CONFLICT: { description: 'Created a CONFLICT record: two or more strong candidates (duplicate detection).' },
+    } as const,
+  });
+
+  const Resolution = builder.objectRef<ResolveResult>('IdentityResolution').implement({
+    description: 'The GPID of the subject, existing or new, and how it was decided.',
+    fields: (t) => ({
+      gpid: t.exposeID('gpid'),
+      entityType: t.exposeString('entityType'),
+      status: t.field({ type: enums.Status, resolve: (r) => r.status }),
+      matchType: t.field({ type: enums.Match, description: 'DETERMINISTIC or PARTIAL for an existing record; NONE for a new one.', resolve: (r) => r.matchType }),
+      confidence: t.exposeFloat('confidence'),
+      created: t.exposeBoolean('created'),
+      decision: t.field({ type: Decision, resolve: (r) => r.decision }),
+      subjectGpid: t.exposeID('subjectGpid', { nullable: true, description: 'The existing GPID the subject matched: gpid itself, the closest linked record of a new PROVISIONAL/CONFLICT record, or null.' }),
+      links: t.idList({ description: 'GPIDs linked for review.', resolve: (r) => r.links }),
+      sources: t.stringList({ description: 'Source origins that confirmed the record.', resolve: (r) => r.sources }),
+      candidates: t.field({ type: [Candidate], description: 'Candidates at or above the partial threshold, best first.', resolve: (r) => r.candidates }),
+      identity: t.field({ type: IdentityType, nullable: true, description: 'The full record (needs identity.read).', resolve: (r, _a, ctx) => loaders.record(ctx).load(r.gpid) }),
+    }),
+  });
+
+  builder.queryFields((t) => ({
+    identityMatch: t.field({
+      type: MatchResultType,
+      description: 'Match demographics against the registry: candidates with confidence scores. Query only: creates and changes nothing.',
+      args: { input: t.arg({ type: Demographics, required: true }) },
+      authScopes: { scope: 'identity.match' },
+      resolve: (_root, { input }, ctx) => {
+        assertServiceCredential(ctx.principal);
+        return service.match(demographicsOf(input), input.entityType ?? null);
+      },
+    }),
+  }));
+
+  builder.mutationFields((t) => ({
+    resolveIdentity: t.field({
+      type: Resolution,
+      description: 'Resolve demographics to a GPID, creating a record when none matches. `source` is the X-Svc-Source origin; a second independent origin makes a record ACTIVE.',
+      args: {
+        input: t.arg({ type: Demographics, required: true }),
+        source: t.arg.string({ required: true, description: `The caller's source origin: ${SOURCE_ORIGINS.join(', ')}.` }),
+      },
+      authScopes: { scope: 'identity.resolve' },
+      resolve: (_root, { input, source }, ctx) => {
+        assertServiceCredential(ctx.principal);
+        return service.resolve(ctx.principal, demographicsOf(input), { source: sourceArg(source), entityType: input.entityType ?? null });
+      },
+    }),
+  }));
+}
