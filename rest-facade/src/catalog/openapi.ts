@@ -146,6 +146,10 @@ function operationOf(route: RouteSpec, limits: Limits): Document {
   const responses: Document = { [String(route.successStatus)]: success };
   const codes = ['400', ...(route.auth === 'none' ? [] : ['401', '403']), '404', '422', '429', '500', ...(route.operation ? [] : ['501']), '503'];
   for (const code of codes) {
+    if (route.errorFormat === 'oauth' && (code === '400' || code === '401')) {
+      responses[code] = { description: 'RFC 6749 §5.2 error', content: { 'application/json': { schema: refTo('schemas', 'OAuthError') } } };
+      continue;
+    }
     // A deprecated path carries its deprecation headers on errors too, so its errors are spelled out.
     responses[code] = route.deprecated
       ? errorResponse(code, fhir, headerRefs([...(code === '429' ? TOO_MANY_HEADERS : []), ...deprecationHeaders]))
@@ -169,7 +173,9 @@ function operationOf(route: RouteSpec, limits: Limits): Document {
   };
   if (parameters.length > 0) operation['parameters'] = parameters;
   if (route.requestBody) {
-    operation['requestBody'] = { required: true, content: { [fhir ? 'application/fhir+json' : 'application/json']: { schema: route.requestBody } } };
+    // DELETE takes its input from the query string as well; a body is optional there.
+    const mediaType = route.requestContentType ?? (fhir ? 'application/fhir+json' : 'application/json');
+    operation['requestBody'] = { required: route.method !== 'DELETE', content: { [mediaType]: { schema: route.requestBody } } };
   }
   if (route.latency) operation['x-latency-pair'] = [...route.latency];
   if (route.deprecated) {
@@ -223,7 +229,19 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[], spec: string,
           flows: { clientCredentials: { tokenUrl: '/oauth/token', scopes: Object.fromEntries(SCOPE_CATALOG.map((entry) => [entry.scope, entry.description])) } },
         },
       },
-      schemas: { Problem: PROBLEM, FieldError: FIELD_ERROR, OperationOutcome: OPERATION_OUTCOME },
+      schemas: {
+        Problem: PROBLEM,
+        FieldError: FIELD_ERROR,
+        OperationOutcome: OPERATION_OUTCOME,
+        OAuthError: {
+          type: 'object',
+          required: ['error'],
+          properties: {
+            error: { type: 'string', enum: ['invalid_request', 'invalid_client', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_scope'] },
+            error_description: { type: 'string' },
+          },
+        },
+      },
       headers: { ...RATE_LIMIT_HEADERS, 'Retry-After': header('Seconds to wait before retrying.'), ...DEPRECATION_HEADERS },
       responses: errorResponseComponents(),
     },
