@@ -167,3 +167,22 @@ describe('a deprecated route before its sunset', () => {
     expect(res.headers['link']).toContain('</tefca/xcpd/search>'.replace('</', `<${t.config.publicUrl}/`));
   });
 });
+
+describe('an address that keeps presenting bad credentials', () => {
+  let t: TestSystem;
+  beforeAll(async () => {
+    t = await bootSystem();
+  });
+  afterAll(() => t?.close());
+
+  it('is refused with 429 before any lookup once it has failed 30 times in a minute', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 31; i++) statuses.push((await t.request({ url: '/cms/tokens', token: `svc_pat_made-up-${i}` })).statusCode);
+    expect(statuses.slice(0, 30).every((s) => s === 401)).toBe(true);
+    expect(statuses[30]).toBe(429);
+    const refused = await t.request({ url: '/cms/tokens', token: 'svc_pat_another' });
+    expect(refused.statusCode).toBe(429);
+    expect(refused.json()).toMatchObject({ code: 'RATE_LIMITED', policy: 'auth_failures', limit: 30 });
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+  });
+});

@@ -3,7 +3,7 @@ import { ANONYMOUS, DomainError, FACADE_PRINCIPAL, hasAnyScope, isAuthenticated,
 import type { RouteInput, RouteResult, RouteSpec } from './routes/route.js';
 import type { FacadeGateway } from './gateway-client.js';
 import type { RateLimiter } from './rate-limit.js';
-import { rateLimitHeaders } from './rate-limit.js';
+import { rateLimitHeaders, type LimitState } from './rate-limit.js';
 import { deprecationHeaders, isSunset } from './deprecation.js';
 import { sendDomainError, sendError } from './render-error.js';
 import { sendOAuthError } from './render-oauth-error.js';
@@ -41,6 +41,26 @@ function errorFromGateway(errors: readonly { message: string; extensions?: Recor
   return new DomainError('INTERNAL', 'The request could not be completed.');
 }
 
+function rateLimited(state: LimitState, reply: FastifyReply): DomainError {
+  const retryAfter = Math.max(1, Math.ceil(state.resetMs / 1000));
+  reply.header('retry-after', String(retryAfter));
+  return new DomainError('RATE_LIMITED', `Rate limit exceeded (${state.limit} per ${state.windowSeconds}s, ${state.policy} policy); retry after ${retryAfter}s.`, {
+    details: { policy: state.policy, limit: state.limit, window_seconds: state.windowSeconds, retry_after: retryAfter },
+  });
+}
+
+/** Authenticate through the gateway, refusing an address that keeps presenting bad credentials. */
+async function authenticate(req: FastifyRequest, reply: FastifyReply, deps: HandlerDeps, requestId: string): Promise<Principal> {
+  const blocked = await deps.limiter?.authFailuresExceeded(req.ip);
+  if (blocked) throw rateLimited(blocked, reply);
+  try {
+    return await deps.gateway.authenticate(req.headers.authorization, requestId);
+  } catch (err) {
+    if (err instanceof DomainError && (err.code === 'INVALID_TOKEN' || err.code === 'UNAUTHENTICATED')) await deps.limiter?.recordAuthFailure(req.ip);
+    throw err;
+  }
+}
+
 /**
  * The one handler every route shares: deprecation, authentication, rate limits, scopes, then the
  * route's gateway operation, with its result and errors mapped to HTTP.
@@ -58,19 +78,12 @@ export function routeHandler(route: RouteSpec, deps: HandlerDeps) {
           });
         }
       }
-      const authorization = req.headers.authorization;
-      const principal = route.auth === 'none' ? ANONYMOUS : await deps.gateway.authenticate(authorization, requestId);
+      const principal = route.auth === 'none' ? ANONYMOUS : await authenticate(req, reply, deps, requestId);
       req.log = req.log.child({ partner: principal.partnerGpid, tokenId: principal.tokenId });
 
       const decision = deps.limiter ? await deps.limiter.check(route, principal.partnerGpid ? `partner:${principal.partnerGpid}` : `ip:${req.ip}`) : null;
       if (decision) reply.headers(rateLimitHeaders(decision));
-      if (decision && !decision.allowed) {
-        const retryAfter = Math.max(1, Math.ceil(decision.binding.resetMs / 1000));
-        reply.header('retry-after', String(retryAfter));
-        throw new DomainError('RATE_LIMITED', `Rate limit exceeded (${decision.binding.limit} per ${decision.binding.windowSeconds}s, ${decision.binding.policy} policy); retry after ${retryAfter}s.`, {
-          details: { policy: decision.binding.policy, limit: decision.binding.limit, window_seconds: decision.binding.windowSeconds, retry_after: retryAfter },
-        });
-      }
+      if (decision && !decision.allowed) throw rateLimited(decision.binding, reply);
       assertCredentialClass(route, principal);
 
       const operation = route.operation;

@@ -5,9 +5,12 @@ import { PRODUCT_LIMITS } from './routes/table.js';
 
 const SECONDS: Record<RateLimit['per'], number> = { second: 1, minute: 60, hour: 3600 };
 
+/** Failed authentications one client address may make per minute before it is refused outright. */
+const AUTH_FAILURES: RateLimit = { points: 30, per: 'minute' };
+
 /** One named limit applied to a request, and where the subject stands against it. */
 export interface LimitState {
-  policy: 'route' | 'partner' | 'burst';
+  policy: 'route' | 'partner' | 'burst' | 'auth_failures';
   limit: number;
   windowSeconds: number;
   remaining: number;
@@ -60,6 +63,24 @@ export class RateLimiter {
     const pool = denied.length > 0 ? denied : all;
     const binding = pool.reduce((a, b) => (b.remaining < a.remaining || (b.remaining === a.remaining && b.resetMs > a.resetMs) ? b : a));
     return { allowed: denied.length === 0, binding, all };
+  }
+
+  /**
+   * Whether an address has failed authentication too often lately. Checked before the credential
+   * lookup, so a flood of made-up tokens costs one counter read each, not a database query.
+   */
+  async authFailuresExceeded(address: string): Promise<LimitState | null> {
+    const res = await this.limiter('auth-failures', AUTH_FAILURES).get(address);
+    if (!res || res.consumedPoints < AUTH_FAILURES.points) return null;
+    return { policy: 'auth_failures', limit: AUTH_FAILURES.points, windowSeconds: SECONDS[AUTH_FAILURES.per], remaining: 0, resetMs: res.msBeforeNext };
+  }
+
+  async recordAuthFailure(address: string): Promise<void> {
+    await this.limiter('auth-failures', AUTH_FAILURES)
+      .consume(address)
+      .catch((rejection: unknown) => {
+        if (!(rejection instanceof RateLimiterRes)) throw rejection;
+      });
   }
 
   private limiter(key: string, limit: RateLimit): RateLimiterAbstract {
