@@ -1,4 +1,4 @@
-import { DomainError, type FieldError } from '../../../../platform/src/errors.js';
+import { DomainError, type FieldError } from '@svc/platform';
 import { asRecord } from './input-readers.js';
 import {
   ONBOARDING_STEPS,

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { safeEqual, sha256Hex } from '../../../../platform/src/auth/secrets.js';
+import { safeEqual, sha256Hex } from '@svc/platform';
 
 /** Prefix of application resume secrets, so a leaked one is recognisable by secret scanners. */
 export const RESUME_TOKEN_PREFIX = 'svc_app';

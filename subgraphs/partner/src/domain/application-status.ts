@@ -1,4 +1,4 @@
-import { DomainError, validationError } from '../../../../platform/src/errors.js';
+import { DomainError, validationError } from '@svc/platform';
 
 /**
  * Lifecycle of a partner application.

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import type { FieldError } from '../../../../platform/src/errors.js';
+import type { FieldError } from '@svc/platform';
 import { normalizeEmail } from './email-address.js';
 import { isBlank } from './input-readers.js';
 import { currentLegalDocument, findLegalDocument, LEGAL_TEMPLATE_VERSION } from './legal-documents.js';

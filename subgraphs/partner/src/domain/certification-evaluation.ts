@@ -1,4 +1,4 @@
-import { DomainError, type FieldError } from '../../../../platform/src/errors.js';
+import { DomainError, type FieldError } from '@svc/platform';
 import type { CertificationChecklist, CertificationItem, EvidenceKind } from './certification-checklists.js';
 import { asRecord } from './input-readers.js';
 import { invalid, valid, type ValidationResult } from './validation-result.js';

@@ -1,4 +1,4 @@
-import type { EventEnvelope } from '../../../../platform/src/events/envelope.js';
+import { isSourceOrigin, type EventEnvelope } from '@svc/platform';
 
 /**
  * Which bus events are evidence for which certification items. Producers in other subgraphs emit
@@ -6,11 +6,9 @@ import type { EventEnvelope } from '../../../../platform/src/events/envelope.js'
  * documented in this folder's README so producers know the names and fields to send.
  */
 
-/** The eight GPID source origins accepted in X-Svc-Source. */
-export const GPID_SOURCE_ORIGINS = ['pulse', 'provider', 'lake', 'cms', 'beacon', 'prime', 'catalyst', 'tefca'] as const;
-
 /** Write events that must carry the GPID boundary headers; `data.source` is the X-Svc-Source sent. */
 export const BOUNDARY_WRITE_EVENTS = [
+  'identity.boundary_headers.observed',
   'identity.resolved',
   'identity.merged.v1',
   'identity.split.v1',
@@ -68,7 +66,7 @@ export function evidenceFromEvent(event: EventEnvelope): EvidenceObservation[] {
     default: {
       if (!(BOUNDARY_WRITE_EVENTS as readonly string[]).includes(event.type)) return [];
       const source = data['source'];
-      if (typeof source !== 'string' || !(GPID_SOURCE_ORIGINS as readonly string[]).includes(source)) return [];
+      if (!isSourceOrigin(source)) return [];
       return [{ item_id: 'gpid_boundary_headers', detail: `${event.type} with X-Svc-Source: ${source} (${requestRef}).` }];
     }
   }

@@ -1,4 +1,4 @@
-import { isValidScope } from '../../../../platform/src/auth/scopes.js';
+import { isValidScope } from '@svc/platform';
 
 /** A credential as the least-privilege check sees it. */
 export interface ScopedCredential {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { makeEvent } from '../../../../platform/src/events/envelope.js';
+import { makeEvent } from '@svc/platform';
 import { evidenceFromEvent } from './certification-evidence-rules.js';
 import { assessLeastPrivilege, overbroadScopeReason } from './certification-least-privilege.js';
 

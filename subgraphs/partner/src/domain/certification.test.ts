@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DomainError } from '../../../../platform/src/errors.js';
+import { DomainError } from '@svc/platform';
 import {
   CERTIFICATION_CHECKLISTS,
   IDENTITY_CHECKLIST,

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { DomainError } from '../../../../platform/src/errors.js';
+import { DomainError } from '@svc/platform';
 
 /** Version of the legal templates in force. A reworded text is a new version, never an edit. */
 export const LEGAL_TEMPLATE_VERSION = 'v2026-03';

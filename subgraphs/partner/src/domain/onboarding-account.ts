@@ -1,4 +1,4 @@
-import type { FieldError } from '../../../../platform/src/errors.js';
+import type { FieldError } from '@svc/platform';
 import { asRecord, isBlank } from './input-readers.js';
 import { LEGAL_TEMPLATE_VERSION, currentLegalDocument } from './legal-documents.js';
 import { checkPasswordStrength, type PasswordContext } from './password-policy.js';

@@ -1,4 +1,4 @@
-import type { FieldError } from '../../../../platform/src/errors.js';
+import type { FieldError } from '@svc/platform';
 import { normalizeEmail } from './email-address.js';
 import { asRecord, isBlank } from './input-readers.js';
 import { npiProblem, npiProblemMessage } from './npi.js';

@@ -1,4 +1,4 @@
-import type { FieldError } from '../../../../platform/src/errors.js';
+import type { FieldError } from '@svc/platform';
 import { asRecord } from './input-readers.js';
 import { validateAccountStep, type AccountStep } from './onboarding-account.js';
 import { validateIntegrationStep, type IntegrationStep } from './onboarding-integration.js';

@@ -1,4 +1,4 @@
-import type { FieldError } from '../../../../platform/src/errors.js';
+import type { FieldError } from '@svc/platform';
 import { COMMON_LONG_PASSWORDS, COMMON_PASSWORD_STEMS } from './common-passwords.js';
 import { emailLocalPart } from './email-address.js';
 import { codePointLength } from './input-readers.js';

@@ -1,4 +1,4 @@
-import type { FieldError } from '../../../../platform/src/errors.js';
+import type { FieldError } from '@svc/platform';
 import { codePointLength, isBlank, normalizeSpaces } from './input-readers.js';
 
 /** Bounds and wording for one free-text field. */

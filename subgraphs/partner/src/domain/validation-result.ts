@@ -1,4 +1,4 @@
-import { validationError, type FieldError } from '../../../../platform/src/errors.js';
+import { validationError, type FieldError } from '@svc/platform';
 
 /**
  * Outcome of validating one input. Validators return this instead of throwing so that a caller can
