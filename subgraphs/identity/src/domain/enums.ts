@@ -25,8 +25,8 @@ export const IDENTITY_STATUS_DESCRIPTIONS: Readonly<Record<IdentityStatus, strin
  * The 8 source origins a caller declares in the `X-Svc-Source` header. Defined once in the platform
  * (every write path reads the header); re-exported here as part of the identity vocabulary.
  */
-export { SOURCE_ORIGINS, isSourceOrigin, type SourceOrigin } from '../../../../platform/src/source-origins.js';
-import type { SourceOrigin } from '../../../../platform/src/source-origins.js';
+export { SOURCE_ORIGINS, isSourceOrigin, type SourceOrigin } from '@svc/platform';
+import type { SourceOrigin } from '@svc/platform';
 
 /**
  * Product code (PRD) of system GPIDs `{PRD}-{TYPE}-{N}` by the source origin that created the

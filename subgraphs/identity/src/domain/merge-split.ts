@@ -11,8 +11,7 @@
  * Both need two people: one principal requests, a different one approves (`assertIndependentApprover`).
  * Storage, transactions, audit and events belong to the layer above.
  */
-import { DomainError, validationError, type FieldError } from '../../../../platform/src/errors.js';
-import { isPatientGpid, isSystemGpid } from '../../../../platform/src/ids.js';
+import { DomainError, validationError, type FieldError, isPatientGpid, isSystemGpid } from '@svc/platform';
 import { MERGE_REASONS, SPLIT_REASONS, type MergeReason, type SourceOrigin, type SplitReason } from './enums.js';
 import { FIELD_NAMES, type FieldName, type FieldSets } from './fields.js';
 import { MAX_BLOCKING_KEYS_PER_RECORD, MAX_VALUES_PER_FIELD } from './pipeline.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DomainError } from '../../../../platform/src/errors.js';
+import { DomainError } from '@svc/platform';
 import { InMemoryIdentityRegistry, registryConflict, type RegistryChange } from './registry.js';
 import { KEY_1, KEY_2, ROBERT, sequentialGpids, testPipeline } from './test-support.js';
 

@@ -11,7 +11,7 @@
  * Match runs stages 1–4 and writes nothing. Resolve runs all six and commits one atomic change to
  * the registry, retrying on a concurrent write.
  */
-import { DomainError, validationError } from '../../../../platform/src/errors.js';
+import { DomainError, validationError } from '@svc/platform';
 import { isSourceOrigin, SOURCE_PRODUCT_CODES, type IdentityStatus, type MatchType, type SourceOrigin } from './enums.js';
 import { entityTypeById, formatSystemGpid, isEntityTypeId, type EntityTypeId } from './entity-types.js';
 import { FIELD_NAMES, type FieldName } from './fields.js';

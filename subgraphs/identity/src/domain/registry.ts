@@ -8,7 +8,7 @@
  * A record holds no clear demographics: only keyed fingerprints per comparison field and the
  * keyed blocking keys (see `fingerprint.ts`, `fields.ts`).
  */
-import { DomainError } from '../../../../platform/src/errors.js';
+import { DomainError } from '@svc/platform';
 import type { IdentityStatus, MatchType, SourceOrigin } from './enums.js';
 import type { EntityTypeId } from './entity-types.js';
 import type { FieldSets } from './fields.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DomainError } from '../../../../platform/src/errors.js';
+import { DomainError } from '@svc/platform';
 import { acceptDemographics, validateDemographics } from './stage1-demographics.js';
 import { NOW } from './test-support.js';
 

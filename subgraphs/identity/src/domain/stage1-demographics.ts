@@ -3,7 +3,7 @@
  * by field and parses each into a typed value: name parts, a calendar date, a syntactically valid
  * email, an E.164 phone. Every problem is reported at once as a field-level error.
  */
-import { validationError, type FieldError } from '../../../../platform/src/errors.js';
+import { validationError, type FieldError } from '@svc/platform';
 import { parseDob, type CalendarDate, type DayMonthOrder } from './normalize/dob.js';
 import { parseEmail } from './normalize/email.js';
 import { parseName, type NameParts, type ParsedName } from './normalize/names.js';

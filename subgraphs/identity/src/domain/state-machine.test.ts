@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DomainError } from '../../../../platform/src/errors.js';
+import { DomainError } from '@svc/platform';
 import { IDENTITY_STATUSES } from './enums.js';
 import { INITIAL_STATUSES, STATUS_TRANSITIONS, assertTransition, canTransition, nextStatuses } from './state-machine.js';
 

@@ -2,7 +2,7 @@
  * Identity status state machine. The transitions are data so that the schema layer, the storage
  * layer and the documentation all read the same table; `assertTransition` is the only gate.
  */
-import { DomainError } from '../../../../platform/src/errors.js';
+import { DomainError } from '@svc/platform';
 import type { IdentityStatus } from './enums.js';
 
 /** Why a status changes. Recorded with the transition (events, audit). */

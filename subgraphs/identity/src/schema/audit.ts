@@ -32,8 +32,7 @@ export function defineAudit(builder: SubgraphBuilder, service: IdentityService, 
       description: 'The audit chain in order, oldest first.',
       args: { first: t.arg.int(), after: t.arg.string(), types: t.arg.stringList({ description: 'identity.merged.v1, identity.split.v1' }) },
       authScopes: AUDIT_SCOPES,
-      resolve: async (_root, args, ctx) => {
-        void ctx;
+      resolve: async (_root, args) => {
         const size = pageSize(args.first);
         const after = args.after ? Number(decodeCursor(args.after)) : 0;
         if (!Number.isSafeInteger(after) || after < 0) throw new DomainError('BAD_REQUEST', 'The cursor is not one this API issued.');

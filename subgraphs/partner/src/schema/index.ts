@@ -1,6 +1,5 @@
 import type { GraphQLSchema } from 'graphql';
-import type { SubgraphServices } from '@svc/platform';
-import { createSubgraphBuilder } from '@svc/platform';
+import { type SubgraphServices, createSubgraphBuilder } from '@svc/platform';
 import { SigningKeyRing } from '../domain/signing-key-ring.js';
 import { defineApiToken } from './api-token.js';
 import { defineCredentialLookups } from './credential.js';

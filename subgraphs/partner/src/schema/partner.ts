@@ -1,7 +1,6 @@
-import { actsFor, connectionType, decodeCursor, DomainError, loaderFor, makeEvent, pageSize, recordEvent, toPage, type SubgraphContext, type SubgraphServices } from '@svc/platform';
+import { actsFor, connectionType, decodeCursor, DomainError, loaderFor, makeEvent, pageSize, recordEvent, toPage, type SubgraphContext, type SubgraphServices, type SubgraphBuilder as Builder } from '@svc/platform';
 import { partners } from '../entities/partners.js';
 import type { Partner } from '../entities/partner.js';
-import type { SubgraphBuilder as Builder } from '@svc/platform';
 import type { ApiTokenType } from './api-token.js';
 
 /** The Partner entity (key: gpid), its queries and the operator's registration mutation. */
