@@ -73,6 +73,34 @@ export const IDENTITY_EVENTS = {
 } as const;
 
 const DAY_MS = 86_400_000;
+
+/** A new PENDING merge (`mrg_…`) or split (`spl_…`) request, expiring after the request TTL. */
+function pendingChangeRequest(
+  kind: ChangeKind,
+  input: { reason: ChangeRequest['reason']; note: ChangeRequest['note']; survivorGpid: string; gpids: string[] },
+  actor: ChangeActor,
+  source: SourceOrigin,
+  now: Date,
+): ChangeRequest {
+  return {
+    id: newId(kind === 'merge' ? 'mrg' : 'spl', now.getTime()),
+    kind,
+    status: 'PENDING',
+    reason: input.reason,
+    note: input.note,
+    survivorGpid: input.survivorGpid,
+    gpids: input.gpids,
+    requestedBy: actor,
+    requestedSource: source,
+    requestedAt: now,
+    expiresAt: new Date(now.getTime() + CHANGE_REQUEST_TTL_DAYS * DAY_MS),
+    decidedBy: null,
+    decidedSource: null,
+    decidedAt: null,
+    decisionNote: null,
+    auditSeq: null,
+  };
+}
 const MAX_TRANSACTION_ATTEMPTS = 5;
 
 export function actorOf(principal: Principal): ChangeActor {
@@ -265,24 +293,7 @@ export class IdentityService {
       const records = await IdentityService.existing(registry, [input.survivorGpid, ...input.mergedGpids], false);
       checkMergeable(records.get(input.survivorGpid)!, input.mergedGpids.map((g) => records.get(g)!));
       const now = new Date();
-      const request: ChangeRequest = {
-        id: newId('mrg', now.getTime()),
-        kind: 'merge',
-        status: 'PENDING',
-        reason: input.reason,
-        note: input.note,
-        survivorGpid: input.survivorGpid,
-        gpids: input.mergedGpids,
-        requestedBy: actor,
-        requestedSource: source,
-        requestedAt: now,
-        expiresAt: new Date(now.getTime() + CHANGE_REQUEST_TTL_DAYS * DAY_MS),
-        decidedBy: null,
-        decidedSource: null,
-        decidedAt: null,
-        decisionNote: null,
-        auditSeq: null,
-      };
+      const request = pendingChangeRequest('merge', { reason: input.reason, note: input.note, survivorGpid: input.survivorGpid, gpids: input.mergedGpids }, actor, source, now);
       await insertChangeRequest(tx, request);
       if (principal.partnerGpid) await this.observeBoundary(tx, principal.partnerGpid, WRITE_PATHS.merge, source, now);
       return request;
@@ -298,24 +309,7 @@ export class IdentityService {
       const survivor = record.mergedInto ? await registry.get(record.mergedInto) : undefined;
       checkSplittable(record, survivor);
       const now = new Date();
-      const request: ChangeRequest = {
-        id: newId('spl', now.getTime()),
-        kind: 'split',
-        status: 'PENDING',
-        reason: input.reason,
-        note: input.note,
-        survivorGpid: survivor.gpid,
-        gpids: [input.gpid],
-        requestedBy: actor,
-        requestedSource: source,
-        requestedAt: now,
-        expiresAt: new Date(now.getTime() + CHANGE_REQUEST_TTL_DAYS * DAY_MS),
-        decidedBy: null,
-        decidedSource: null,
-        decidedAt: null,
-        decisionNote: null,
-        auditSeq: null,
-      };
+      const request = pendingChangeRequest('split', { reason: input.reason, note: input.note, survivorGpid: survivor.gpid, gpids: [input.gpid] }, actor, source, now);
       await insertChangeRequest(tx, request);
       if (principal.partnerGpid) await this.observeBoundary(tx, principal.partnerGpid, WRITE_PATHS.split, source, now);
       return request;
