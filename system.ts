@@ -73,12 +73,18 @@ function readiness(app: FastifyInstance, check: () => Promise<Record<string, boo
   });
 }
 
+/** Every producer publishes what it committed before any consumer stops listening; then all stop. */
+async function stopSubgraphs(subgraphs: readonly Subgraph[]): Promise<void> {
+  await Promise.all(subgraphs.map((s) => s.drain()));
+  for (const s of subgraphs) await s.stop();
+}
+
 function createBus(config: Config, logger: Logger): EventBus {
   const onError = (err: unknown) => logger.error({ err }, 'event handler failed');
   return config.redisUrl ? new RedisEventBus(config.redisUrl, config.redisPrefix, onError) : new MemoryEventBus(onError);
 }
 
-async function gatewayParts(config: Config, runtime: SubgraphRuntime, clients: SubgraphClient[], supergraphSdl: string) {
+async function gatewayParts(runtime: SubgraphRuntime, clients: SubgraphClient[], supergraphSdl: string) {
   const gateway = await createGateway({ supergraphSdl, clients, logger: runtime.logger });
   const authenticator = new Authenticator(gateway, runtime.bus, runtime.logger);
   const hub = new SubscriptionHub(gateway, runtime.bus, runtime.logger);
@@ -119,10 +125,7 @@ export async function startSystem(config: Config, options: { logger?: Logger; no
 
     if (role === 'worker') {
       const subgraphs = await Promise.all(SUBGRAPHS.map((d) => d.create(runtime)));
-      closers.push(async () => {
-        await Promise.all(subgraphs.map((s) => s.drain()));
-        for (const s of subgraphs) await s.stop();
-      });
+      closers.push(() => stopSubgraphs(subgraphs));
       for (const s of subgraphs) await s.start();
       const app = httpApp(config, logger, metrics, 'worker');
       readiness(app, async () => Object.fromEntries(await Promise.all(subgraphs.map(async (s) => [`database:${s.name}`, await s.ready()]))));
@@ -146,19 +149,15 @@ export async function startSystem(config: Config, options: { logger?: Logger; no
         clients = source.subgraphs.map((s) => httpClient(s.name, config.subgraphUrls[s.name as SubgraphName] ?? s.url, config.internalSecret));
         supergraphSdl = source.supergraphSdl;
       } else {
-        subgraphs = await Promise.all(SUBGRAPHS.map((d) => d.create(runtime)));
-        const all = subgraphs;
-        // Every producer publishes what it committed before any consumer stops listening.
-        closers.push(async () => {
-          await Promise.all(all.map((s) => s.drain()));
-          for (const s of all) await s.stop();
-        });
+        const created = await Promise.all(SUBGRAPHS.map((d) => d.create(runtime)));
+        closers.push(() => stopSubgraphs(created));
+        subgraphs = created;
         clients = subgraphs.map(inProcessClient);
         supergraphSdl = config.supergraphPath
           ? loadSupergraph(config.supergraphPath).supergraphSdl
           : composeSupergraph(subgraphs.map((s) => ({ name: s.name, url: `in-process://${s.name}`, sdl: printSubgraphSchema(s.schema) })));
       }
-      const { gateway, authenticator, hub } = await gatewayParts(config, runtime, clients, supergraphSdl);
+      const { gateway, authenticator, hub } = await gatewayParts(runtime, clients, supergraphSdl);
       closers.push(async () => {
         hub.close();
         authenticator.close();
@@ -167,7 +166,7 @@ export async function startSystem(config: Config, options: { logger?: Logger; no
       await registerGatewayRoutes(app, { gateway, authenticator, hub, internalSecret: config.internalSecret, logger });
       facadeGateway = inProcessGateway(gateway, authenticator);
       ready = async () => {
-        const checks: Record<string, boolean> = { supergraph: (() => { try { return Boolean(gateway.apiSchema()); } catch { return false; } })() };
+        const checks: Record<string, boolean> = { supergraph: gateway.loaded() };
         for (const s of subgraphs) checks[`database:${s.name}`] = await s.ready();
         return checks;
       };

@@ -30,6 +30,8 @@ export interface Gateway {
   server: ApolloServer<GatewayContext>;
   /** The public API schema (no federation internals, no @inaccessible fields). */
   apiSchema(): GraphQLSchema;
+  /** Whether the supergraph is loaded (readiness). */
+  loaded(): boolean;
   /** Run one operation as `principal` through the query planner. */
   execute(request: GraphQLRequest, context: GatewayContext): Promise<SubgraphResponse>;
   /** Call one subgraph directly, bypassing the supergraph (the gateway's own internal lookups). */
@@ -70,6 +72,7 @@ export async function createGateway(options: { supergraphSdl: string; clients: r
       if (!schema) throw new Error('The supergraph is not loaded yet.');
       return schema;
     },
+    loaded: () => schema !== undefined,
     async execute(request, context) {
       const response: GraphQLResponse = await server.executeOperation(
         { query: request.query, variables: request.variables ?? undefined, operationName: request.operationName ?? undefined },
