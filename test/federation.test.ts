@@ -55,6 +55,17 @@ describe('federation: one gateway query across the partner and pipeline subgraph
     expect(res.data!.syncJob.partner.legalName).toBe('Alpha Health');
   });
 
+  it('reports pipeline health from the jobs of the last 24 hours', async () => {
+    const list = await t.graphql<{ partner: { syncJobs: { jobId: string }[] } }>('query($g: ID!) { partner(gpid: $g) { syncJobs { jobId } } }', { g: gpids[1] });
+    const [first, second] = list.data!.partner.syncJobs.map((j) => j.jobId);
+    await t.graphql('mutation($j: ID!) { completeSyncJob(jobId: $j, recordsProcessed: 3) { status } }', { j: first });
+    await t.graphql('mutation($j: ID!) { failSyncJob(jobId: $j, errorCode: "VALIDATION_ERROR", message: "entry 2 is not a valid Patient") { status } }', { j: second });
+    const one = await t.graphql<{ pipelineHealth: Record<string, unknown> }>('query($g: ID!) { pipelineHealth(partnerGpid: $g) { status jobsCompleted jobsFailed jobsInFlight successRate } }', { g: gpids[1] });
+    expect(one.data!.pipelineHealth).toEqual({ status: 'degraded', jobsCompleted: 1, jobsFailed: 1, jobsInFlight: 0, successRate: 0.5 });
+    const all = await t.graphql<{ pipelineHealth: { jobsInFlight: number } }>('{ pipelineHealth { jobsInFlight } }');
+    expect(all.data!.pipelineHealth.jobsInFlight).toBe(8);
+  });
+
   it('keeps internal fields out of the public supergraph', async () => {
     const res = await t.graphql('{ credential(secretHash: "x") { tokenId } }');
     expect(res.status).toBe(400);

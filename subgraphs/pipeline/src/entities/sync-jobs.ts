@@ -1,5 +1,12 @@
 import type { EntityManager } from '@mikro-orm/core';
+import type { Knex } from '@mikro-orm/knex';
 import { SyncJobEntity, type SyncJob } from './sync-job.js';
+
+const TABLE = 'pipeline_sync_jobs';
+
+function knexOf(em: EntityManager): Knex {
+  return (em.getConnection() as unknown as { getKnex(): Knex }).getKnex();
+}
 
 /** Sync job queries. */
 export const syncJobs = {
@@ -12,21 +19,30 @@ export const syncJobs = {
    * `Partner.syncJobs`), grouped back per partner in key order.
    */
   async newestByPartners(em: EntityManager, partnerGpids: readonly string[], perPartner: number): Promise<SyncJob[][]> {
-    const rows = await em.find(SyncJobEntity, { partnerGpid: { $in: [...partnerGpids] } }, { orderBy: { id: 'desc' } });
+    const knex = knexOf(em);
+    // Rank in the database, so a partner's long history is never read just to keep its newest jobs.
+    const ranked = knex(TABLE)
+      .select('*', knex.raw('row_number() over (partition by partner_gpid order by id desc) as rank_in_partner'))
+      .whereIn('partner_gpid', [...partnerGpids]);
+    const rows: Record<string, unknown>[] = await knex.from(ranked.as('ranked')).where('rank_in_partner', '<=', perPartner).orderBy('id', 'desc');
     const grouped = new Map<string, SyncJob[]>(partnerGpids.map((g) => [g, []]));
     for (const row of rows) {
-      const list = grouped.get(row.partnerGpid);
-      if (list && list.length < perPartner) list.push(row);
+      delete row['rank_in_partner'];
+      const job = em.map(SyncJobEntity, row);
+      grouped.get(job.partnerGpid)?.push(job);
     }
     return partnerGpids.map((g) => grouped.get(g) ?? []);
   },
 
   /** Counts by status since `since`, for pipeline health. */
   async countsSince(em: EntityManager, since: Date, partnerGpid: string | null): Promise<Record<string, number>> {
-    const where = partnerGpid ? { createdAt: { $gte: since }, partnerGpid } : { createdAt: { $gte: since } };
-    const rows = await em.find(SyncJobEntity, where, { fields: ['status'] });
-    const counts: Record<string, number> = {};
-    for (const r of rows) counts[r.status] = (counts[r.status] ?? 0) + 1;
-    return counts;
+    const query = knexOf(em)(TABLE)
+      .select('status')
+      .count({ n: '*' })
+      .where('created_at', '>=', em.getPlatform().processDateProperty(since))
+      .groupBy('status');
+    if (partnerGpid) query.where('partner_gpid', partnerGpid);
+    const rows = (await query) as unknown as { status: string; n: number | string }[];
+    return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
   },
 };
