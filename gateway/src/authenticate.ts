@@ -111,9 +111,10 @@ export class Authenticator {
   /**
    * The principal only when the credential is provably valid without a database query: an opaque
    * secret in the positive cache, or an access token whose signature verifies against the keys
-   * already loaded (its client's status may still be looked up once: the signature proves the token
-   * real). Null for anything else; a forged or expired access token is INVALID_TOKEN. Used while the
-   * caller's address is over its failed-authentication budget.
+   * already loaded (they are fetched when none are, never for an unknown kid; its client's status
+   * may be looked up once: the signature proves the token real). Null for anything else; a forged
+   * or expired access token is INVALID_TOKEN. Used while the caller's address is over its
+   * failed-authentication budget.
    */
   async authenticateWithoutLookup(authorization: string | undefined, requestId: string): Promise<Principal | null> {
     if (authorization === undefined || authorization.trim() === '') return ANONYMOUS;
@@ -124,7 +125,11 @@ export class Authenticator {
     const cached = this.cache.get(secretHash);
     if (cached && cached.until > Date.now()) return this.authenticate(authorization, requestId);
     const accessToken = JWT_SHAPE.test(secret) ? accessTokenHeader(secret) : null;
-    if (!accessToken || !this.keySet?.keys.has(accessToken.kid) || Date.now() - this.keySet.fetchedAt > KEY_SET_TTL_MS) return null;
+    if (!accessToken) return null;
+    // The published keys are fetched when none are loaded or they are stale (at most once per
+    // refresh, whoever asks), never in search of an unknown kid.
+    const loaded = this.keySet && Date.now() - this.keySet.fetchedAt <= KEY_SET_TTL_MS;
+    if (loaded && !this.keySet!.keys.has(accessToken.kid)) return null;
     const { principal, until } = await this.verifyAccessToken(secret, accessToken.kid, requestId);
     this.remember(secretHash, principal, until);
     return principal;
