@@ -14,7 +14,7 @@ const freshAddress = () => `203.0.113.${++addressCounter}`;
 
 interface Answer {
   status: number;
-  headers: Record<string, string | string[] | undefined>;
+  headers: Record<string, string | number | string[] | undefined>;
   body: { data?: Record<string, unknown> | null; errors?: { message: string; extensions?: Record<string, unknown> }[] };
 }
 
