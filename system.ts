@@ -6,6 +6,7 @@ import {
   createMetrics,
   MemoryEventBus,
   newId,
+  RateLimiter,
   RedisEventBus,
   subgraphHttpServer,
   type Config,
@@ -20,6 +21,7 @@ import {
   Authenticator,
   composeSupergraph,
   createGateway,
+  graphqlRateLimitPlugin,
   httpClient,
   inProcessClient,
   loadSupergraph,
@@ -28,7 +30,7 @@ import {
   SUBGRAPHS,
   type SubgraphClient,
 } from '@svc/gateway';
-import { httpGateway, inProcessGateway, RateLimiter, registerFacade, type FacadeGateway } from '@svc/rest-facade';
+import { httpGateway, inProcessGateway, registerFacade, type FacadeGateway } from '@svc/rest-facade';
 
 /** A running component (or the whole embedded system): its HTTP app and how to stop it. */
 export interface RunningSystem {
@@ -84,8 +86,8 @@ function createBus(config: Config, logger: Logger): EventBus {
   return config.redisUrl ? new RedisEventBus(config.redisUrl, config.redisPrefix, onError) : new MemoryEventBus(onError);
 }
 
-async function gatewayParts(runtime: SubgraphRuntime, clients: SubgraphClient[], supergraphSdl: string) {
-  const gateway = await createGateway({ supergraphSdl, clients, logger: runtime.logger });
+async function gatewayParts(runtime: SubgraphRuntime, clients: SubgraphClient[], supergraphSdl: string, limiter: RateLimiter | null) {
+  const gateway = await createGateway({ supergraphSdl, clients, logger: runtime.logger, plugins: limiter ? [graphqlRateLimitPlugin(limiter)] : [] });
   const authenticator = new Authenticator(gateway, runtime.bus, runtime.logger);
   const hub = new SubscriptionHub(gateway, runtime.bus, runtime.logger);
   return { gateway, authenticator, hub };
@@ -103,6 +105,8 @@ export async function startSystem(config: Config, options: { logger?: Logger; no
   const runtime: SubgraphRuntime = { config, logger, bus, metrics };
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 3 }) : undefined;
   const now = options.now ?? (() => new Date());
+  // One limiter for REST and GraphQL: the facade and the gateway's /graphql spend the same counters.
+  const limiter = config.rateLimits ? new RateLimiter(redis, config.redisPrefix) : null;
   const closers: (() => Promise<unknown>)[] = [];
   const stopAll = async () => {
     for (const close of closers.reverse()) await close().catch((err: unknown) => logger.error({ err }, 'shutdown step failed'));
@@ -157,13 +161,13 @@ export async function startSystem(config: Config, options: { logger?: Logger; no
           ? loadSupergraph(config.supergraphPath).supergraphSdl
           : composeSupergraph(subgraphs.map((s) => ({ name: s.name, url: `in-process://${s.name}`, sdl: printSubgraphSchema(s.schema) })));
       }
-      const { gateway, authenticator, hub } = await gatewayParts(runtime, clients, supergraphSdl);
+      const { gateway, authenticator, hub } = await gatewayParts(runtime, clients, supergraphSdl, limiter);
       closers.push(async () => {
         hub.close();
         authenticator.close();
         await gateway.stop();
       });
-      await registerGatewayRoutes(app, { gateway, authenticator, hub, internalSecret: config.internalSecret, logger });
+      await registerGatewayRoutes(app, { gateway, authenticator, hub, internalSecret: config.internalSecret, logger, limiter });
       facadeGateway = inProcessGateway(gateway, authenticator);
       ready = async () => {
         const checks: Record<string, boolean> = { supergraph: gateway.loaded() };
@@ -174,7 +178,7 @@ export async function startSystem(config: Config, options: { logger?: Logger; no
     }
     readiness(app, ready);
     if (role === 'all' || role === 'facade') {
-      await registerFacade(app, { gateway: facadeGateway, limiter: config.rateLimits ? new RateLimiter(redis, config.redisPrefix) : null, publicUrl: config.publicUrl, now });
+      await registerFacade(app, { gateway: facadeGateway, limiter, publicUrl: config.publicUrl, now });
     }
     // Closed first on shutdown: no new requests, in-flight ones finish, then the parts behind it stop.
     closers.push(() => app.close());

@@ -108,6 +108,33 @@ export class Authenticator {
     return principal;
   }
 
+  /**
+   * The principal only when the credential is provably valid without a database query: an opaque
+   * secret in the positive cache, or an access token whose signature verifies against the keys
+   * already loaded (they are fetched when none are, never for an unknown kid; its client's status
+   * may be looked up once: the signature proves the token real). Null for anything else; a forged
+   * or expired access token is INVALID_TOKEN. Used while the caller's address is over its
+   * failed-authentication budget.
+   */
+  async authenticateWithoutLookup(authorization: string | undefined, requestId: string): Promise<Principal | null> {
+    if (authorization === undefined || authorization.trim() === '') return ANONYMOUS;
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    if (!match?.[1]) return null;
+    const secret = match[1];
+    const secretHash = sha256Hex(secret);
+    const cached = this.cache.get(secretHash);
+    if (cached && cached.until > Date.now()) return this.authenticate(authorization, requestId);
+    const accessToken = JWT_SHAPE.test(secret) ? accessTokenHeader(secret) : null;
+    if (!accessToken) return null;
+    // The published keys are fetched when none are loaded or they are stale (at most once per
+    // refresh, whoever asks), never in search of an unknown kid.
+    const loaded = this.keySet && Date.now() - this.keySet.fetchedAt <= KEY_SET_TTL_MS;
+    if (loaded && !this.keySet!.keys.has(accessToken.kid)) return null;
+    const { principal, until } = await this.verifyAccessToken(secret, accessToken.kid, requestId);
+    this.remember(secretHash, principal, until);
+    return principal;
+  }
+
   /** Forget a revoked credential at once: an API token or session by its id, an OAuth client by its cli_ id. */
   evict(tokenId: string): void {
     if (tokenId.startsWith('cli_')) {

@@ -1,4 +1,4 @@
-import { ApolloServer, type GraphQLResponse } from '@apollo/server';
+import { ApolloServer, type ApolloServerPlugin, type GraphQLResponse } from '@apollo/server';
 import { ApolloGateway, type GraphQLDataSource } from '@apollo/gateway';
 import type { GraphQLSchema } from 'graphql';
 import { ANONYMOUS, newId, type GraphQLRequest, type Logger, type Principal } from '@svc/platform';
@@ -8,6 +8,11 @@ import type { SubgraphClient, SubgraphResponse } from './subgraph-client.js';
 export interface GatewayContext {
   principal: Principal;
   requestId: string;
+  /**
+   * Set only for operations that came in on the public /graphql (HTTP or WebSocket): they are rate
+   * limited (graphql-rate-limit.ts). The facade's operations and the gateway's own carry none.
+   */
+  publicRequest?: { clientAddress: string };
 }
 
 /** Adapts a SubgraphClient to the query planner's data-source interface. */
@@ -43,7 +48,7 @@ export interface Gateway {
  * The federation gateway: Apollo's query planner (with its query-plan cache) over the composed
  * supergraph, reaching each subgraph through its client.
  */
-export async function createGateway(options: { supergraphSdl: string; clients: readonly SubgraphClient[]; logger: Logger }): Promise<Gateway> {
+export async function createGateway(options: { supergraphSdl: string; clients: readonly SubgraphClient[]; logger: Logger; plugins?: ApolloServerPlugin<GatewayContext>[] }): Promise<Gateway> {
   const clients = new Map(options.clients.map((c) => [c.name, c]));
   const apollo = new ApolloGateway({
     supergraphSdl: options.supergraphSdl,
@@ -63,6 +68,7 @@ export async function createGateway(options: { supergraphSdl: string; clients: r
     includeStacktraceInErrorResponses: false,
     logger: options.logger.child({ component: 'apollo-server' }),
     introspection: true,
+    plugins: options.plugins ?? [],
   });
   await server.start();
 

@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { WebSocketServer } from 'ws';
 import { useServer } from 'graphql-ws/use/ws';
 import { print, type GraphQLSchema } from 'graphql';
-import { DomainError, INTERNAL_PRINCIPAL_HEADER, newId, signPrincipal, verifyPrincipal, type Logger, type Principal } from '@svc/platform';
+import { authenticateBearer, DomainError, INTERNAL_PRINCIPAL_HEADER, newId, signPrincipal, verifyPrincipal, type Logger, type Principal, type RateLimiter } from '@svc/platform';
 import type { Gateway, GatewayContext } from './gateway.js';
 import type { Authenticator } from './authenticate.js';
 import { SubscriptionHub, withSubscriptions } from './subscriptions.js';
@@ -14,6 +14,8 @@ export interface GatewayHttpOptions {
   hub: SubscriptionHub;
   internalSecret: string;
   logger: Logger;
+  /** Counters shared with the REST facade; null when rate limiting is off (SVC_RATE_LIMITS=off). */
+  limiter?: RateLimiter | null;
 }
 
 function requestIdOf(req: FastifyRequest): string {
@@ -22,25 +24,27 @@ function requestIdOf(req: FastifyRequest): string {
 }
 
 /**
- * Who is calling the gateway: a principal the facade already authenticated and signed, or the
- * request's own Authorization header.
+ * Who is calling the gateway: a principal the facade already authenticated, counted and signed
+ * (`fromFacade`: its operations are not rate limited again), or the request's own Authorization
+ * header, authenticated under the failed-authentication rule and carrying the observed address.
  */
-async function principalOf(req: FastifyRequest, options: GatewayHttpOptions, requestId: string): Promise<Principal> {
+async function principalOf(req: FastifyRequest, options: GatewayHttpOptions, requestId: string): Promise<{ principal: Principal; fromFacade: boolean }> {
   const forwarded = req.headers[INTERNAL_PRINCIPAL_HEADER];
   if (typeof forwarded === 'string') {
     try {
-      return await verifyPrincipal(forwarded, options.internalSecret);
+      return { principal: await verifyPrincipal(forwarded, options.internalSecret), fromFacade: true };
     } catch {
       throw new DomainError('UNAUTHENTICATED', 'The forwarded principal is invalid or expired.');
     }
   }
   const authorization = req.headers.authorization;
-  return options.authenticator.authenticate(typeof authorization === 'string' ? authorization : undefined, requestId);
+  const principal = await authenticateBearer(options.limiter ?? null, req.ip, typeof authorization === 'string' ? authorization : undefined, requestId, options.authenticator);
+  return { principal: { ...principal, clientAddress: req.ip }, fromFacade: false };
 }
 
 function graphqlError(err: unknown): { status: number; body: unknown } {
   const error = err instanceof DomainError ? err : new DomainError('INTERNAL', 'Internal server error');
-  return { status: error.status, body: { errors: [{ message: error.message, extensions: { code: error.code, status: error.status } }] } };
+  return { status: error.status, body: { errors: [{ message: error.message, extensions: { ...error.details, code: error.code, status: error.status } }] } };
 }
 
 /** /graphql over HTTP (Apollo's request handling) and WebSocket (graphql-ws), plus principal exchange. */
@@ -50,13 +54,15 @@ export async function registerGatewayRoutes(app: FastifyInstance, options: Gatew
   const handle = async (req: FastifyRequest, reply: import('fastify').FastifyReply) => {
     const requestId = requestIdOf(req);
     reply.header('x-request-id', requestId);
-    let principal: Principal;
+    let caller: Awaited<ReturnType<typeof principalOf>>;
     try {
-      principal = await principalOf(req, options, requestId);
+      caller = await principalOf(req, options, requestId);
     } catch (err) {
       if (!(err instanceof DomainError)) options.logger.error({ err, requestId }, 'authentication failed');
       const { status, body } = graphqlError(err);
       if (status === 401) reply.header('www-authenticate', 'Bearer');
+      const retryAfter = err instanceof DomainError ? err.details['retry_after'] : undefined;
+      if (typeof retryAfter === 'number') reply.header('retry-after', String(retryAfter));
       return reply.code(status).type('application/json').send(body);
     }
     const headers = new HeaderMap();
@@ -66,7 +72,11 @@ export async function registerGatewayRoutes(app: FastifyInstance, options: Gatew
     }
     const response = await gateway.server.executeHTTPGraphQLRequest({
       httpGraphQLRequest: { method: req.method.toUpperCase(), headers, search: new URL(req.url, 'http://gateway').search, body: req.body },
-      context: async (): Promise<GatewayContext> => ({ principal, requestId }),
+      context: async (): Promise<GatewayContext> => ({
+        principal: caller.principal,
+        requestId,
+        ...(caller.fromFacade || !options.limiter ? {} : { publicRequest: { clientAddress: req.ip } }),
+      }),
     });
     for (const [key, value] of response.headers) reply.header(key, value);
     reply.code(response.status ?? 200);
@@ -82,6 +92,11 @@ export async function registerGatewayRoutes(app: FastifyInstance, options: Gatew
   app.get('/internal/principal', async (req, reply) => {
     const requestId = requestIdOf(req);
     try {
+      if ((req.query as Record<string, unknown>)['lookup'] === 'none') {
+        // Only what is provable without a database query (the facade asks this for a throttled address).
+        const known = await options.authenticator.authenticateWithoutLookup(req.headers.authorization, requestId);
+        return { principal: known, token: known ? await signPrincipal(known, options.internalSecret) : null };
+      }
       const principal = await options.authenticator.authenticate(req.headers.authorization, requestId);
       return { principal, token: await signPrincipal(principal, options.internalSecret) };
     } catch (err) {
@@ -91,6 +106,14 @@ export async function registerGatewayRoutes(app: FastifyInstance, options: Gatew
   });
 
   attachWebSocket(app, options);
+}
+
+/**
+ * The peer address of a WebSocket upgrade. X-Forwarded-For is not read here: behind a proxy,
+ * anonymous WebSocket operations are counted against the proxy's address.
+ */
+function socketAddress(request: import('node:http').IncomingMessage): string {
+  return request.socket.remoteAddress ?? 'unknown';
 }
 
 function attachWebSocket(app: FastifyInstance, options: GatewayHttpOptions): void {
@@ -105,14 +128,19 @@ function attachWebSocket(app: FastifyInstance, options: GatewayHttpOptions): voi
       onConnect: async (ctx) => {
         const params = ctx.connectionParams ?? {};
         const raw = params['authorization'] ?? params['Authorization'];
+        const clientAddress = socketAddress(ctx.extra.request);
         try {
-          principals.set(ctx, await options.authenticator.authenticate(typeof raw === 'string' ? raw : undefined, newId('req')));
+          const principal = await authenticateBearer(options.limiter ?? null, clientAddress, typeof raw === 'string' ? raw : undefined, newId('req'), options.authenticator);
+          principals.set(ctx, { ...principal, clientAddress });
           return true;
         } catch {
           return false;
         }
       },
-      context: (ctx): GatewayContext => ({ principal: principals.get(ctx)!, requestId: newId('req') }),
+      context: (ctx): GatewayContext => {
+        const principal = principals.get(ctx)!;
+        return { principal, requestId: newId('req'), ...(options.limiter ? { publicRequest: { clientAddress: principal.clientAddress ?? 'unknown' } } : {}) };
+      },
       execute: async (args) => {
         const response = await options.gateway.execute(
           { query: print(args.document), variables: (args.variableValues as Record<string, unknown> | undefined) ?? null, operationName: args.operationName ?? null },

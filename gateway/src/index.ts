@@ -5,4 +5,5 @@ export * from './subgraph-client.js';
 export * from './subgraph-registry.js';
 export * from './subscriptions.js';
 export * from './http.js';
+export * from './graphql-rate-limit.js';
 export * from './supergraph-source.js';

@@ -27,3 +27,4 @@ export * from './subgraph/types.js';
 export * from './subgraph/assemble.js';
 export * from './subgraph/http-server.js';
 export * from './graphql/connection-types.js';
+export * from './rate-limit/index.js';

@@ -4,6 +4,8 @@ import type { Authenticator, Gateway, SubgraphResponse } from '@svc/gateway';
 /** The facade's one way into the platform: authenticate a caller, then run a gateway operation. */
 export interface FacadeGateway {
   authenticate(authorization: string | undefined, requestId: string): Promise<Principal>;
+  /** The principal only when the gateway can prove the credential valid without a database query; else null. */
+  authenticateWithoutLookup(authorization: string | undefined, requestId: string): Promise<Principal | null>;
   execute(request: GraphQLRequest, principal: Principal, requestId: string): Promise<SubgraphResponse>;
 }
 
@@ -11,6 +13,7 @@ export interface FacadeGateway {
 export function inProcessGateway(gateway: Gateway, authenticator: Authenticator): FacadeGateway {
   return {
     authenticate: (authorization, requestId) => authenticator.authenticate(authorization, requestId),
+    authenticateWithoutLookup: (authorization, requestId) => authenticator.authenticateWithoutLookup(authorization, requestId),
     execute: (request, principal, requestId) => gateway.execute(request, { principal, requestId }),
   };
 }
@@ -19,21 +22,24 @@ export function inProcessGateway(gateway: Gateway, authenticator: Authenticator)
 export function httpGateway(baseUrl: string, internalSecret: string): FacadeGateway {
   const base = baseUrl.replace(/\/+$/, '');
   const unavailable = () => new DomainError('UPSTREAM_UNAVAILABLE', 'The gateway is unavailable; retry shortly.');
-  return {
-    async authenticate(authorization, requestId) {
-      const headers: Record<string, string> = { 'x-request-id': requestId };
-      if (authorization !== undefined) headers['authorization'] = authorization;
-      const response = await fetch(`${base}/internal/principal`, { headers }).catch(() => {
-        throw unavailable();
-      });
-      const body = (await response.json().catch(() => null)) as { principal?: Principal; errors?: { message: string; extensions?: { code?: string } }[] } | null;
-      if (response.ok && body?.principal) return body.principal;
-      const error = body?.errors?.[0];
-      if (error?.extensions?.code === 'INVALID_TOKEN' || error?.extensions?.code === 'UNAUTHENTICATED') {
-        throw new DomainError(error.extensions.code, error.message);
-      }
+  const principalOf = async (authorization: string | undefined, requestId: string, withoutLookup: boolean): Promise<Principal | null> => {
+    const headers: Record<string, string> = { 'x-request-id': requestId };
+    if (authorization !== undefined) headers['authorization'] = authorization;
+    const response = await fetch(`${base}/internal/principal${withoutLookup ? '?lookup=none' : ''}`, { headers }).catch(() => {
       throw unavailable();
-    },
+    });
+    const body = (await response.json().catch(() => null)) as { principal?: Principal | null; errors?: { message: string; extensions?: { code?: string } }[] } | null;
+    if (response.ok && body?.principal) return body.principal;
+    if (response.ok && withoutLookup && body?.principal === null) return null;
+    const error = body?.errors?.[0];
+    if (error?.extensions?.code === 'INVALID_TOKEN' || error?.extensions?.code === 'UNAUTHENTICATED') {
+      throw new DomainError(error.extensions.code, error.message);
+    }
+    throw unavailable();
+  };
+  return {
+    authenticate: async (authorization, requestId) => (await principalOf(authorization, requestId, false))!,
+    authenticateWithoutLookup: (authorization, requestId) => principalOf(authorization, requestId, true),
     async execute(request, principal, requestId) {
       const response = await fetch(`${base}/graphql`, {
         method: 'POST',

@@ -1,9 +1,28 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ANONYMOUS, DomainError, FACADE_PRINCIPAL, hasAnyScope, isAuthenticated, isErrorCode, type FieldError, type Principal } from '@svc/platform';
+import {
+  admitClientAuthentication,
+  ANONYMOUS,
+  authenticateBearer,
+  CAPABILITIES,
+  claimedClient,
+  clientSubject,
+  DomainError,
+  FACADE_PRINCIPAL,
+  hasAnyScope,
+  isAuthenticated,
+  isErrorCode,
+  rateLimitedError,
+  rateLimitHeaders,
+  rateLimitSubject,
+  recordClientAuthentication,
+  type Capability,
+  type ClientClaim,
+  type FieldError,
+  type Principal,
+  type RateLimiter,
+} from '@svc/platform';
 import type { RouteInput, RouteResult, RouteSpec } from './routes/route.js';
 import type { FacadeGateway } from './gateway-client.js';
-import type { RateLimiter } from './rate-limit.js';
-import { rateLimitHeaders, type LimitState } from './rate-limit.js';
 import { deprecationHeaders, isSunset } from './deprecation.js';
 import { sendDomainError, sendError } from './render-error.js';
 import { sendOAuthError } from './render-oauth-error.js';
@@ -41,23 +60,20 @@ function errorFromGateway(errors: readonly { message: string; extensions?: Recor
   return new DomainError('INTERNAL', 'The request could not be completed.');
 }
 
-function rateLimited(state: LimitState, reply: FastifyReply): DomainError {
-  const retryAfter = Math.max(1, Math.ceil(state.resetMs / 1000));
-  reply.header('retry-after', String(retryAfter));
-  return new DomainError('RATE_LIMITED', `Rate limit exceeded (${state.limit} per ${state.windowSeconds}s, ${state.policy} policy); retry after ${retryAfter}s.`, {
-    details: { policy: state.policy, limit: state.limit, window_seconds: state.windowSeconds, retry_after: retryAfter },
-  });
+/** The capability whose limit and counter a route spends: its declared one, else the route itself. */
+function capabilityOf(route: RouteSpec): Pick<Capability, 'id' | 'product' | 'limit' | 'clientAuthentication'> {
+  if (route.capability) return CAPABILITIES[route.capability];
+  return { id: route.id, product: route.product, ...(route.rateLimit ? { limit: route.rateLimit } : {}) };
 }
 
-/** Authenticate through the gateway, refusing an address that keeps presenting bad credentials. */
-async function authenticate(req: FastifyRequest, reply: FastifyReply, deps: HandlerDeps, requestId: string): Promise<Principal> {
-  const blocked = await deps.limiter?.authFailuresExceeded(req.ip);
-  if (blocked) throw rateLimited(blocked, reply);
+/** The OAuth client a token request claims to be (from the variables the route would send), before verification. */
+function clientClaimOf(route: RouteSpec, input: RouteInput): ClientClaim {
+  const operation = route.operation;
+  if (!operation || 'local' in operation || !operation.variables) return { clientId: null, secretHash: null };
   try {
-    return await deps.gateway.authenticate(req.headers.authorization, requestId);
-  } catch (err) {
-    if (err instanceof DomainError && (err.code === 'INVALID_TOKEN' || err.code === 'UNAUTHENTICATED')) await deps.limiter?.recordAuthFailure(req.ip);
-    throw err;
+    return claimedClient(operation.variables(input)['input']);
+  } catch {
+    return { clientId: null, secretHash: null };
   }
 }
 
@@ -68,6 +84,7 @@ async function authenticate(req: FastifyRequest, reply: FastifyReply, deps: Hand
 export function routeHandler(route: RouteSpec, deps: HandlerDeps) {
   return async (req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     const requestId = String(req.id);
+    let clientClaim: ClientClaim | undefined;
     try {
       if (route.deprecated) {
         reply.headers(deprecationHeaders(route.deprecated, deps.publicUrl));
@@ -78,16 +95,9 @@ export function routeHandler(route: RouteSpec, deps: HandlerDeps) {
           });
         }
       }
-      const principal = route.auth === 'none' ? ANONYMOUS : await authenticate(req, reply, deps, requestId);
+      // Bad bearers are counted per address without locking out valid credentials behind it (credential-guard.ts).
+      const principal = route.auth === 'none' ? ANONYMOUS : await authenticateBearer(deps.limiter, req.ip, req.headers.authorization, requestId, deps.gateway);
       req.log = req.log.child({ partner: principal.partnerGpid, tokenId: principal.tokenId });
-
-      const decision = deps.limiter ? await deps.limiter.check(route, principal.partnerGpid ? `partner:${principal.partnerGpid}` : `ip:${req.ip}`) : null;
-      if (decision) reply.headers(rateLimitHeaders(decision));
-      if (decision && !decision.allowed) throw rateLimited(decision.binding, reply);
-      assertCredentialClass(route, principal);
-
-      const operation = route.operation;
-      if (!operation) throw new DomainError('NOT_IMPLEMENTED', `${route.method} ${route.path} is documented but not served yet.`);
       const input: RouteInput = {
         params: (req.params ?? {}) as Record<string, string>,
         query: (req.query ?? {}) as RouteInput['query'],
@@ -96,6 +106,19 @@ export function routeHandler(route: RouteSpec, deps: HandlerDeps) {
         principal,
         clientIp: req.ip,
       };
+
+      // The token endpoint is counted per claimed client, and its failures per client and per address.
+      const capability = capabilityOf(route);
+      clientClaim = capability.clientAuthentication ? clientClaimOf(route, input) : undefined;
+      const subject = clientClaim ? clientSubject(clientClaim, req.ip) : rateLimitSubject(principal, req.ip);
+      const decision = deps.limiter ? await deps.limiter.consume([{ capability, subject, points: 1 }]) : null;
+      if (decision) reply.headers(rateLimitHeaders(decision));
+      if (decision && !decision.allowed) throw rateLimitedError(decision.binding);
+      if (clientClaim) await admitClientAuthentication(deps.limiter, req.ip, clientClaim);
+      assertCredentialClass(route, principal);
+
+      const operation = route.operation;
+      if (!operation) throw new DomainError('NOT_IMPLEMENTED', `${route.method} ${route.path} is documented but not served yet.`);
       let result: RouteResult;
       if ('local' in operation) {
         const execute = async (query: string, variables: Record<string, unknown> = {}) => {
@@ -111,6 +134,7 @@ export function routeHandler(route: RouteSpec, deps: HandlerDeps) {
         if (response.errors?.length) throw errorFromGateway(response.errors);
         const data = response.data ?? {};
         result = operation.respond ? operation.respond(data, input) : { body: operation.result(data, input) };
+        if (clientClaim) await recordClientAuthentication(deps.limiter, req.ip, clientClaim, true);
       }
       reply.code(result.status ?? route.successStatus);
       if (result.headers) reply.headers(result.headers);
@@ -119,6 +143,7 @@ export function routeHandler(route: RouteSpec, deps: HandlerDeps) {
       return reply.send(result.body);
     } catch (err) {
       if (err instanceof DomainError) {
+        if (clientClaim && err.code === 'UNAUTHENTICATED') await recordClientAuthentication(deps.limiter, req.ip, clientClaim, false).catch(() => undefined);
         if (err.status >= 500) req.log.error({ err }, 'route failed');
         // Refusals that say when to come back (a locked account, a throttled address) say it in HTTP too.
         const retryAfter = err.details['retry_after'];

@@ -1,6 +1,5 @@
 export * from './app.js';
 export * from './gateway-client.js';
-export * from './rate-limit.js';
 export * from './deprecation.js';
 export * from './routes/route.js';
 export * from './routes/table.js';

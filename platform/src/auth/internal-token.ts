@@ -23,6 +23,7 @@ export async function signPrincipal(principal: Principal, secret: string): Promi
     cid: principal.clientId,
     tid: principal.tokenId,
     scp: principal.scopes,
+    cip: principal.clientAddress,
   })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setIssuer(ISSUER)
@@ -43,5 +44,6 @@ export async function verifyPrincipal(token: string, secret: string): Promise<Pr
   const principal: Principal = { kind, partnerGpid: typeof partnerGpid === 'string' ? partnerGpid : null, scopes };
   if (typeof payload['cid'] === 'string') principal.clientId = payload['cid'];
   if (typeof payload['tid'] === 'string') principal.tokenId = payload['tid'];
+  if (typeof payload['cip'] === 'string') principal.clientAddress = payload['cip'];
   return principal;
 }

@@ -15,6 +15,11 @@ export interface Principal {
   /** The API token (tok_…) or session behind the request. */
   tokenId?: string;
   scopes: readonly string[];
+  /**
+   * The caller's network address as our own edge saw it (the gateway's public /graphql), so a
+   * subgraph may count sign-in failures per address. Set only by the gateway; callers cannot name it.
+   */
+  clientAddress?: string;
 }
 
 export const ANONYMOUS: Principal = Object.freeze({ kind: 'anonymous', partnerGpid: null, scopes: Object.freeze([]) as readonly string[] });

@@ -1,3 +1,4 @@
+import { capabilityRoute } from '@svc/platform';
 import type { RouteSpec } from './route.js';
 
 const READ = ['cms.fhir.r4.read', 'patient/Patient.read'];
@@ -8,7 +9,7 @@ export const fhirRoutes: RouteSpec[] = [
     id: 'fhir.metadata',
     method: 'GET',
     path: '/fhir/R4/metadata',
-    product: 'fhir',
+    ...capabilityRoute('fhir.metadata'),
     summary: 'CapabilityStatement: supported types and interactions',
     auth: 'none',
     scopes: [],

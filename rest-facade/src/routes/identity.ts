@@ -1,4 +1,4 @@
-import { DomainError, isId, isPatientGpid, isSystemGpid, readSourceHeader, SOURCE_HEADER, SOURCE_ORIGINS, validationError, type FieldError } from '@svc/platform';
+import { capabilityRoute, DomainError, isId, isPatientGpid, isSystemGpid, readSourceHeader, SOURCE_HEADER, SOURCE_ORIGINS, validationError, type FieldError } from '@svc/platform';
 import type { JsonSchema, RouteInput, RouteSpec } from './route.js';
 import { snakeKeys } from './snake-case.js';
 
@@ -265,11 +265,10 @@ export const identityRoutes: RouteSpec[] = [
     id: 'identity.match',
     method: 'POST',
     path: '/api/identity/match',
-    product: 'identity',
+    ...capabilityRoute('identity.match'),
     summary: 'Match demographics; returns candidates with confidence scores and a match type',
     auth: 'service',
     scopes: ['identity.match'],
-    rateLimit: { points: 120, per: 'minute' },
     successStatus: 200,
     latency: ['85ms', '220ms'],
     requestBody: DEMOGRAPHICS_SCHEMA,
@@ -287,11 +286,10 @@ export const identityRoutes: RouteSpec[] = [
     id: 'identity.resolve',
     method: 'POST',
     path: '/api/identity/resolve',
-    product: 'identity',
+    ...capabilityRoute('identity.resolve'),
     summary: 'Resolve or create a GPID',
     auth: 'service',
     scopes: ['identity.resolve'],
-    rateLimit: { points: 60, per: 'minute' },
     successStatus: 200,
     latency: ['120ms', '350ms'],
     requestBody: { ...DEMOGRAPHICS_SCHEMA, required: ['name'], description: `Send the caller's source origin in ${SOURCE_HEADER} (${SOURCE_ORIGINS.join(', ')}).` },
@@ -339,11 +337,10 @@ export const identityRoutes: RouteSpec[] = [
     id: 'identity.get',
     method: 'GET',
     path: '/api/identity/{gpid}',
-    product: 'identity',
+    ...capabilityRoute('identity.get'),
     summary: 'Get identity record',
     auth: 'bearer',
     scopes: ['identity.read', 'cms.admin'],
-    rateLimit: { points: 120, per: 'minute' },
     successStatus: 200,
     latency: ['55ms', '150ms'],
     operation: {
@@ -403,11 +400,10 @@ export const identityRoutes: RouteSpec[] = [
     id: 'identity.merge',
     method: 'POST',
     path: '/api/identity/merge',
-    product: 'identity',
+    ...capabilityRoute('identity.merge'),
     summary: 'Merge GPIDs into a survivor; needs a merge reason; approval required',
     auth: 'bearer',
     scopes: ['identity.merge', 'identity.approve'],
-    rateLimit: { points: 10, per: 'minute' },
     successStatus: 200,
     latency: ['300ms', '800ms'],
     requestBody: {
@@ -440,11 +436,10 @@ export const identityRoutes: RouteSpec[] = [
     id: 'identity.split',
     method: 'POST',
     path: '/api/identity/split',
-    product: 'identity',
+    ...capabilityRoute('identity.split'),
     summary: 'Split a falsely merged GPID; needs a split reason; approval required',
     auth: 'bearer',
     scopes: ['identity.split', 'identity.approve'],
-    rateLimit: { points: 10, per: 'minute' },
     successStatus: 200,
     latency: ['350ms', '900ms'],
     requestBody: {

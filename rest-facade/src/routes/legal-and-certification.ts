@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { DomainError, type FieldError } from '@svc/platform';
+import { capabilityRoute, DomainError, type FieldError } from '@svc/platform';
 import type { GatewayOperation, JsonSchema, RouteInput, RouteSpec } from './route.js';
 import { snakeKeys } from './snake-case.js';
 
@@ -183,11 +183,10 @@ export const legalAndCertificationRoutes: RouteSpec[] = [
     id: 'legal.documents.list',
     method: 'GET',
     path: '/cms/legal/documents',
-    product: 'partner-ecosystem',
+    ...capabilityRoute('legal.documents.list'),
     summary: 'Legal document catalog (MNDA, BAA, consent forms) with SHA-256 digests',
     auth: 'none',
     scopes: [],
-    rateLimit: { points: 60, per: 'minute' },
     successStatus: 200,
     responseBody: { type: 'object', required: ['documents'], properties: { documents: { type: 'array', items: DOCUMENT_SCHEMA } } },
     operation: {
@@ -199,11 +198,10 @@ export const legalAndCertificationRoutes: RouteSpec[] = [
     id: 'legal.documents.download',
     method: 'GET',
     path: '/cms/legal/documents/{file_name}',
-    product: 'partner-ecosystem',
+    ...capabilityRoute('legal.documents.download'),
     summary: 'Download a legal document as text/plain; the ETag is its SHA-256',
     auth: 'none',
     scopes: [],
-    rateLimit: { points: 60, per: 'minute' },
     successStatus: 200,
     responseContentType: 'text/plain',
     responseBody: { type: 'string' },
@@ -233,11 +231,10 @@ export const legalAndCertificationRoutes: RouteSpec[] = [
     id: 'legal.baa.sign',
     method: 'POST',
     path: '/cms/legal/baa/signatures',
-    product: 'partner-ecosystem',
+    ...capabilityRoute('legal.baa.sign'),
     summary: 'E-sign the Business Associate Agreement (immutable; a second signature of the same version is 409)',
     auth: 'bearer',
     scopes: ['cms.partner.write'],
-    rateLimit: { points: 10, per: 'minute' },
     successStatus: 201,
     requestBody: {
       type: 'object',
@@ -271,11 +268,10 @@ export const legalAndCertificationRoutes: RouteSpec[] = [
     id: 'legal.baa.list',
     method: 'GET',
     path: '/cms/legal/baa/signatures',
-    product: 'partner-ecosystem',
+    ...capabilityRoute('legal.baa.list'),
     summary: "The caller's partner's BAA e-signatures",
     auth: 'bearer',
     scopes: ['cms.partner.read', 'cms.partner.write'],
-    rateLimit: { points: 30, per: 'minute' },
     successStatus: 200,
     responseBody: { type: 'object', required: ['signatures'], properties: { signatures: { type: 'array', items: SIGNATURE_SCHEMA } } },
     operation: {
@@ -288,11 +284,10 @@ export const legalAndCertificationRoutes: RouteSpec[] = [
     id: 'certification.status',
     method: 'GET',
     path: '/api/partner/certification',
-    product: 'partner-ecosystem',
+    ...capabilityRoute('certification.status'),
     summary: "The caller's certification: both checklists, items, evidence and status",
     auth: 'bearer',
     scopes: ['cms.partner.read', 'cms.partner.write'],
-    rateLimit: { points: 30, per: 'minute' },
     successStatus: 200,
     responseBody: CERTIFICATION_SCHEMA,
     operation: {

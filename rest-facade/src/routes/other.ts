@@ -1,3 +1,4 @@
+import { capabilityRoute } from '@svc/platform';
 import type { HttpMethod, Product, RouteSpec } from './route.js';
 import { changelogOperation } from '../catalog/changelog.js';
 import { openApiOperation } from '../catalog/openapi.js';
@@ -35,21 +36,21 @@ export const otherRoutes: RouteSpec[] = [
   planned('webhooks.remove', 'DELETE', '/api/partner/webhooks', 'partner-ecosystem', 'Remove a partner webhook', ['cms.webhooks.manage']),
   {
     ...planned('certification.submit', 'POST', '/api/partner/certification', 'partner-ecosystem', 'Submit certification to the server', ['cms.partner.write']),
-    rateLimit: { points: 10, per: 'minute' },
+    ...capabilityRoute('certification.submit'),
     operation: certificationSubmitOperation,
     requestBody: CERTIFICATION_SUBMIT_REQUEST,
     responseBody: CERTIFICATION_SCHEMA,
   },
   {
     ...planned('certification.progress', 'PUT', '/api/partner/certification/progress', 'partner-ecosystem', 'Sync certification checklist progress', ['cms.partner.write']),
-    rateLimit: { points: 30, per: 'minute' },
+    ...capabilityRoute('certification.progress'),
     operation: certificationProgressOperation,
     requestBody: CERTIFICATION_PROGRESS_REQUEST,
     responseBody: CERTIFICATION_SCHEMA,
   },
   {
     ...planned('sdk.catalog.live', 'GET', '/api/cms/sdk-catalog', 'partner-ecosystem', 'Live SDK catalog', ['cms.sdk.read']),
-    rateLimit: { points: 60, per: 'minute' },
+    ...capabilityRoute('sdk.catalog'),
     operation: sdkCatalogOperation,
     responseBody: SDK_CATALOG_SCHEMA,
   },
@@ -62,7 +63,7 @@ export const otherRoutes: RouteSpec[] = [
   },
   {
     ...planned('changelog.rss', 'GET', '/api/changelog/rss', 'platform', 'Changelog RSS feed', [], 'none'),
-    rateLimit: { points: 60, per: 'minute' },
+    ...capabilityRoute('changelog.rss'),
     operation: changelogOperation,
     responseContentType: 'application/rss+xml',
     responseBody: { type: 'string', description: 'RSS 2.0: portal releases and endpoint deprecations, newest first.' },

@@ -1,4 +1,4 @@
-import { DomainError, isOperator } from '@svc/platform';
+import { capabilityRoute, DomainError, isOperator } from '@svc/platform';
 import type { RouteSpec } from './route.js';
 import { snakeKeys } from './snake-case.js';
 import {
@@ -53,17 +53,16 @@ function partnerMetrics(p: PartnerRow) {
 
 /** The spec's "Partner ecosystem" table. */
 export const partnerEcosystemRoutes: RouteSpec[] = [
-  { id: 'partner.login', method: 'POST', path: '/cms/partner-login', product: 'partner-ecosystem', summary: 'Partner authentication', auth: 'none', scopes: [], rateLimit: { points: 10, per: 'minute' }, successStatus: 200, latency: ['180ms', '450ms'], operation: partnerLogin, ...partnerLoginSchemas },
-  { id: 'tokens.create', method: 'POST', path: '/cms/tokens', product: 'partner-ecosystem', summary: 'Create scoped token', auth: 'bearer', scopes: ['cms.tokens.manage'], rateLimit: { points: 5, per: 'minute' }, successStatus: 201, latency: ['120ms', '300ms'], operation: createToken, ...createTokenSchemas },
+  { id: 'partner.login', method: 'POST', path: '/cms/partner-login', ...capabilityRoute('partner.login'), summary: 'Partner authentication', auth: 'none', scopes: [], successStatus: 200, latency: ['180ms', '450ms'], operation: partnerLogin, ...partnerLoginSchemas },
+  { id: 'tokens.create', method: 'POST', path: '/cms/tokens', ...capabilityRoute('tokens.create'), summary: 'Create scoped token', auth: 'bearer', scopes: ['cms.tokens.manage'], successStatus: 201, latency: ['120ms', '300ms'], operation: createToken, ...createTokenSchemas },
   {
     id: 'tokens.list',
     method: 'GET',
     path: '/cms/tokens',
-    product: 'partner-ecosystem',
+    ...capabilityRoute('tokens.list'),
     summary: 'List active tokens',
     auth: 'bearer',
     scopes: ['cms.tokens.manage'],
-    rateLimit: { points: 30, per: 'minute' },
     successStatus: 200,
     latency: ['50ms', '130ms'],
     operation: {
@@ -72,17 +71,16 @@ export const partnerEcosystemRoutes: RouteSpec[] = [
     },
     ...listTokensSchemas,
   },
-  { id: 'tokens.revoke', method: 'DELETE', path: '/cms/tokens', product: 'partner-ecosystem', summary: 'Revoke token', auth: 'bearer', scopes: ['cms.tokens.manage'], rateLimit: { points: 10, per: 'minute' }, successStatus: 200, latency: ['60ms', '150ms'], operation: revokeToken, ...revokeTokenSchemas },
-  { id: 'oauth.register', method: 'POST', path: '/cms/oauth/register', product: 'partner-ecosystem', summary: 'Register OAuth client', auth: 'bearer', scopes: ['cms.tokens.manage'], rateLimit: { points: 3, per: 'hour' }, successStatus: 201, latency: ['200ms', '500ms'], operation: registerClient, ...registerClientSchemas },
+  { id: 'tokens.revoke', method: 'DELETE', path: '/cms/tokens', ...capabilityRoute('tokens.revoke'), summary: 'Revoke token', auth: 'bearer', scopes: ['cms.tokens.manage'], successStatus: 200, latency: ['60ms', '150ms'], operation: revokeToken, ...revokeTokenSchemas },
+  { id: 'oauth.register', method: 'POST', path: '/cms/oauth/register', ...capabilityRoute('oauth.register'), summary: 'Register OAuth client', auth: 'bearer', scopes: ['cms.tokens.manage'], successStatus: 201, latency: ['200ms', '500ms'], operation: registerClient, ...registerClientSchemas },
   {
     id: 'oauth.token',
     method: 'POST',
     path: '/oauth/token',
-    product: 'partner-ecosystem',
+    ...capabilityRoute('oauth.token'),
     summary: 'OAuth token exchange',
     auth: 'none',
     scopes: [],
-    rateLimit: { points: 30, per: 'minute' },
     successStatus: 200,
     latency: ['100ms', '250ms'],
     errorFormat: 'oauth',
@@ -91,12 +89,12 @@ export const partnerEcosystemRoutes: RouteSpec[] = [
     ...tokenExchangeSchemas,
   },
   // Not in the spec's table: the discovery documents every OAuth client library looks for.
-  { id: 'oauth.jwks', method: 'GET', path: '/.well-known/jwks.json', product: 'partner-ecosystem', summary: 'Public keys of OAuth access tokens (JWK Set)', auth: 'none', scopes: [], successStatus: 200, operation: jwks, ...jwksSchemas },
+  { id: 'oauth.jwks', method: 'GET', path: '/.well-known/jwks.json', ...capabilityRoute('oauth.jwks'), summary: 'Public keys of OAuth access tokens (JWK Set)', auth: 'none', scopes: [], successStatus: 200, operation: jwks, ...jwksSchemas },
   {
     id: 'oauth.metadata',
     method: 'GET',
     path: '/.well-known/oauth-authorization-server',
-    product: 'partner-ecosystem',
+    ...capabilityRoute('oauth.metadata'),
     summary: 'OAuth authorization server metadata (RFC 8414)',
     auth: 'none',
     scopes: [],
@@ -108,11 +106,10 @@ export const partnerEcosystemRoutes: RouteSpec[] = [
     id: 'pipeline.health',
     method: 'GET',
     path: '/cms/pipeline/health',
-    product: 'partner-ecosystem',
+    ...capabilityRoute('pipeline.health'),
     summary: 'Pipeline health status',
     auth: 'bearer',
     scopes: ['cms.pipeline.read', 'cms.admin'],
-    rateLimit: { points: 60, per: 'minute' },
     successStatus: 200,
     latency: ['80ms', '200ms'],
     operation: {
@@ -125,11 +122,10 @@ export const partnerEcosystemRoutes: RouteSpec[] = [
     id: 'pipeline.partners',
     method: 'GET',
     path: '/cms/pipeline/partners',
-    product: 'partner-ecosystem',
+    ...capabilityRoute('pipeline.partners'),
     summary: 'Per-partner pipeline metrics',
     auth: 'bearer',
     scopes: ['cms.pipeline.read', 'cms.admin'],
-    rateLimit: { points: 30, per: 'minute' },
     successStatus: 200,
     latency: ['120ms', '350ms'],
     operation: {
@@ -156,5 +152,5 @@ export const partnerEcosystemRoutes: RouteSpec[] = [
       },
     },
   },
-  { id: 'sdk.catalog', method: 'GET', path: '/cms-ecosystem/sdk-catalog', product: 'partner-ecosystem', summary: 'SDK catalog', auth: 'bearer', scopes: ['cms.sdk.read'], rateLimit: { points: 60, per: 'minute' }, successStatus: 200, latency: ['30ms', '80ms'], operation: sdkCatalogOperation, responseBody: SDK_CATALOG_SCHEMA },
+  { id: 'sdk.catalog', method: 'GET', path: '/cms-ecosystem/sdk-catalog', ...capabilityRoute('sdk.catalog'), summary: 'SDK catalog', auth: 'bearer', scopes: ['cms.sdk.read'], successStatus: 200, latency: ['30ms', '80ms'], operation: sdkCatalogOperation, responseBody: SDK_CATALOG_SCHEMA },
 ];

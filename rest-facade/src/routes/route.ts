@@ -1,9 +1,9 @@
-import type { Principal } from '@svc/platform';
+import type { CapabilityId, Principal, Product, RateLimit } from '@svc/platform';
+
+/** Products and limits are declared in platform (rate-limit/capabilities.ts), shared with the gateway. */
+export type { Product, RateLimit };
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
-
-/** Products group routes for the overall and burst limits of the spec's Limits table. */
-export type Product = 'partner-ecosystem' | 'identity' | 'fhir' | 'tefca' | 'analytics' | 'clearinghouse' | 'wearables' | 'platform';
 
 /**
  * Credential classes of the spec: none (public), bearer (API token, OAuth access token or portal
@@ -11,11 +11,6 @@ export type Product = 'partner-ecosystem' | 'identity' | 'fhir' | 'tefca' | 'ana
  * platform-operated service credential; partner API tokens and portal sessions are refused).
  */
 export type AuthClass = 'none' | 'bearer' | 'service';
-
-export interface RateLimit {
-  points: number;
-  per: 'second' | 'minute' | 'hour';
-}
 
 export interface Deprecation {
   /** ISO date of the announcement. */
@@ -90,6 +85,12 @@ export interface RouteSpec {
   auth: AuthClass;
   /** The principal needs at least one of these scopes (empty: any authenticated principal). */
   scopes: readonly string[];
+  /**
+   * The capability the route serves (platform's CAPABILITIES): its limit and counter are shared with
+   * the route's GraphQL twin. Spread `...capabilityRoute(id)` to set it with its product and limit.
+   */
+  capability?: CapabilityId;
+  /** Per-subject limit; from the capability when the route has one, else its own. */
   rateLimit?: RateLimit;
   successStatus: 200 | 201 | 202 | 204;
   /** The spec's published latency pair, for the catalog. */

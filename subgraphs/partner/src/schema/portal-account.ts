@@ -76,12 +76,14 @@ export function definePortalAccount(builder: Builder, services: SubgraphServices
         email: t.arg.string({ required: true }),
         password: t.arg.string({ required: true }),
         clientAddress: t.arg.string({
-          description: 'The client address the REST facade saw, so failures are also counted per address. Honoured only from the REST facade (POST /cms/partner-login); ignored from anyone else.',
+          description:
+            'The client address the REST facade saw, so failures are also counted per address. Honoured only from the REST facade (POST /cms/partner-login); from anyone else the address the gateway observed is counted instead.',
         }),
       },
       resolve: async (_root, args, ctx) => {
-        // Anyone could name any address here; only the facade's report is evidence of one.
-        const clientAddress = isFacadePrincipal(ctx.principal) ? (args.clientAddress ?? null) : null;
+        // Anyone could name any address here; only the facade's report, or the address the gateway
+        // observed on /graphql (carried in the signed principal), is evidence of one.
+        const clientAddress = isFacadePrincipal(ctx.principal) ? (args.clientAddress ?? null) : (ctx.principal.clientAddress ?? null);
         const { session, secret } = await loginToPortal(ctx.em, { email: args.email, password: args.password, clientAddress }, new Date());
         return { accessToken: secret, expiresAt: session.expiresAt, partnerGpid: session.partnerGpid, sessionId: session.id };
       },

@@ -1,0 +1,117 @@
+/**
+ * The one declaration of every rate-limited capability: its per-subject limit, the product whose
+ * overall and burst limits it also spends, and the GraphQL root fields that are its twin. The REST
+ * route table reads its limits from here, and the gateway applies the same limits (and the same
+ * counters) to the twin fields on /graphql, so a capability costs the same whichever door it is
+ * called through.
+ */
+
+/** Products group capabilities for the overall and burst limits of the spec's Limits table. */
+export type Product = 'partner-ecosystem' | 'identity' | 'fhir' | 'tefca' | 'analytics' | 'clearinghouse' | 'wearables' | 'platform';
+
+export interface RateLimit {
+  points: number;
+  per: 'second' | 'minute' | 'hour';
+}
+
+const SECONDS: Record<RateLimit['per'], number> = { second: 1, minute: 60, hour: 3600 };
+
+/** Length of a limit's window in seconds. */
+export function windowSeconds(limit: RateLimit): number {
+  return SECONDS[limit.per];
+}
+
+/** The spec's Limits table: the overall and burst limits per subject, by product. */
+export const PRODUCT_LIMITS: Record<Product, { overall: RateLimit; burst: RateLimit }> = {
+  'partner-ecosystem': { overall: { points: 500, per: 'minute' }, burst: { points: 30, per: 'second' } },
+  identity: { overall: { points: 1000, per: 'minute' }, burst: { points: 50, per: 'second' } },
+  fhir: { overall: { points: 500, per: 'minute' }, burst: { points: 30, per: 'second' } },
+  tefca: { overall: { points: 500, per: 'minute' }, burst: { points: 30, per: 'second' } },
+  analytics: { overall: { points: 500, per: 'minute' }, burst: { points: 30, per: 'second' } },
+  clearinghouse: { overall: { points: 500, per: 'minute' }, burst: { points: 30, per: 'second' } },
+  wearables: { overall: { points: 500, per: 'minute' }, burst: { points: 30, per: 'second' } },
+  platform: { overall: { points: 500, per: 'minute' }, burst: { points: 30, per: 'second' } },
+};
+
+export interface Capability {
+  /** Also the counter's name: a REST route and its GraphQL twin spend the same counter. */
+  id: string;
+  product: Product;
+  /** The per-subject limit; absent: only the product's overall and burst limits apply. */
+  limit?: RateLimit;
+  /**
+   * GraphQL twin fields: `Mutation.portalLogin`, or `Query.partner.baaSignatures` for a field one
+   * level below a root field (each occurrence inside any `partner` selection counts).
+   */
+  graphql: readonly string[];
+  /**
+   * The capability authenticates an OAuth client from its input (the token endpoint): it is
+   * counted per claimed client_id instead of per address, and its failures are counted per
+   * client_id and per address (see the README's rate-limit keying).
+   */
+  clientAuthentication?: boolean;
+}
+
+const perMinute = (points: number): RateLimit => ({ points, per: 'minute' });
+
+function capability(id: string, product: Product, limit: RateLimit | undefined, graphql: readonly string[], extra: Partial<Capability> = {}): Capability {
+  return Object.freeze({ id, product, ...(limit ? { limit } : {}), graphql: Object.freeze([...graphql]), ...extra });
+}
+
+/**
+ * Every capability with a REST route and a GraphQL twin, plus the anonymous GraphQL mutations that
+ * have no route but must not be free (onboarding). Ids are the REST route ids.
+ */
+export const CAPABILITIES = {
+  // Partner ecosystem (the spec's endpoint table)
+  'partner.login': capability('partner.login', 'partner-ecosystem', perMinute(10), ['Mutation.portalLogin']),
+  'tokens.create': capability('tokens.create', 'partner-ecosystem', perMinute(5), ['Mutation.createApiToken']),
+  'tokens.list': capability('tokens.list', 'partner-ecosystem', perMinute(30), ['Query.apiTokens']),
+  'tokens.revoke': capability('tokens.revoke', 'partner-ecosystem', perMinute(10), ['Mutation.revokeApiToken', 'Mutation.revokeOAuthClient']),
+  'oauth.register': capability('oauth.register', 'partner-ecosystem', { points: 3, per: 'hour' }, ['Mutation.registerOAuthClient']),
+  'oauth.token': capability('oauth.token', 'partner-ecosystem', perMinute(30), ['Mutation.issueAccessToken'], { clientAuthentication: true }),
+  'oauth.jwks': capability('oauth.jwks', 'partner-ecosystem', undefined, ['Query.oauthJwks']),
+  'oauth.metadata': capability('oauth.metadata', 'partner-ecosystem', undefined, ['Query.oauthServerMetadata']),
+  'pipeline.health': capability('pipeline.health', 'partner-ecosystem', perMinute(60), ['Query.pipelineHealth']),
+  // GET /cms/pipeline/partners reads partners (operators) or partner(gpid) { syncJobs } (a partner).
+  'pipeline.partners': capability('pipeline.partners', 'partner-ecosystem', perMinute(30), ['Query.partners', 'Query.partner.syncJobs']),
+  // Both SDK catalog paths serve one capability and share its counter.
+  'sdk.catalog': capability('sdk.catalog', 'partner-ecosystem', perMinute(60), ['Query.sdkCatalog']),
+  // Identity
+  'identity.match': capability('identity.match', 'identity', perMinute(120), ['Query.identityMatch']),
+  'identity.resolve': capability('identity.resolve', 'identity', perMinute(60), ['Mutation.resolveIdentity']),
+  'identity.get': capability('identity.get', 'identity', perMinute(120), ['Query.identity']),
+  // Approving or rejecting a change is served by both /merge and /split (same limit); GraphQL counts it as a merge.
+  'identity.merge': capability('identity.merge', 'identity', perMinute(10), ['Mutation.requestIdentityMerge', 'Mutation.approveIdentityChange', 'Mutation.rejectIdentityChange']),
+  'identity.split': capability('identity.split', 'identity', perMinute(10), ['Mutation.requestIdentitySplit']),
+  // Legal documents and certification
+  'legal.documents.list': capability('legal.documents.list', 'partner-ecosystem', perMinute(60), ['Query.legalDocuments']),
+  'legal.documents.download': capability('legal.documents.download', 'partner-ecosystem', perMinute(60), ['Query.legalDocument']),
+  'legal.baa.sign': capability('legal.baa.sign', 'partner-ecosystem', perMinute(10), ['Mutation.signBaa']),
+  'legal.baa.list': capability('legal.baa.list', 'partner-ecosystem', perMinute(30), ['Query.partner.baaSignatures']),
+  'certification.status': capability('certification.status', 'partner-ecosystem', perMinute(30), ['Query.partner.certification']),
+  'certification.submit': capability('certification.submit', 'partner-ecosystem', perMinute(10), ['Mutation.submitCertification']),
+  'certification.progress': capability('certification.progress', 'partner-ecosystem', perMinute(30), ['Mutation.updateCertificationProgress']),
+  'changelog.rss': capability('changelog.rss', 'platform', perMinute(60), ['Query.releaseHistory']),
+  'fhir.metadata': capability('fhir.metadata', 'fhir', undefined, ['Query.fhirCapabilityStatement']),
+  // Anonymous onboarding over GraphQL (no REST route): per address, like sign-in.
+  'onboarding.start': capability('onboarding.start', 'partner-ecosystem', perMinute(10), ['Mutation.startPartnerApplication']),
+  'onboarding.resume': capability('onboarding.resume', 'partner-ecosystem', perMinute(60), [
+    'Query.partnerApplication',
+    'Mutation.savePartnerApplicationStep',
+    'Mutation.submitPartnerApplication',
+  ]),
+} as const satisfies Record<string, Capability>;
+
+export type CapabilityId = keyof typeof CAPABILITIES;
+
+/** `Mutation.portalLogin` (or `Query.partner.baaSignatures`) → its capability. */
+export const GRAPHQL_TWINS: ReadonlyMap<string, Capability> = new Map(
+  Object.values(CAPABILITIES as Record<string, Capability>).flatMap((c) => c.graphql.map((field) => [field, c] as const)),
+);
+
+/** What a REST route spreads into its spec: the capability it serves, its product and its limit. */
+export function capabilityRoute(id: CapabilityId): { capability: CapabilityId; product: Product; rateLimit?: RateLimit } {
+  const c: Capability = CAPABILITIES[id];
+  return { capability: id, product: c.product, ...(c.limit ? { rateLimit: c.limit } : {}) };
+}

@@ -1,0 +1,3 @@
+export * from './capabilities.js';
+export * from './limiter.js';
+export * from './credential-guard.js';
