@@ -14,6 +14,7 @@ export * from './auth/scope-catalog.js';
 export * from './auth/secrets.js';
 export * from './auth/internal-token.js';
 export * from './db/database.js';
+export * from './db/private-files.js';
 export * from './db/schema-migration.js';
 export * from './events/envelope.js';
 export * from './events/bus.js';
