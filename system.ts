@@ -156,7 +156,11 @@ export async function startSystem(config: Config, options: { logger?: Logger; no
       let supergraphSdl: string;
       if (role === 'gateway') {
         const source = loadSupergraph(config.supergraphPath ?? new URL('./supergraph.yaml', import.meta.url).pathname);
-        clients = source.subgraphs.map((s) => httpClient(s.name, config.subgraphUrls[s.name as SubgraphName] ?? s.url, config.internalSecret));
+        // Our own subgraphs get the signed principal: every one with our supergraph, and with
+        // SVC_SUPERGRAPH only those named like ours whose SVC_SUBGRAPH_<NAME>_URL is set. The
+        // subgraphs of a foreign supergraph get none.
+        const ours = (name: string) => !config.supergraphPath || config.subgraphUrls[name as SubgraphName] !== undefined;
+        clients = source.subgraphs.map((s) => httpClient(s.name, config.subgraphUrls[s.name as SubgraphName] ?? s.url, ours(s.name) ? config.internalSecret : null));
         supergraphSdl = source.supergraphSdl;
       } else {
         const created = await Promise.all(SUBGRAPHS.map((d) => d.create(runtime)));
