@@ -18,12 +18,20 @@ const LISTS = [
 
 describe('forged pagination cursors are a 400 naming the argument, on GraphQL and REST', () => {
   let sys: TestSystem;
+  let partnerToken: string;
   beforeAll(async () => {
     sys = await bootSystem();
     // Two partners besides the operator, so a real cursor leads somewhere.
+    const gpids: string[] = [];
     for (const name of ['Cursor Clinic', 'Cursor Labs']) {
-      await sys.graphql(`mutation { registerPartner(input: { legalName: "${name}", organizationType: "PAYER" }) { gpid } }`);
+      const res = await sys.graphql<{ registerPartner: { gpid: string } }>(`mutation { registerPartner(input: { legalName: "${name}", organizationType: "PAYER" }) { gpid } }`);
+      gpids.push(res.data!.registerPartner.gpid);
     }
+    const token = await sys.graphql<{ createApiToken: { secret: string } }>(
+      'mutation($g: ID) { createApiToken(input: { partnerGpid: $g, name: "cursor test", scopes: ["cms.pipeline.read"] }) { secret } }',
+      { g: gpids[0] },
+    );
+    partnerToken = token.data!.createApiToken.secret;
   });
   afterAll(() => sys?.close());
 
@@ -57,9 +65,9 @@ describe('forged pagination cursors are a 400 naming the argument, on GraphQL an
 
   it('GET /cms/pipeline/partners?cursor= refuses every forged cursor with a problem naming "cursor", for operators and partners alike', async () => {
     const queries = [...FORGED.map((c) => `cursor=${encodeURIComponent(c)}`), 'cursor=%%%', 'cursor=AA&cursor=AB'];
-    for (const query of queries) {
-      const res = await sys.request({ url: `/cms/pipeline/partners?${query}` });
-      expect(res.statusCode, query.slice(0, 30)).toBe(400);
+    for (const [query, token] of queries.flatMap((q) => [[q, sys.operatorToken], [q, partnerToken]] as const)) {
+      const res = await sys.request({ url: `/cms/pipeline/partners?${query}`, token });
+      expect(res.statusCode, `${query.slice(0, 30)} as ${token === partnerToken ? 'partner' : 'operator'}`).toBe(400);
       expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
       const problem = res.json();
       expect(problem.code).toBe('BAD_REQUEST');
