@@ -2,7 +2,11 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { printSubgraphSchema } from '@apollo/subgraph';
 import {
+  clientErrorHandler,
   createLogger,
+  frameworkErrors,
+  refuseCredentialsInQuery,
+  requestErrorHandler,
   createMetrics,
   MemoryEventBus,
   newId,
@@ -53,12 +57,18 @@ function httpApp(config: Config, logger: Logger, metrics: Metrics, component: st
     },
     bodyLimit: 5 * 1024 * 1024,
     return503OnClosing: true,
+    // What the router and Node's HTTP parser refuse is a problem document too (400, 414, 431).
+    frameworkErrors,
+    clientErrorHandler,
     // A hop count trusts that many proxies in front of us; Fastify's types take it as a function.
     trustProxy: typeof config.trustProxy === 'number' ? (_address: string, hop: number) => hop < (config.trustProxy as number) : config.trustProxy,
   }) as unknown as FastifyInstance;
   app.addHook('onSend', async (req, reply) => {
     reply.header('x-request-id', req.id);
   });
+  refuseCredentialsInQuery(app);
+  // The facade installs its own error handler (the same documents, plus its routes' dialects).
+  if (component !== 'all' && component !== 'facade') app.setErrorHandler(requestErrorHandler);
   app.addHook('onResponse', async (req, reply) => {
     metrics.httpRequests.observe({ component, route: req.routeOptions.url ?? 'unmatched', method: req.method, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
   });
@@ -150,7 +160,11 @@ export async function startSystem(config: Config, options: { logger?: Logger; no
       let supergraphSdl: string;
       if (role === 'gateway') {
         const source = loadSupergraph(config.supergraphPath ?? new URL('./supergraph.yaml', import.meta.url).pathname);
-        clients = source.subgraphs.map((s) => httpClient(s.name, config.subgraphUrls[s.name as SubgraphName] ?? s.url, config.internalSecret));
+        // Our own subgraphs get the signed principal: every one with our supergraph, and with
+        // SVC_SUPERGRAPH only those named like ours whose SVC_SUBGRAPH_<NAME>_URL is set. The
+        // subgraphs of a foreign supergraph get none.
+        const ours = (name: string) => !config.supergraphPath || config.subgraphUrls[name as SubgraphName] !== undefined;
+        clients = source.subgraphs.map((s) => httpClient(s.name, config.subgraphUrls[s.name as SubgraphName] ?? s.url, ours(s.name) ? config.internalSecret : null));
         supergraphSdl = source.supergraphSdl;
       } else {
         const created = await Promise.all(SUBGRAPHS.map((d) => d.create(runtime)));

@@ -89,7 +89,8 @@ export async function createGateway(options: { supergraphSdl: string; clients: r
     },
     async callSubgraph(name, request, context) {
       const client = clients.get(name);
-      if (!client) throw new Error(`Unknown subgraph "${name}".`);
+      // Internal lookups (credentials, keys) go to our own subgraphs only, never to a foreign one of the same name.
+      if (!client || client.foreign) throw new Error(`Unknown subgraph "${name}".`);
       return client.execute(request, context.principal, context.requestId);
     },
     stop: () => server.stop(),

@@ -10,6 +10,8 @@ export interface SubgraphResponse {
 /** How the gateway reaches one subgraph: in-process or over HTTP. Either way it sends a principal. */
 export interface SubgraphClient {
   readonly name: string;
+  /** A subgraph of someone else's supergraph: it gets no principal, and no internal lookup. */
+  readonly foreign?: boolean;
   execute(request: GraphQLRequest, principal: Principal, requestId: string): Promise<SubgraphResponse>;
 }
 
@@ -27,10 +29,15 @@ export function inProcessClient(subgraph: Subgraph): SubgraphClient {
   };
 }
 
-/** The distributed mode: POST to the subgraph with a short-lived, gateway-signed principal. */
-export function httpClient(name: string, url: string, internalSecret: string): SubgraphClient {
+/**
+ * The distributed mode: POST to the subgraph with a short-lived, gateway-signed principal. A
+ * foreign subgraph (someone else's supergraph) gets `internalSecret: null`: no principal at all,
+ * since our signed principal is nobody else's business.
+ */
+export function httpClient(name: string, url: string, internalSecret: string | null): SubgraphClient {
   return {
     name,
+    foreign: internalSecret === null,
     async execute(request, principal, requestId) {
       const response = await fetch(url, {
         method: 'POST',
@@ -38,7 +45,7 @@ export function httpClient(name: string, url: string, internalSecret: string): S
           'content-type': 'application/json',
           accept: 'application/json',
           'x-request-id': requestId,
-          [INTERNAL_PRINCIPAL_HEADER]: await signPrincipal(principal, internalSecret),
+          ...(internalSecret === null ? {} : { [INTERNAL_PRINCIPAL_HEADER]: await signPrincipal(principal, internalSecret) }),
         },
         body: JSON.stringify(request),
       });

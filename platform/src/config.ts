@@ -142,8 +142,10 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   if (internalSecret !== undefined && internalSecret.length < 32) {
     problems.push('SVC_INTERNAL_SECRET must be at least 32 characters');
   }
+  // A gateway that fronts only a foreign supergraph (SVC_SUPERGRAPH, none of our subgraph URLs) signs nothing.
+  const frontsOnlyForeign = role === 'gateway' && str('SVC_SUPERGRAPH') !== undefined && Object.keys(subgraphUrls).length === 0;
   if (internalSecret === undefined) {
-    if (role !== 'all') problems.push(`SVC_INTERNAL_SECRET is required when SVC_ROLE is ${role} (components must share it)`);
+    if (role !== 'all' && !frontsOnlyForeign) problems.push(`SVC_INTERNAL_SECRET is required when SVC_ROLE is ${role} (components must share it)`);
     internalSecret = randomBytes(32).toString('base64url');
   }
 

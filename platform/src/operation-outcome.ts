@@ -17,6 +17,8 @@ const ISSUE_TYPE: Record<string, string> = {
   METHOD_NOT_ALLOWED: 'not-supported',
   UNSUPPORTED_MEDIA_TYPE: 'not-supported',
   PAYLOAD_TOO_LARGE: 'too-costly',
+  URI_TOO_LONG: 'too-long',
+  HEADERS_TOO_LARGE: 'too-long',
   UPSTREAM_UNAVAILABLE: 'transient',
 };
 

@@ -1,10 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, operationOutcomeFor, problemFor, type FieldError } from '@svc/platform';
 
+import { isFhirPath } from '@svc/platform';
+
 /** FHIR paths speak OperationOutcome; everything else speaks RFC 9457 problem+json. */
-export function isFhirPath(url: string): boolean {
-  return url === '/fhir/R4' || url.startsWith('/fhir/R4/') || url.startsWith('/fhir/R4?');
-}
+export { isFhirPath };
 
 /** Send an error in the dialect of the path it happened on. */
 export function sendError(

@@ -1,10 +1,10 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { MikroORM, type Options } from '@mikro-orm/core';
 import { BetterSqliteDriver } from '@mikro-orm/better-sqlite';
 import { PostgreSqlDriver } from '@mikro-orm/postgresql';
 import { Migrator, type Migration } from '@mikro-orm/migrations';
 import type { Config } from '../config.js';
+import { ensurePrivateDirectory, ensurePrivateFile, restrictToOwner } from './private-files.js';
 
 export type Orm = MikroORM;
 
@@ -48,13 +48,18 @@ export async function openDatabase(options: DatabaseOptions): Promise<Orm> {
   if (config.databaseUrl) {
     orm = await MikroORM.init({ ...common, driver: PostgreSqlDriver, clientUrl: config.databaseUrl, pool: { min: 0, max: 10 } } as Options);
   } else {
-    mkdirSync(config.dataDir, { recursive: true });
-    orm = await MikroORM.init({ ...common, driver: BetterSqliteDriver, dbName: join(config.dataDir, `${owner}.sqlite`) } as Options);
+    // Owner-only on disk: a new data directory 0700, the database file 0600 before SQLite opens it.
+    ensurePrivateDirectory(config.dataDir);
+    const file = join(config.dataDir, `${owner}.sqlite`);
+    ensurePrivateFile(file);
+    orm = await MikroORM.init({ ...common, driver: BetterSqliteDriver, dbName: file } as Options);
     const connection = orm.em.getConnection();
     // WAL lets readers run beside the writer; the busy timeout rides out a concurrent writer.
     await connection.execute('pragma journal_mode = wal');
     await connection.execute('pragma busy_timeout = 5000');
     await connection.execute('pragma synchronous = normal');
+    // SQLite creates these with the database file's mode; files left by earlier versions are tightened.
+    for (const suffix of ['-wal', '-shm']) restrictToOwner(`${file}${suffix}`);
   }
   await orm.getMigrator().up();
   return orm;

@@ -3,6 +3,7 @@ import { INTERNAL_PRINCIPAL_HEADER, verifyPrincipal } from '../auth/internal-tok
 import { newId } from '../ids.js';
 import type { Subgraph } from './types.js';
 import type { Logger } from '../logging.js';
+import { clientErrorHandler, frameworkErrors, requestErrorHandler } from '../http/http-errors.js';
 
 /**
  * A subgraph on its own port (the distributed mode). It answers only requests that carry a
@@ -10,7 +11,14 @@ import type { Logger } from '../logging.js';
  */
 export function subgraphHttpServer(subgraph: Subgraph, internalSecret: string, logger: Logger) {
   // The gateway logs each request; the subgraph logs only what goes wrong.
-  const app = Fastify({ loggerInstance: logger, logController: new LogController({ disableRequestLogging: true }), bodyLimit: 10 * 1024 * 1024 });
+  const app = Fastify({
+    loggerInstance: logger,
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: 10 * 1024 * 1024,
+    frameworkErrors,
+    clientErrorHandler,
+  });
+  app.setErrorHandler(requestErrorHandler);
 
   app.get('/health', async () => ({ status: 'ok', subgraph: subgraph.name }));
   app.get('/ready', async (_req, reply) => {

@@ -1,4 +1,4 @@
-import { capabilityRoute, DomainError, isOperator } from '@svc/platform';
+import { capabilityRoute, decodeOptionalCursor, DomainError, invalidCursor, isOperator, isPartnerGpid } from '@svc/platform';
 import type { RouteSpec } from './route.js';
 import { snakeKeys } from './snake-case.js';
 import {
@@ -135,12 +135,17 @@ export const partnerEcosystemRoutes: RouteSpec[] = [
           ? `query PipelinePartners($first: Int, $after: String) { partners(first: $first, after: $after) { edges { node { gpid legalName syncJobs { ${JOB_FIELDS} } } } pageInfo { hasNextPage endCursor } } }`
           : `query PipelinePartner($gpid: ID!) { partner(gpid: $gpid) { gpid legalName syncJobs { ${JOB_FIELDS} } } }`,
       variables: ({ query, principal }) => {
+        // A cursor this API did not issue is refused by name for every caller, before any lookup.
+        const raw = query['cursor'];
+        if (raw !== undefined && typeof raw !== 'string') throw invalidCursor('cursor');
+        const cursor = raw ?? null;
+        decodeOptionalCursor(cursor, { argument: 'cursor', isKey: isPartnerGpid });
         if (!isOperator(principal)) return { gpid: principal.partnerGpid };
         const first = query['limit'] === undefined ? 20 : Number(query['limit']);
         if (!Number.isInteger(first) || first < 1 || first > 100) {
           throw new DomainError('VALIDATION_ERROR', 'The query is invalid.', { fieldErrors: [{ field: 'limit', message: 'must be an integer from 1 to 100' }] });
         }
-        return { first, after: typeof query['cursor'] === 'string' ? query['cursor'] : null };
+        return { first, after: cursor };
       },
       result: (data): unknown => {
         const connection = data['partners'] as { edges: { node: PartnerRow }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } | undefined;

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Config } from '@svc/platform';
+import { ensurePrivateDirectory, PRIVATE_FILE_MODE, restrictToOwner, type Config } from '@svc/platform';
 import type { FingerprintKeyRing } from './domain/index.js';
 
 /** Where the embedded default keeps its generated fingerprint key. */
@@ -10,7 +10,7 @@ export const FINGERPRINT_KEY_FILE = 'identity-fingerprint.key';
 /**
  * The fingerprint key ring of this process. `SVC_FINGERPRINT_KEY` when set (required in
  * production). Otherwise a random 256-bit key kept in `dataDir/identity-fingerprint.key` (mode
- * 0600), created on first start and reused after; creation is atomic (write a temporary file, then
+ * 0600, in a data directory created 0700), created on first start and reused after; creation is atomic (write a temporary file, then
  * hard-link it into place), so processes starting together on one data directory agree on one key.
  * Losing that file makes every stored fingerprint unmatchable; the registry's key check then
  * refuses to start rather than create duplicates.
@@ -18,10 +18,10 @@ export const FINGERPRINT_KEY_FILE = 'identity-fingerprint.key';
 export function loadFingerprintKeyRing(config: Pick<Config, 'fingerprintKey' | 'dataDir'>): FingerprintKeyRing {
   const { version, secret } = config.fingerprintKey;
   if (secret) return { current: version, keys: [{ version, secret }] };
-  mkdirSync(config.dataDir, { recursive: true });
+  ensurePrivateDirectory(config.dataDir);
   const path = join(config.dataDir, FINGERPRINT_KEY_FILE);
   const temporary = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  writeFileSync(temporary, `${randomBytes(32).toString('base64url')}\n`, { mode: 0o600 });
+  writeFileSync(temporary, `${randomBytes(32).toString('base64url')}\n`, { mode: PRIVATE_FILE_MODE });
   try {
     linkSync(temporary, path);
   } catch (err) {
@@ -29,6 +29,8 @@ export function loadFingerprintKeyRing(config: Pick<Config, 'fingerprintKey' | '
   } finally {
     unlinkSync(temporary);
   }
+  // A key file written by an earlier version (or by hand) is tightened to owner-only.
+  restrictToOwner(path);
   const stored = readFileSync(path, 'utf8').trim();
   if (Buffer.byteLength(stored, 'utf8') < 32) throw new Error(`${path} does not hold a usable fingerprint key (at least 32 bytes).`);
   return { current: version, keys: [{ version, secret: stored }] };

@@ -9,7 +9,7 @@ import { SigningKeyEntity } from './entities/signing-key.js';
 import { UsedClientAssertionEntity } from './entities/client-assertion.js';
 import { migrations } from './migrations/index.js';
 import { buildPartnerSchema } from './schema/index.js';
-import { ensureBootstrapOperator } from './domain/bootstrap-operator.js';
+import { ensureBootstrapOperator, revokeStoredBootstrapOperators } from './domain/bootstrap-operator.js';
 import { ONBOARDING_LEGAL_CERTIFICATION_ENTITIES } from './entities/onboarding-legal-certification-entities.js';
 import { certificationObserverFor } from './domain/certification-observations.js';
 
@@ -36,6 +36,9 @@ export const partnerSubgraph: SubgraphDefinition = {
       async startWorkers(services) {
         const { orm, runtime: rt } = services;
         if (rt.config.bootstrapToken) await ensureBootstrapOperator(orm.em.fork(), rt.config.bootstrapToken, rt.logger);
+        else if (rt.config.environment === 'production' && !rt.config.allowBootstrapInProduction) {
+          if ((await revokeStoredBootstrapOperators(orm.em.fork(), rt.logger)) > 0) services.publishCommitted();
+        }
         // Certification evidence from other components' events (idempotent by event id).
         const observer = certificationObserverFor(services);
         const stopObserving = rt.bus.subscribe((event) => observer.onEvent(event));

@@ -1,4 +1,4 @@
-import { connectionType, decodeCursor, DomainError, pageSize, toPage, type SubgraphBuilder } from '@svc/platform';
+import { connectionType, decodeOptionalCursor, pageSize, toPage, type SubgraphBuilder } from '@svc/platform';
 import type { AuditVerification } from '../domain/index.js';
 import type { IdentityService } from '../identity-service.js';
 import type { AuditEntryRef } from './changes.js';
@@ -34,8 +34,7 @@ export function defineAudit(builder: SubgraphBuilder, service: IdentityService, 
       authScopes: AUDIT_SCOPES,
       resolve: async (_root, args) => {
         const size = pageSize(args.first);
-        const after = args.after ? Number(decodeCursor(args.after)) : 0;
-        if (!Number.isSafeInteger(after) || after < 0) throw new DomainError('BAD_REQUEST', 'The cursor is not one this API issued.');
+        const after = Number(decodeOptionalCursor(args.after, { isKey: (key) => /^\d{1,15}$/.test(key) }) ?? 0);
         const rows = await service.auditEntries({ afterSeq: after, size, types: args.types ?? null });
         return toPage(rows, size, (e) => String(e.seq));
       },

@@ -1,4 +1,4 @@
-import { connectionType, decodeCursor, DomainError, hasAnyScope, pageSize, toPage, type SubgraphBuilder, type SubgraphContext } from '@svc/platform';
+import { connectionType, decodeOptionalCursor, isId, DomainError, hasAnyScope, pageSize, toPage, type SubgraphBuilder, type SubgraphContext } from '@svc/platform';
 import { MAX_NOTE_LENGTH, type ChangeActor, type IdentityRecord } from '../domain/index.js';
 import type { StoredAuditEntry } from '../entities/audit-log.js';
 import type { ChangeRequest } from '../entities/change-requests.js';
@@ -129,7 +129,7 @@ export function defineChanges(builder: SubgraphBuilder, service: IdentityService
           status: args.status ?? null,
           kind: args.kind ?? null,
           size,
-          beforeId: args.after ? decodeCursor(args.after) : null,
+          beforeId: decodeOptionalCursor(args.after, { isKey: (key) => isId('mrg', key) || isId('spl', key) }),
           ...(reviewer ? {} : { partnerGpid: ctx.principal.partnerGpid }),
         });
         return toPage(rows, size, (r) => r.id);

@@ -2,7 +2,7 @@ import type { ObjectRef } from '@pothos/core';
 import type { EntityManager } from '@mikro-orm/core';
 import {
   connectionType,
-  decodeCursor,
+  decodeOptionalCursor,
   isId,
   isOperator,
   pageSize,
@@ -160,7 +160,7 @@ export function definePartnerApplication(builder: Builder, services: SubgraphSer
       authScopes: { scope: 'cms.admin' },
       resolve: async (_root, args, ctx) => {
         const size = pageSize(args.first);
-        const rows = await partnerApplications.page(ctx.em, { status: args.status ?? null, size, afterId: args.after ? decodeCursor(args.after) : null });
+        const rows = await partnerApplications.page(ctx.em, { status: args.status ?? null, size, afterId: decodeOptionalCursor(args.after, { isKey: (key) => isId('app', key) }) });
         return toPage(rows, size, (a) => a.id);
       },
     }),

@@ -1,4 +1,4 @@
-import { actsFor, connectionType, decodeCursor, DomainError, loaderFor, makeEvent, pageSize, recordEvent, toPage, type SubgraphContext, type SubgraphServices, type SubgraphBuilder as Builder } from '@svc/platform';
+import { actsFor, connectionType, decodeOptionalCursor, isPartnerGpid, DomainError, loaderFor, makeEvent, pageSize, recordEvent, toPage, type SubgraphContext, type SubgraphServices, type SubgraphBuilder as Builder } from '@svc/platform';
 import { partners } from '../entities/partners.js';
 import type { Partner } from '../entities/partner.js';
 import type { ApiTokenType } from './api-token.js';
@@ -54,7 +54,7 @@ export function definePartner(builder: Builder, services: SubgraphServices, toke
       authScopes: { scope: 'cms.admin' },
       resolve: async (_root, args, ctx) => {
         const size = pageSize(args.first);
-        const rows = await partners.page(ctx.em, size, args.after ? decodeCursor(args.after) : null);
+        const rows = await partners.page(ctx.em, size, decodeOptionalCursor(args.after, { isKey: isPartnerGpid }));
         return toPage(rows, size, (p) => p.gpid);
       },
     }),

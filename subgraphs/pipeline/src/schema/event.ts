@@ -1,4 +1,4 @@
-import { actsFor, connectionType, decodeCursor, isOperator, pageSize, toPage, type SubgraphBuilder } from '@svc/platform';
+import { actsFor, connectionType, decodeOptionalCursor, isId, isOperator, pageSize, toPage, type SubgraphBuilder } from '@svc/platform';
 import type { LoggedEvent } from '../entities/logged-event.js';
 import type { EventLog } from '../domain/event-log.js';
 import type { PartnerRef } from './sync-job.js';
@@ -33,7 +33,7 @@ export function defineEvent(builder: SubgraphBuilder, log: EventLog, partnerRef:
           partnerGpid: isOperator(ctx.principal) ? null : (ctx.principal.partnerGpid ?? '-'),
           types: args.types ?? null,
           size,
-          beforeId: args.after ? decodeCursor(args.after) : null,
+          beforeId: decodeOptionalCursor(args.after, { isKey: (key) => isId('evt', key) }),
         });
         return toPage(rows, size, (e) => e.id);
       },

@@ -1,0 +1,91 @@
+import { chmodSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '@svc/platform';
+import { bootSystem, type TestSystem } from '../support/system.js';
+import { freshStorage, USE_POSTGRES, type TestStorage } from '../support/databases.js';
+
+const modeOf = (path: string) => statSync(path).mode & 0o777;
+
+describe('files on disk are owner-only', () => {
+  let base: TestStorage;
+  let dataDir: string;
+  let storage: TestStorage;
+  let previousUmask: number;
+
+  beforeAll(async () => {
+    // The usual umask, under which files were created world-readable (0644) before.
+    previousUmask = process.umask(0o022);
+    base = await freshStorage();
+    dataDir = join(base.env['SVC_DATA_DIR']!, 'nested', 'data');
+    storage = { env: { ...base.env, SVC_DATA_DIR: dataDir }, dispose: () => base.dispose() };
+  });
+  afterAll(async () => {
+    process.umask(previousUmask);
+    await base?.dispose();
+  });
+
+  it('creates the data directory 0700, every SQLite file and the fingerprint key 0600, and tightens them on a restart', async () => {
+    const first = await bootSystem({}, { storage });
+    // Writes make SQLite create its -wal and -shm files.
+    await first.graphql('mutation { registerPartner(input: { legalName: "Private Files Health", organizationType: "PAYER" }) { gpid } }');
+    const sqlite = readdirSync(dataDir).filter((f) => /\.sqlite(-wal|-shm)?$/.test(f));
+    try {
+      expect(modeOf(dataDir)).toBe(0o700);
+      expect(modeOf(join(dataDir, 'identity-fingerprint.key'))).toBe(0o600);
+      if (USE_POSTGRES) {
+        expect(sqlite).toEqual([]);
+      } else {
+        expect(sqlite).toEqual(expect.arrayContaining(['partner.sqlite', 'identity.sqlite', 'fhir.sqlite', 'pipeline.sqlite', 'partner.sqlite-wal', 'partner.sqlite-shm']));
+      }
+      // Checked while running: a clean shutdown checkpoints and removes the -wal and -shm files.
+      for (const file of sqlite) expect(modeOf(join(dataDir, file)), file).toBe(0o600);
+    } finally {
+      await first.close();
+    }
+
+    // Files left world-readable (by an earlier version) are tightened at the next start.
+    const left = readdirSync(dataDir).filter((f) => /\.sqlite$|\.key$/.test(f));
+    for (const file of left) chmodSync(join(dataDir, file), 0o644);
+    const second = await bootSystem({}, { storage });
+    try {
+      for (const file of readdirSync(dataDir).filter((f) => /\.sqlite(-wal|-shm)?$|\.key$/.test(f))) expect(modeOf(join(dataDir, file)), file).toBe(0o600);
+    } finally {
+      await second.close();
+    }
+  });
+});
+
+describe('an unbuilt route (501) is expected: no error line, no stack trace', () => {
+  const lines: Record<string, unknown>[] = [];
+  const destination = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const l of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(l) as Record<string, unknown>);
+      done();
+    },
+  });
+  let sys: TestSystem;
+  beforeAll(async () => {
+    sys = await bootSystem({}, { logger: createLogger({ logLevel: 'info', role: 'all' }, destination) });
+  });
+  afterAll(() => sys?.close());
+
+  it('logs only the request lines, at info, for every call to an unbuilt route', async () => {
+    for (const url of ['/fhir/R4/Patient/123', '/fhir/R4/Patient', '/fhir/R4/Patient/123', '/fhir/R4/$export']) {
+      const res = await sys.request({ url });
+      expect(res.statusCode).toBe(501);
+      const requestId = res.headers['x-request-id'];
+      const logged = lines.filter((l) => l['requestId'] === requestId);
+      // Fastify's two request lines (besides the audit line an operator credential's use may write).
+      const requestLines = logged.filter((l) => l['msg'] !== 'operator credential used');
+      expect(requestLines.map((l) => l['msg'])).toEqual(['incoming request', 'request completed']);
+      expect(requestLines[1]).toMatchObject({ res: { statusCode: 501 } });
+      for (const line of logged) {
+        if (line['msg'] !== 'operator credential used') expect(line['level']).toBe(30);
+        expect(JSON.stringify(line)).not.toContain('stack');
+      }
+    }
+    expect(lines.filter((l) => Number(l['level']) >= 50)).toEqual([]);
+  });
+});
