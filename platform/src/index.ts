@@ -27,3 +27,5 @@ export * from './subgraph/types.js';
 export * from './subgraph/assemble.js';
 export * from './subgraph/http-server.js';
 export * from './graphql/connection-types.js';
+export * from './dependency-health.js';
+export * from './redis-client.js';

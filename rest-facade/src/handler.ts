@@ -1,5 +1,17 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ANONYMOUS, DomainError, FACADE_PRINCIPAL, hasAnyScope, isAuthenticated, isErrorCode, type FieldError, type Principal } from '@svc/platform';
+import {
+  ANONYMOUS,
+  DependencyUnavailable,
+  DomainError,
+  FACADE_PRINCIPAL,
+  hasAnyScope,
+  isAuthenticated,
+  isConnectionFailure,
+  isErrorCode,
+  RETRY_AFTER_SECONDS,
+  type FieldError,
+  type Principal,
+} from '@svc/platform';
 import type { RouteInput, RouteResult, RouteSpec } from './routes/route.js';
 import type { FacadeGateway } from './gateway-client.js';
 import type { RateLimiter } from './rate-limit.js';
@@ -49,14 +61,23 @@ function rateLimited(state: LimitState, reply: FastifyReply): DomainError {
   });
 }
 
+/** A rate-limit counter store (Redis) that cannot be reached is an outage: 503 with Retry-After, not 500. */
+async function counted<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    throw err instanceof DomainError ? err : new DependencyUnavailable('redis', err);
+  }
+}
+
 /** Authenticate through the gateway, refusing an address that keeps presenting bad credentials. */
 async function authenticate(req: FastifyRequest, reply: FastifyReply, deps: HandlerDeps, requestId: string): Promise<Principal> {
-  const blocked = await deps.limiter?.authFailuresExceeded(req.ip);
+  const blocked = await counted(async () => deps.limiter?.authFailuresExceeded(req.ip));
   if (blocked) throw rateLimited(blocked, reply);
   try {
     return await deps.gateway.authenticate(req.headers.authorization, requestId);
   } catch (err) {
-    if (err instanceof DomainError && (err.code === 'INVALID_TOKEN' || err.code === 'UNAUTHENTICATED')) await deps.limiter?.recordAuthFailure(req.ip);
+    if (err instanceof DomainError && (err.code === 'INVALID_TOKEN' || err.code === 'UNAUTHENTICATED')) await counted(async () => deps.limiter?.recordAuthFailure(req.ip));
     throw err;
   }
 }
@@ -81,7 +102,7 @@ export function routeHandler(route: RouteSpec, deps: HandlerDeps) {
       const principal = route.auth === 'none' ? ANONYMOUS : await authenticate(req, reply, deps, requestId);
       req.log = req.log.child({ partner: principal.partnerGpid, tokenId: principal.tokenId });
 
-      const decision = deps.limiter ? await deps.limiter.check(route, principal.partnerGpid ? `partner:${principal.partnerGpid}` : `ip:${req.ip}`) : null;
+      const decision = deps.limiter ? await counted(() => deps.limiter!.check(route, principal.partnerGpid ? `partner:${principal.partnerGpid}` : `ip:${req.ip}`)) : null;
       if (decision) reply.headers(rateLimitHeaders(decision));
       if (decision && !decision.allowed) throw rateLimited(decision.binding, reply);
       assertCredentialClass(route, principal);
@@ -118,10 +139,12 @@ export function routeHandler(route: RouteSpec, deps: HandlerDeps) {
       if (contentType) reply.type(contentType.includes('charset') ? contentType : `${contentType}; charset=utf-8`);
       return reply.send(result.body);
     } catch (err) {
+      if (!(err instanceof DomainError) && isConnectionFailure(err)) err = new DependencyUnavailable('backing service', err);
       if (err instanceof DomainError) {
-        if (err.status >= 500) req.log.error({ err }, 'route failed');
-        // Refusals that say when to come back (a locked account, a throttled address) say it in HTTP too.
-        const retryAfter = err.details['retry_after'];
+        // An outage is logged once per change of state by the dependency tracker, not per request.
+        if (err.status >= 500 && err.code !== 'UPSTREAM_UNAVAILABLE') req.log.error({ err }, 'route failed');
+        // Refusals that say when to come back (a locked account, a throttled address, an outage) say it in HTTP too.
+        const retryAfter = err.details['retry_after'] ?? (err.status === 503 ? RETRY_AFTER_SECONDS : undefined);
         if (typeof retryAfter === 'number' && !reply.hasHeader('retry-after')) reply.header('retry-after', String(retryAfter));
         if (route.errorFormat === 'oauth') return sendOAuthError(req, reply, err);
         return sendDomainError(req, reply, err);
