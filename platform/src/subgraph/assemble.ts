@@ -36,6 +36,7 @@ export async function assembleSubgraph(runtime: SubgraphRuntime, parts: Subgraph
     owner: name,
     entities: [...parts.entities, outboxEntity(name)],
     migrations: parts.migrations,
+    logger: log,
   });
   countQueries(orm, name, runtime.metrics);
   // An unreachable database (or Redis, for the relay's publishing) is logged once per outage by the
