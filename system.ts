@@ -97,7 +97,8 @@ function subgraphProbe(url: string, ours: boolean): () => Promise<boolean> {
   return async () => {
     const response = await fetch(target, { signal: AbortSignal.timeout(2_000) });
     await response.body?.cancel();
-    return ours ? response.ok : response.status < 500;
+    if (ours ? !response.ok : response.status >= 500) throw new Error(`${target} answered HTTP ${response.status}`);
+    return true;
   };
 }
 
@@ -170,7 +171,8 @@ export async function startSystem(config: Config, options: { logger?: Logger; no
       health.watch('gateway', async () => {
         const response = await fetch(`${config.gatewayUrl!.replace(/\/+$/, '')}/ready`, { signal: AbortSignal.timeout(2_000) });
         await response.body?.cancel();
-        return response.ok;
+        if (!response.ok) throw new Error(`the gateway's /ready answered HTTP ${response.status}`);
+        return true;
       });
       ready = () => health.checkAll(['gateway', ...redisChecks]);
     } else {

@@ -119,7 +119,7 @@ export class DependencyHealth {
   /** The dependency answered. */
   up(name: string): void {
     const state = this.states.get(name);
-    if (state?.up) return;
+    if (state?.up || this.closed) return;
     this.states.set(name, { up: true, since: Date.now() });
     this.stopReprobe(name);
     if (state) this.logger.warn({ dependency: name, state: 'up', downForMs: Date.now() - state.since }, 'dependency recovered');
@@ -128,7 +128,8 @@ export class DependencyHealth {
   /** The dependency could not be reached; `err` says why (logged once, without secrets). */
   down(name: string, err?: unknown): void {
     const state = this.states.get(name);
-    if (state && !state.up) return;
+    // A shutting-down process closes its own connections: that is no outage.
+    if ((state && !state.up) || this.closed) return;
     this.states.set(name, { up: false, since: Date.now() });
     this.logger.error({ dependency: name, state: 'down', reason: reasonOf(err) }, 'dependency unavailable');
     this.startReprobe(name);
@@ -152,7 +153,7 @@ export class DependencyHealth {
       PROBE_TIMEOUT_MS,
       false,
     );
-    if (!this.closed) this.report(name, ok, failure ?? (ok ? undefined : new Error('the readiness probe failed or timed out')));
+    this.report(name, ok, failure ?? (ok ? undefined : new Error('the readiness probe failed or timed out')));
     return ok;
   }
 
