@@ -1,5 +1,4 @@
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
-import { Redis } from 'ioredis';
 import { printSubgraphSchema } from '@apollo/subgraph';
 import {
   clientErrorHandler,
@@ -8,10 +7,14 @@ import {
   refuseCredentialsInQuery,
   requestErrorHandler,
   createMetrics,
+  createRedisClient,
+  DependencyHealth,
   MemoryEventBus,
   newId,
   RateLimiter,
   RedisEventBus,
+  redisConnected,
+  redisReachable,
   subgraphHttpServer,
   type Config,
   type EventBus,
@@ -77,6 +80,7 @@ function httpApp(config: Config, logger: Logger, metrics: Metrics, component: st
   return app;
 }
 
+/** /ready: 200 when every check passes, else 503 naming each check (`redis`, `database:<name>`, `subgraph:<name>`, `gateway`). */
 function readiness(app: FastifyInstance, check: () => Promise<Record<string, boolean>>): void {
   app.get('/ready', async (_req, reply) => {
     const checks = await check();
@@ -91,9 +95,23 @@ async function stopSubgraphs(subgraphs: readonly Subgraph[]): Promise<void> {
   for (const s of subgraphs) await s.stop();
 }
 
-function createBus(config: Config, logger: Logger): EventBus {
+function createBus(config: Config, logger: Logger, health: DependencyHealth): EventBus {
   const onError = (err: unknown) => logger.error({ err }, 'event handler failed');
-  return config.redisUrl ? new RedisEventBus(config.redisUrl, config.redisPrefix, onError) : new MemoryEventBus(onError);
+  return config.redisUrl ? new RedisEventBus(config.redisUrl, config.redisPrefix, onError, health) : new MemoryEventBus(onError);
+}
+
+/**
+ * How the gateway tells whether a subgraph can serve: our own subgraphs answer GET /ready (their
+ * database and Redis); a foreign subgraph only has to answer HTTP at all below 500.
+ */
+function subgraphProbe(url: string, ours: boolean): () => Promise<boolean> {
+  const target = ours ? new URL('/ready', url).toString() : url;
+  return async () => {
+    const response = await fetch(target, { signal: AbortSignal.timeout(2_000) });
+    await response.body?.cancel();
+    if (ours ? !response.ok : response.status >= 500) throw new Error(`${target} answered HTTP ${response.status}`);
+    return true;
+  };
 }
 
 async function gatewayParts(runtime: SubgraphRuntime, clients: SubgraphClient[], supergraphSdl: string, limiter: RateLimiter | null) {
@@ -110,15 +128,26 @@ async function gatewayParts(runtime: SubgraphRuntime, clients: SubgraphClient[],
 export async function startSystem(config: Config, options: { logger?: Logger; now?: () => Date } = {}): Promise<RunningSystem> {
   const logger = options.logger ?? createLogger(config);
   const metrics = createMetrics({ defaultMetrics: true });
-  const bus = createBus(config, logger);
+  // Every dependency outage is logged once when it starts and once when it ends, and fails /ready.
+  const health = new DependencyHealth(logger);
+  const bus = createBus(config, logger, health);
   if (bus instanceof RedisEventBus) await bus.ready();
-  const runtime: SubgraphRuntime = { config, logger, bus, metrics };
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 3 }) : undefined;
+  const runtime: SubgraphRuntime = { config, logger, bus, metrics, health };
+  // Rate-limit counters: a command fails at once while Redis is away, so the request gets a 503.
+  const usesLimiter = config.role === 'all' || config.role === 'facade' || config.role === 'gateway';
+  const redis = config.redisUrl && usesLimiter ? createRedisClient(config.redisUrl, health) : undefined;
+  if (redis) await redisConnected(redis, 10_000);
+  const redisChecks: string[] = [];
+  if (config.redisUrl) {
+    redisChecks.push('redis');
+    health.watch('redis', async () => (bus instanceof RedisEventBus ? await bus.reachable() : true) && (redis ? await redisReachable(redis) : true));
+  }
   const now = options.now ?? (() => new Date());
   // One limiter for REST and GraphQL: the facade and the gateway's /graphql spend the same counters.
   const limiter = config.rateLimits ? new RateLimiter(redis, config.redisPrefix) : null;
   const closers: (() => Promise<unknown>)[] = [];
   const stopAll = async () => {
+    health.close();
     for (const close of closers.reverse()) await close().catch((err: unknown) => logger.error({ err }, 'shutdown step failed'));
     await bus.close();
     await redis?.quit().catch(() => undefined);
@@ -131,7 +160,7 @@ export async function startSystem(config: Config, options: { logger?: Logger; no
       const subgraph = await definition.create(runtime);
       closers.push(() => subgraph.stop());
       await subgraph.start();
-      const app = subgraphHttpServer(subgraph, config.internalSecret, logger);
+      const app = subgraphHttpServer(subgraph, config.internalSecret, logger, () => health.checkAll(redisChecks));
       app.get('/metrics', async (_req, reply) => reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()));
       closers.push(() => app.close());
       return { app: app as unknown as FastifyInstance, logger, stop: stopAll };
@@ -142,7 +171,7 @@ export async function startSystem(config: Config, options: { logger?: Logger; no
       closers.push(() => stopSubgraphs(subgraphs));
       for (const s of subgraphs) await s.start();
       const app = httpApp(config, logger, metrics, 'worker');
-      readiness(app, async () => Object.fromEntries(await Promise.all(subgraphs.map(async (s) => [`database:${s.name}`, await s.ready()]))));
+      readiness(app, () => health.checkAll([...subgraphs.map((s) => `database:${s.name}`), ...redisChecks]));
       closers.push(() => app.close());
       return { app, logger, stop: stopAll };
     }
@@ -152,8 +181,14 @@ export async function startSystem(config: Config, options: { logger?: Logger; no
     let ready: () => Promise<Record<string, boolean>>;
 
     if (role === 'facade') {
-      facadeGateway = httpGateway(config.gatewayUrl!, config.internalSecret);
-      ready = async () => ({ gateway: await fetch(`${config.gatewayUrl}/ready`).then((r) => r.ok, () => false) });
+      facadeGateway = httpGateway(config.gatewayUrl!, config.internalSecret, { timeoutMs: config.upstreamTimeoutMs, health });
+      health.watch('gateway', async () => {
+        const response = await fetch(`${config.gatewayUrl!.replace(/\/+$/, '')}/ready`, { signal: AbortSignal.timeout(2_000) });
+        await response.body?.cancel();
+        if (!response.ok) throw new Error(`the gateway's /ready answered HTTP ${response.status}`);
+        return true;
+      });
+      ready = () => health.checkAll(['gateway', ...redisChecks]);
     } else {
       let subgraphs: Subgraph[] = [];
       let clients: SubgraphClient[];
@@ -164,7 +199,11 @@ export async function startSystem(config: Config, options: { logger?: Logger; no
         // SVC_SUPERGRAPH only those named like ours whose SVC_SUBGRAPH_<NAME>_URL is set. The
         // subgraphs of a foreign supergraph get none.
         const ours = (name: string) => !config.supergraphPath || config.subgraphUrls[name as SubgraphName] !== undefined;
-        clients = source.subgraphs.map((s) => httpClient(s.name, config.subgraphUrls[s.name as SubgraphName] ?? s.url, ours(s.name) ? config.internalSecret : null));
+        clients = source.subgraphs.map((s) => {
+          const url = config.subgraphUrls[s.name as SubgraphName] ?? s.url;
+          health.watch(`subgraph:${s.name}`, subgraphProbe(url, ours(s.name)));
+          return httpClient(s.name, url, ours(s.name) ? config.internalSecret : null, { timeoutMs: config.upstreamTimeoutMs, health });
+        });
         supergraphSdl = source.supergraphSdl;
       } else {
         const created = await Promise.all(SUBGRAPHS.map((d) => d.create(runtime)));
@@ -183,11 +222,8 @@ export async function startSystem(config: Config, options: { logger?: Logger; no
       });
       await registerGatewayRoutes(app, { gateway, authenticator, hub, internalSecret: config.internalSecret, logger, limiter });
       facadeGateway = inProcessGateway(gateway, authenticator);
-      ready = async () => {
-        const checks: Record<string, boolean> = { supergraph: gateway.loaded() };
-        for (const s of subgraphs) checks[`database:${s.name}`] = await s.ready();
-        return checks;
-      };
+      const dependencies = [...clients.filter(() => role === 'gateway').map((c) => `subgraph:${c.name}`), ...subgraphs.map((s) => `database:${s.name}`), ...redisChecks];
+      ready = async () => ({ supergraph: gateway.loaded(), ...(await health.checkAll(dependencies)) });
       for (const s of subgraphs) await s.start();
     }
     readiness(app, ready);

@@ -246,7 +246,9 @@ export class Authenticator {
       .callSubgraph('partner', request, { principal: INTERNAL_PRINCIPAL, requestId })
       .catch((err: unknown) => ({ errors: [{ message: err instanceof Error ? err.message : String(err) }], data: null }));
     if (response.errors?.length) {
-      this.logger.error({ errors: response.errors, requestId }, 'credential lookup failed');
+      // An unreachable partner subgraph is logged once per outage by the dependency tracker.
+      const outage = response.errors.every((e) => (e as { extensions?: Record<string, unknown> }).extensions?.['code'] === 'UPSTREAM_UNAVAILABLE');
+      if (!outage) this.logger.error({ errors: response.errors, requestId }, 'credential lookup failed');
       throw new DomainError('UPSTREAM_UNAVAILABLE', 'Authentication is unavailable right now; retry shortly.');
     }
     return response.data ?? {};

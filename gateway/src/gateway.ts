@@ -1,7 +1,7 @@
 import { ApolloServer, type ApolloServerPlugin, type GraphQLResponse } from '@apollo/server';
 import { ApolloGateway, type GraphQLDataSource } from '@apollo/gateway';
-import type { GraphQLSchema } from 'graphql';
-import { ANONYMOUS, newId, type GraphQLRequest, type Logger, type Principal } from '@svc/platform';
+import type { GraphQLFormattedError, GraphQLSchema } from 'graphql';
+import { ANONYMOUS, newId, RETRY_AFTER_SECONDS, type GraphQLRequest, type Logger, type Principal } from '@svc/platform';
 import type { SubgraphClient, SubgraphResponse } from './subgraph-client.js';
 
 /** What every gateway request carries: who is calling and the id that ties the logs together. */
@@ -30,6 +30,35 @@ function dataSource(client: SubgraphClient): GraphQLDataSource<GatewayContext & 
     },
   };
 }
+
+/**
+ * Whether an operation failed only because dependencies were unreachable: every error is
+ * UPSTREAM_UNAVAILABLE and nothing but null came back (data null, or every root field null).
+ */
+export function failedOnlyForOutage(result: { data?: Record<string, unknown> | null; errors?: readonly GraphQLFormattedError[] }): boolean {
+  if (!result.errors?.length || !result.errors.every((e) => e.extensions?.['code'] === 'UPSTREAM_UNAVAILABLE')) return false;
+  return result.data === undefined || result.data === null || Object.values(result.data).every((v) => v === null);
+}
+
+/**
+ * GraphQL over HTTP: an operation that could not run because a dependency is down is a failure of
+ * the server, not a partial success. It is sent without a `data` entry, with status 503 and
+ * Retry-After (the specification requires a 4xx/5xx status for a response without `data`, and
+ * names 503 for a server that cannot execute requests at this time). A response with any non-null
+ * data keeps its 2xx status, as the specification requires.
+ */
+const outageStatus: ApolloServerPlugin<GatewayContext> = {
+  async requestDidStart() {
+    return {
+      async willSendResponse({ response }) {
+        if (response.body.kind !== 'single' || !failedOnlyForOutage(response.body.singleResult)) return;
+        delete response.body.singleResult.data;
+        response.http.status = 503;
+        response.http.headers.set('retry-after', String(RETRY_AFTER_SECONDS));
+      },
+    };
+  },
+};
 
 export interface Gateway {
   server: ApolloServer<GatewayContext>;
@@ -68,7 +97,7 @@ export async function createGateway(options: { supergraphSdl: string; clients: r
     includeStacktraceInErrorResponses: false,
     logger: options.logger.child({ component: 'apollo-server' }),
     introspection: true,
-    plugins: options.plugins ?? [],
+    plugins: [outageStatus, ...(options.plugins ?? [])],
   });
   await server.start();
 

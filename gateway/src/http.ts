@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { WebSocketServer } from 'ws';
 import { useServer } from 'graphql-ws/use/ws';
 import { print, type GraphQLSchema } from 'graphql';
-import { authenticateBearer, DomainError, INTERNAL_PRINCIPAL_HEADER, newId, signPrincipal, verifyPrincipal, type Logger, type Principal, type RateLimiter } from '@svc/platform';
+import { authenticateBearer, DomainError, INTERNAL_PRINCIPAL_HEADER, newId, RETRY_AFTER_SECONDS, signPrincipal, verifyPrincipal, type Logger, type Principal, type RateLimiter } from '@svc/platform';
 import type { Gateway, GatewayContext } from './gateway.js';
 import type { Authenticator } from './authenticate.js';
 import { SubscriptionHub, withSubscriptions } from './subscriptions.js';
@@ -63,6 +63,7 @@ export async function registerGatewayRoutes(app: FastifyInstance, options: Gatew
       if (status === 401) reply.header('www-authenticate', 'Bearer');
       const retryAfter = err instanceof DomainError ? err.details['retry_after'] : undefined;
       if (typeof retryAfter === 'number') reply.header('retry-after', String(retryAfter));
+      else if (status === 503) reply.header('retry-after', String(RETRY_AFTER_SECONDS));
       return reply.code(status).type('application/json').send(body);
     }
     const headers = new HeaderMap();
@@ -101,6 +102,7 @@ export async function registerGatewayRoutes(app: FastifyInstance, options: Gatew
       return { principal, token: await signPrincipal(principal, options.internalSecret) };
     } catch (err) {
       const { status, body } = graphqlError(err);
+      if (status === 503) reply.header('retry-after', String(RETRY_AFTER_SECONDS));
       return reply.code(status).send(body);
     }
   });

@@ -1,5 +1,13 @@
 import type { ExecutionResult, GraphQLFormattedError } from 'graphql';
-import { INTERNAL_PRINCIPAL_HEADER, signPrincipal, type GraphQLRequest, type Principal, type Subgraph } from '@svc/platform';
+import {
+  INTERNAL_PRINCIPAL_HEADER,
+  RETRY_AFTER_SECONDS,
+  signPrincipal,
+  type DependencyHealth,
+  type GraphQLRequest,
+  type Principal,
+  type Subgraph,
+} from '@svc/platform';
 
 /** The wire shape of a subgraph's answer (errors already formatted). */
 export interface SubgraphResponse {
@@ -29,29 +37,61 @@ export function inProcessClient(subgraph: Subgraph): SubgraphClient {
   };
 }
 
+/** How long the gateway waits for a subgraph's answer unless told otherwise (SVC_UPSTREAM_TIMEOUT_MS). */
+export const DEFAULT_UPSTREAM_TIMEOUT_MS = 30_000;
+
+/**
+ * The answer for a subgraph that could not be reached, timed out or did not answer GraphQL: one
+ * UPSTREAM_UNAVAILABLE error, which the gateway turns into 503 with Retry-After. The subgraph's name
+ * and the socket error go to the log (once per outage), not to the caller.
+ */
+export function unavailableResponse(): SubgraphResponse {
+  return {
+    data: null,
+    errors: [{ message: 'A service this request needs is unavailable right now; retry shortly.', extensions: { code: 'UPSTREAM_UNAVAILABLE', status: 503, retry_after: RETRY_AFTER_SECONDS } }],
+  };
+}
+
 /**
  * The distributed mode: POST to the subgraph with a short-lived, gateway-signed principal. A
  * foreign subgraph (someone else's supergraph) gets `internalSecret: null`: no principal at all,
  * since our signed principal is nobody else's business.
  */
-export function httpClient(name: string, url: string, internalSecret: string | null): SubgraphClient {
+export function httpClient(
+  name: string,
+  url: string,
+  internalSecret: string | null,
+  options: { timeoutMs?: number; health?: DependencyHealth } = {},
+): SubgraphClient {
+  const dependency = `subgraph:${name}`;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS;
   return {
     name,
     foreign: internalSecret === null,
     async execute(request, principal, requestId) {
-      const response = await fetch(url, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json',
-          'x-request-id': requestId,
-          ...(internalSecret === null ? {} : { [INTERNAL_PRINCIPAL_HEADER]: await signPrincipal(principal, internalSecret) }),
-        },
-        body: JSON.stringify(request),
-      });
-      const body = (await response.json().catch(() => null)) as SubgraphResponse | null;
-      if (!body || (body.data === undefined && body.errors === undefined)) {
-        return { data: null, errors: [{ message: `Subgraph ${name} answered HTTP ${response.status}.`, extensions: { code: 'UPSTREAM_UNAVAILABLE', status: 503 } }] };
+      let response: Response;
+      let body: SubgraphResponse | null;
+      try {
+        response = await fetch(url, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json',
+            'x-request-id': requestId,
+            ...(internalSecret === null ? {} : { [INTERNAL_PRINCIPAL_HEADER]: await signPrincipal(principal, internalSecret) }),
+          },
+          body: JSON.stringify(request),
+          signal: AbortSignal.timeout(timeoutMs),
+        });
+        body = (await response.json().catch(() => null)) as SubgraphResponse | null;
+      } catch (err) {
+        // Refused, reset, or no answer within the timeout.
+        options.health?.down(dependency, err);
+        return unavailableResponse();
+      }
+      if (!body || typeof body !== 'object' || (body.data === undefined && body.errors === undefined)) {
+        options.health?.down(dependency, new Error(`answered HTTP ${response.status} without a GraphQL response`));
+        return unavailableResponse();
       }
       return body;
     },

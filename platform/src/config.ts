@@ -48,6 +48,8 @@ export interface Config {
   outboxPollMs: number;
   /** How long a graceful shutdown may wait for in-flight work. */
   shutdownGraceMs: number;
+  /** How long the gateway waits for a subgraph, and the facade for the gateway, before answering 503. */
+  upstreamTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -193,6 +195,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     fingerprintKey: { version: fingerprintVersion, secret: fingerprintSecret },
     outboxPollMs: int('SVC_OUTBOX_POLL_MS', 1000, 10, 60_000),
     shutdownGraceMs: int('SVC_SHUTDOWN_GRACE_MS', 10_000, 0, 120_000),
+    upstreamTimeoutMs: int('SVC_UPSTREAM_TIMEOUT_MS', 30_000, 100, 600_000),
   };
   if (role === 'gateway' && !config.supergraphPath) {
     for (const name of SUBGRAPH_NAMES) {

@@ -32,3 +32,5 @@ export * from './subgraph/assemble.js';
 export * from './subgraph/http-server.js';
 export * from './graphql/connection-types.js';
 export * from './rate-limit/index.js';
+export * from './dependency-health.js';
+export * from './redis-client.js';

@@ -1,4 +1,4 @@
-import { DomainError, signPrincipal, INTERNAL_PRINCIPAL_HEADER, type GraphQLRequest, type Principal } from '@svc/platform';
+import { DependencyUnavailable, DomainError, signPrincipal, INTERNAL_PRINCIPAL_HEADER, type DependencyHealth, type GraphQLRequest, type Principal } from '@svc/platform';
 import type { Authenticator, Gateway, SubgraphResponse } from '@svc/gateway';
 
 /** The facade's one way into the platform: authenticate a caller, then run a gateway operation. */
@@ -18,15 +18,22 @@ export function inProcessGateway(gateway: Gateway, authenticator: Authenticator)
   };
 }
 
-/** The distributed mode: the gateway over HTTP; the principal travels signed. */
-export function httpGateway(baseUrl: string, internalSecret: string): FacadeGateway {
+/**
+ * The distributed mode: the gateway over HTTP; the principal travels signed. A gateway that refuses
+ * the connection or does not answer within `timeoutMs` is an outage (503, logged once by `health`).
+ */
+export function httpGateway(baseUrl: string, internalSecret: string, options: { timeoutMs?: number; health?: DependencyHealth } = {}): FacadeGateway {
   const base = baseUrl.replace(/\/+$/, '');
-  const unavailable = () => new DomainError('UPSTREAM_UNAVAILABLE', 'The gateway is unavailable; retry shortly.');
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const unavailable = (cause?: unknown) => {
+    if (cause !== undefined) options.health?.down('gateway', cause);
+    return new DependencyUnavailable('gateway', cause, 'The gateway is unavailable; retry shortly.');
+  };
   const principalOf = async (authorization: string | undefined, requestId: string, withoutLookup: boolean): Promise<Principal | null> => {
     const headers: Record<string, string> = { 'x-request-id': requestId };
     if (authorization !== undefined) headers['authorization'] = authorization;
-    const response = await fetch(`${base}/internal/principal${withoutLookup ? '?lookup=none' : ''}`, { headers }).catch(() => {
-      throw unavailable();
+    const response = await fetch(`${base}/internal/principal${withoutLookup ? '?lookup=none' : ''}`, { headers, signal: AbortSignal.timeout(timeoutMs) }).catch((err: unknown) => {
+      throw unavailable(err);
     });
     const body = (await response.json().catch(() => null)) as { principal?: Principal | null; errors?: { message: string; extensions?: { code?: string } }[] } | null;
     if (response.ok && body?.principal) return body.principal;
@@ -35,6 +42,7 @@ export function httpGateway(baseUrl: string, internalSecret: string): FacadeGate
     if (error?.extensions?.code === 'INVALID_TOKEN' || error?.extensions?.code === 'UNAUTHENTICATED') {
       throw new DomainError(error.extensions.code, error.message);
     }
+    // The gateway answered but could not authenticate (its partner subgraph is down, say): it logs that.
     throw unavailable();
   };
   return {
@@ -49,11 +57,14 @@ export function httpGateway(baseUrl: string, internalSecret: string): FacadeGate
           [INTERNAL_PRINCIPAL_HEADER]: await signPrincipal(principal, internalSecret),
         },
         body: JSON.stringify(request),
-      }).catch(() => {
-        throw unavailable();
+        signal: AbortSignal.timeout(timeoutMs),
+      }).catch((err: unknown) => {
+        throw unavailable(err);
       });
       const body = (await response.json().catch(() => null)) as SubgraphResponse | null;
-      if (!body) throw unavailable();
+      if (!body || typeof body !== 'object' || (body.data === undefined && body.errors === undefined)) {
+        throw unavailable(new Error(`the gateway answered HTTP ${response.status} without a GraphQL response`));
+      }
       return body;
     },
   };

@@ -6,11 +6,14 @@ import {
   CAPABILITIES,
   claimedClient,
   clientSubject,
+  DependencyUnavailable,
   DomainError,
   FACADE_PRINCIPAL,
   hasAnyScope,
   isAuthenticated,
+  isConnectionFailure,
   isErrorCode,
+  RETRY_AFTER_SECONDS,
   rateLimitedError,
   rateLimitHeaders,
   rateLimitSubject,
@@ -141,13 +144,15 @@ export function routeHandler(route: RouteSpec, deps: HandlerDeps) {
       const contentType = result.contentType ?? route.responseContentType ?? (route.format === 'fhir' ? 'application/fhir+json' : undefined);
       if (contentType) reply.type(contentType.includes('charset') ? contentType : `${contentType}; charset=utf-8`);
       return reply.send(result.body);
-    } catch (err) {
+    } catch (caught) {
+      const err = !(caught instanceof DomainError) && isConnectionFailure(caught) ? new DependencyUnavailable('backing service', caught) : caught;
       if (err instanceof DomainError) {
         if (clientClaim && err.code === 'UNAUTHENTICATED') await recordClientAuthentication(deps.limiter, req.ip, clientClaim, false).catch(() => undefined);
-        // A documented route that is not built yet answers 501 by design: the request line says so, no error.
-        if (err.status >= 500 && err.code !== 'NOT_IMPLEMENTED') req.log.error({ err }, 'route failed');
-        // Refusals that say when to come back (a locked account, a throttled address) say it in HTTP too.
-        const retryAfter = err.details['retry_after'];
+        // A route not built yet answers 501 by design, and an outage is logged once per change of
+        // state by the dependency tracker: neither is logged here.
+        if (err.status >= 500 && err.code !== 'NOT_IMPLEMENTED' && err.code !== 'UPSTREAM_UNAVAILABLE') req.log.error({ err }, 'route failed');
+        // Refusals that say when to come back (a locked account, a throttled address, an outage) say it in HTTP too.
+        const retryAfter = err.details['retry_after'] ?? (err.status === 503 ? RETRY_AFTER_SECONDS : undefined);
         if (typeof retryAfter === 'number' && !reply.hasHeader('retry-after')) reply.header('retry-after', String(retryAfter));
         if (route.errorFormat === 'oauth') return sendOAuthError(req, reply, err);
         return sendDomainError(req, reply, err);

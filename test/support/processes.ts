@@ -25,9 +25,9 @@ export interface ServiceProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Run `npm start`'s entry point as one component of the distributed mode. */
-export async function startProcess(role: string, env: Record<string, string>): Promise<ServiceProcess> {
-  const port = await freePort();
+/** Run `npm start`'s entry point as one component of the distributed mode (on `port`, to restart one in place). */
+export async function startProcess(role: string, env: Record<string, string>, options: { port?: number } = {}): Promise<ServiceProcess> {
+  const port = options.port ?? (await freePort());
   const child = spawn(process.execPath, ['--import', 'tsx', 'server.ts'], {
     cwd: ROOT,
     env: { PATH: process.env['PATH'] ?? '', ...env, SVC_ROLE: role, SVC_PORT: String(port), SVC_HOST: '127.0.0.1', SVC_LOG_LEVEL: env['SVC_LOG_LEVEL'] ?? 'warn' },

@@ -5,6 +5,7 @@ import { PostgreSqlDriver } from '@mikro-orm/postgresql';
 import { Migrator, type Migration } from '@mikro-orm/migrations';
 import type { Config } from '../config.js';
 import { ensurePrivateDirectory, ensurePrivateFile, restrictToOwner } from './private-files.js';
+import type { Logger } from '../logging.js';
 
 export type Orm = MikroORM;
 
@@ -19,6 +20,26 @@ export interface DatabaseOptions {
   owner: string;
   entities: NonNullable<Options['entities']>;
   migrations: MigrationEntry[];
+  /** Where the driver's own messages go, as JSON lines (instead of plain text on stdout). */
+  logger?: Logger;
+}
+
+/**
+ * Knex prints its warnings with console.log. Route them to the process logger instead; a dropped
+ * connection ("Connection Error: …") is an outage the dependency tracker already logs once, so it
+ * goes to debug.
+ */
+function driverLog(logger: Logger, owner: string) {
+  const text = (message: unknown) => (typeof message === 'string' ? message : String(message)).slice(0, 500);
+  return {
+    debug: (message: unknown) => logger.debug({ owner, detail: text(message) }, 'database driver message'),
+    warn: (message: unknown) =>
+      /^Connection Error/.test(text(message))
+        ? logger.debug({ owner, detail: text(message) }, 'database connection dropped')
+        : logger.warn({ owner, detail: text(message) }, 'database driver warning'),
+    error: (message: unknown) => logger.error({ owner, detail: text(message) }, 'database driver error'),
+    deprecate: (method: string, alternative: string) => logger.warn({ owner, detail: `${method} is deprecated, use ${alternative}` }, 'database driver warning'),
+  };
 }
 
 /**
@@ -46,7 +67,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<Orm> {
   };
   let orm: Orm;
   if (config.databaseUrl) {
-    orm = await MikroORM.init({ ...common, driver: PostgreSqlDriver, clientUrl: config.databaseUrl, pool: { min: 0, max: 10 } } as Options);
+    const driverOptions = options.logger ? { log: driverLog(options.logger, owner) } : {};
+    orm = await MikroORM.init({ ...common, driver: PostgreSqlDriver, clientUrl: config.databaseUrl, pool: { min: 0, max: 10 }, driverOptions } as Options);
   } else {
     // Owner-only on disk: a new data directory 0700, the database file 0600 before SQLite opens it.
     ensurePrivateDirectory(config.dataDir);

@@ -1,5 +1,6 @@
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { DomainError, httpStatusFor, type FieldError } from '../errors.js';
+import { isConnectionFailure, RETRY_AFTER_SECONDS } from '../dependency-health.js';
 
 /** The extensions every error we emit over GraphQL carries. */
 export interface ErrorExtensions {
@@ -11,7 +12,8 @@ export interface ErrorExtensions {
 
 /**
  * Turn whatever a resolver threw into a GraphQL error with a stable code. Domain errors keep their
- * message and fields; anything unexpected is masked so internals never leak to a caller.
+ * message and fields; an unreachable backing service is UPSTREAM_UNAVAILABLE; anything else
+ * unexpected is masked so internals never leak to a caller. `onInternal` sees both kinds.
  */
 export function toGraphQLError(error: GraphQLError, onInternal: (err: unknown) => void): GraphQLError {
   const original = error.originalError;
@@ -30,6 +32,11 @@ export function toGraphQLError(error: GraphQLError, onInternal: (err: unknown) =
     return new GraphQLError(original.message, { nodes: error.nodes, path: error.path, extensions: original.extensions });
   }
   onInternal(original);
+  if (isConnectionFailure(original)) {
+    // The database (or another backing service) is unreachable: an outage, not a bug.
+    const extensions: ErrorExtensions = { code: 'UPSTREAM_UNAVAILABLE', status: 503, retry_after: RETRY_AFTER_SECONDS };
+    return new GraphQLError('A service this request needs is unavailable right now; retry shortly.', { nodes: error.nodes, path: error.path, extensions });
+  }
   return new GraphQLError('Internal server error', { nodes: error.nodes, path: error.path, extensions: { code: 'INTERNAL', status: 500 } });
 }
 

@@ -1,6 +1,7 @@
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Redis } from 'ioredis';
 import { DomainError } from '../errors.js';
+import { DependencyUnavailable } from '../dependency-health.js';
 import { PRODUCT_LIMITS, windowSeconds, type Capability, type RateLimit } from './capabilities.js';
 
 /** Failed authentications one client address may make per minute before unknown credentials from it are refused. */
@@ -73,7 +74,7 @@ export class RateLimiter {
         let res: RateLimiterRes;
         let allowed = true;
         try {
-          res = await this.limiter(key, limit).consume(subject, points);
+          res = await this.store(() => this.limiter(key, limit).consume(subject, points));
         } catch (rejection) {
           if (!(rejection instanceof RateLimiterRes)) throw rejection;
           res = rejection;
@@ -117,22 +118,30 @@ export class RateLimiter {
   }
 
   async isKnownValid(kind: 'client' | 'client-secret', key: string): Promise<boolean> {
-    const res = await this.limiter(`known-${kind}`, KNOWN_VALID).get(key);
+    const res = await this.store(() => this.limiter(`known-${kind}`, KNOWN_VALID).get(key));
     return res !== null && res.consumedPoints > 0;
   }
 
   private async exceeded(name: string, limit: RateLimit, key: string, policy: LimitState['policy']): Promise<LimitState | null> {
-    const res = await this.limiter(name, limit).get(key);
+    const res = await this.store(() => this.limiter(name, limit).get(key));
     if (!res || res.consumedPoints < limit.points) return null;
     return { policy, limit: limit.points, windowSeconds: windowSeconds(limit), remaining: 0, resetMs: res.msBeforeNext };
   }
 
   private async spend(name: string, limit: RateLimit, key: string): Promise<void> {
-    await this.limiter(name, limit)
-      .consume(key)
-      .catch((rejection: unknown) => {
-        if (!(rejection instanceof RateLimiterRes)) throw rejection;
-      });
+    await this.store(() => this.limiter(name, limit).consume(key)).catch((rejection: unknown) => {
+      if (!(rejection instanceof RateLimiterRes)) throw rejection;
+    });
+  }
+
+  /** A counter store (Redis) that cannot be reached is an outage (503 with Retry-After), never a 500; a spent limit stays a RateLimiterRes. */
+  private async store<T>(call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (err) {
+      if (err instanceof RateLimiterRes || err instanceof DomainError) throw err;
+      throw new DependencyUnavailable('redis', err);
+    }
   }
 
   private limiter(key: string, limit: RateLimit): RateLimiterAbstract {

@@ -4,6 +4,7 @@ import { openDatabase, databaseReachable, type MigrationEntry, type Orm, type Da
 import { outboxEntity, OutboxRelay } from '../events/outbox.js';
 import { createExecutor } from '../graphql/executor.js';
 import { countQueries } from '../metrics.js';
+import { DependencyHealth, DependencyUnavailable, isConnectionFailure } from '../dependency-health.js';
 import type { Subgraph, SubgraphContext, SubgraphRuntime } from './types.js';
 
 /** The services a subgraph's schema and background work are built from. */
@@ -35,19 +36,30 @@ export async function assembleSubgraph(runtime: SubgraphRuntime, parts: Subgraph
     owner: name,
     entities: [...parts.entities, outboxEntity(name)],
     migrations: parts.migrations,
+    logger: log,
   });
   countQueries(orm, name, runtime.metrics);
-  const relay = new OutboxRelay(orm, name, runtime.bus, runtime.config.outboxPollMs, (err) => log.error({ err }, 'outbox relay failed'));
+  // An unreachable database (or Redis, for the relay's publishing) is logged once per outage by the
+  // tracker, not once per request or sweep.
+  const health = runtime.health ?? new DependencyHealth(log);
+  const database = `database:${name}`;
+  health.watch(database, () => databaseReachable(orm));
+  const failed = (what: string) => (err: unknown) => {
+    if (err instanceof DependencyUnavailable) health.down(err.dependency, err.cause);
+    else if (isConnectionFailure(err)) health.down(database, err);
+    else log.error({ err }, what);
+  };
+  const relay = new OutboxRelay(orm, name, runtime.bus, runtime.config.outboxPollMs, failed('outbox relay failed'));
   const services: SubgraphServices = { orm, runtime: { ...runtime, logger: log }, publishCommitted: () => relay.wake() };
   const schema = parts.buildSchema(services);
-  const run = createExecutor<SubgraphContext>(schema, (err) => log.error({ err }, 'resolver failed'));
+  const run = createExecutor<SubgraphContext>(schema, failed('resolver failed'));
   let stopWorkers: (() => Promise<void>) | undefined;
 
   return {
     name,
     schema,
     execute: (request, principal, requestId) => run(request, { principal, requestId, em: orm.em.fork() }),
-    ready: () => databaseReachable(orm),
+    ready: () => health.check(database),
     async start() {
       relay.start();
       stopWorkers = await parts.startWorkers?.(services);

@@ -9,7 +9,13 @@ import { clientErrorHandler, frameworkErrors, requestErrorHandler } from '../htt
  * A subgraph on its own port (the distributed mode). It answers only requests that carry a
  * principal signed by the gateway: a subgraph is never exposed to callers directly.
  */
-export function subgraphHttpServer(subgraph: Subgraph, internalSecret: string, logger: Logger) {
+export function subgraphHttpServer(
+  subgraph: Subgraph,
+  internalSecret: string,
+  logger: Logger,
+  /** Readiness of what the subgraph needs besides its database (Redis for its events). */
+  otherChecks: () => Promise<Record<string, boolean>> = async () => ({}),
+) {
   // The gateway logs each request; the subgraph logs only what goes wrong.
   const app = Fastify({
     loggerInstance: logger,
@@ -22,8 +28,10 @@ export function subgraphHttpServer(subgraph: Subgraph, internalSecret: string, l
 
   app.get('/health', async () => ({ status: 'ok', subgraph: subgraph.name }));
   app.get('/ready', async (_req, reply) => {
-    const ok = await subgraph.ready();
-    return reply.code(ok ? 200 : 503).send({ status: ok ? 'ready' : 'not_ready', subgraph: subgraph.name });
+    const [database, others] = await Promise.all([subgraph.ready(), otherChecks()]);
+    const checks = { [`database:${subgraph.name}`]: database, ...others };
+    const ok = Object.values(checks).every(Boolean);
+    return reply.code(ok ? 200 : 503).send({ status: ok ? 'ready' : 'not_ready', subgraph: subgraph.name, checks });
   });
 
   app.post<{ Body: { query?: unknown; variables?: unknown; operationName?: unknown } }>('/graphql', async (req, reply) => {

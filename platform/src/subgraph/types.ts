@@ -6,6 +6,7 @@ import type { EventBus } from '../events/bus.js';
 import type { Metrics } from '../metrics.js';
 import type { Principal } from '../auth/principal.js';
 import type { GraphQLRequest } from '../graphql/executor.js';
+import type { DependencyHealth } from '../dependency-health.js';
 
 /** What the platform hands every subgraph when it is created. */
 export interface SubgraphRuntime {
@@ -13,6 +14,8 @@ export interface SubgraphRuntime {
   logger: Logger;
   bus: EventBus;
   metrics: Metrics;
+  /** The process's dependency tracker (one log line per outage; feeds /ready). */
+  health?: DependencyHealth;
 }
 
 /** The per-request context every subgraph resolver receives. */
