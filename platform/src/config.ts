@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
+import { readOperationLimits, type OperationLimits } from './graphql/operation-limits.js';
 
 /** Which component(s) this process runs. `all` is the embedded default. */
 export type Role = 'all' | 'gateway' | 'facade' | 'worker' | `subgraph:${SubgraphName}`;
@@ -48,6 +49,8 @@ export interface Config {
   outboxPollMs: number;
   /** How long a graceful shutdown may wait for in-flight work. */
   shutdownGraceMs: number;
+  /** Bounds on every GraphQL operation at the gateway (`SVC_GRAPHQL_*`). */
+  operationLimits: OperationLimits;
 }
 
 export class ConfigError extends Error {
@@ -191,6 +194,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     fingerprintKey: { version: fingerprintVersion, secret: fingerprintSecret },
     outboxPollMs: int('SVC_OUTBOX_POLL_MS', 1000, 10, 60_000),
     shutdownGraceMs: int('SVC_SHUTDOWN_GRACE_MS', 10_000, 0, 120_000),
+    operationLimits: readOperationLimits(int),
   };
   if (role === 'gateway' && !config.supergraphPath) {
     for (const name of SUBGRAPH_NAMES) {
