@@ -85,7 +85,7 @@ function createBus(config: Config, logger: Logger): EventBus {
 }
 
 async function gatewayParts(runtime: SubgraphRuntime, clients: SubgraphClient[], supergraphSdl: string) {
-  const gateway = await createGateway({ supergraphSdl, clients, logger: runtime.logger });
+  const gateway = await createGateway({ supergraphSdl, clients, logger: runtime.logger, limits: runtime.config.operationLimits, environment: runtime.config.environment });
   const authenticator = new Authenticator(gateway, runtime.bus, runtime.logger);
   const hub = new SubscriptionHub(gateway, runtime.bus, runtime.logger);
   return { gateway, authenticator, hub };

@@ -1,8 +1,9 @@
 import { ApolloServer, type GraphQLResponse } from '@apollo/server';
 import { ApolloGateway, type GraphQLDataSource } from '@apollo/gateway';
 import type { GraphQLSchema } from 'graphql';
-import { ANONYMOUS, newId, type GraphQLRequest, type Logger, type Principal } from '@svc/platform';
+import { ANONYMOUS, DEFAULT_OPERATION_LIMITS, newId, type Environment, type GraphQLRequest, type Logger, type OperationLimits, type Principal } from '@svc/platform';
 import type { SubgraphClient, SubgraphResponse } from './subgraph-client.js';
+import { OperationGuard } from './operation-guard.js';
 
 /** What every gateway request carries: who is calling and the id that ties the logs together. */
 export interface GatewayContext {
@@ -32,6 +33,8 @@ export interface Gateway {
   apiSchema(): GraphQLSchema;
   /** Whether the supergraph is loaded (readiness). */
   loaded(): boolean;
+  /** The operation limits every entry enforces (Apollo's pipeline here; graphql-ws in http.ts). */
+  guard: OperationGuard;
   /** Run one operation as `principal` through the query planner. */
   execute(request: GraphQLRequest, context: GatewayContext): Promise<SubgraphResponse>;
   /** Call one subgraph directly, bypassing the supergraph (the gateway's own internal lookups). */
@@ -43,7 +46,14 @@ export interface Gateway {
  * The federation gateway: Apollo's query planner (with its query-plan cache) over the composed
  * supergraph, reaching each subgraph through its client.
  */
-export async function createGateway(options: { supergraphSdl: string; clients: readonly SubgraphClient[]; logger: Logger }): Promise<Gateway> {
+export async function createGateway(options: {
+  supergraphSdl: string;
+  clients: readonly SubgraphClient[];
+  logger: Logger;
+  limits?: OperationLimits;
+  environment?: Environment;
+}): Promise<Gateway> {
+  const guard = new OperationGuard({ limits: options.limits ?? DEFAULT_OPERATION_LIMITS, environment: options.environment ?? 'sandbox', supergraphSdl: options.supergraphSdl });
   const clients = new Map(options.clients.map((c) => [c.name, c]));
   const apollo = new ApolloGateway({
     supergraphSdl: options.supergraphSdl,
@@ -63,6 +73,10 @@ export async function createGateway(options: { supergraphSdl: string; clients: r
     includeStacktraceInErrorResponses: false,
     logger: options.logger.child({ component: 'apollo-server' }),
     introspection: true,
+    parseOptions: { maxTokens: guard.limits.maxTokens },
+    validationRules: [...guard.rules],
+    plugins: [guard.plugin()],
+    formatError: (formatted, error) => guard.formatError(formatted, error),
   });
   await server.start();
 
@@ -73,6 +87,7 @@ export async function createGateway(options: { supergraphSdl: string; clients: r
       return schema;
     },
     loaded: () => schema !== undefined,
+    guard,
     async execute(request, context) {
       const response: GraphQLResponse = await server.executeOperation(
         { query: request.query, variables: request.variables ?? undefined, operationName: request.operationName ?? undefined },

@@ -2,7 +2,7 @@ import { HeaderMap } from '@apollo/server';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { WebSocketServer } from 'ws';
 import { useServer } from 'graphql-ws/use/ws';
-import { print, type GraphQLSchema } from 'graphql';
+import { GraphQLError, print, type GraphQLSchema } from 'graphql';
 import { DomainError, INTERNAL_PRINCIPAL_HEADER, newId, signPrincipal, verifyPrincipal, type Logger, type Principal } from '@svc/platform';
 import type { Gateway, GatewayContext } from './gateway.js';
 import type { Authenticator } from './authenticate.js';
@@ -111,6 +111,19 @@ function attachWebSocket(app: FastifyInstance, options: GatewayHttpOptions): voi
         } catch {
           return false;
         }
+      },
+      // The same operation limits as over HTTP, checked before anything runs.
+      onSubscribe: (ctx, _id, payload) => {
+        const schema = schemaOf();
+        const document = options.gateway.guard.parseAndValidate(schema, payload.query);
+        if (!('kind' in document)) return [...document];
+        const variables = payload.variables ?? null;
+        try {
+          options.gateway.guard.checkOperation({ schema, document, operationName: payload.operationName, variables, principal: principals.get(ctx)! });
+        } catch (err) {
+          return [err instanceof GraphQLError ? err : new GraphQLError('Internal server error', { extensions: { code: 'INTERNAL', status: 500 } })];
+        }
+        return { schema, document, operationName: payload.operationName, variableValues: variables };
       },
       context: (ctx): GatewayContext => ({ principal: principals.get(ctx)!, requestId: newId('req') }),
       execute: async (args) => {

@@ -6,3 +6,4 @@ export * from './subgraph-registry.js';
 export * from './subscriptions.js';
 export * from './http.js';
 export * from './supergraph-source.js';
+export * from './operation-guard.js';
