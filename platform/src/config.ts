@@ -51,6 +51,8 @@ export interface Config {
   shutdownGraceMs: number;
   /** Bounds on every GraphQL operation at the gateway (`SVC_GRAPHQL_*`). */
   operationLimits: OperationLimits;
+  /** How many `event(waitMs:)` reads one pipeline process lets wait at once. */
+  eventMaxWaiters: number;
 }
 
 export class ConfigError extends Error {
@@ -195,6 +197,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     outboxPollMs: int('SVC_OUTBOX_POLL_MS', 1000, 10, 60_000),
     shutdownGraceMs: int('SVC_SHUTDOWN_GRACE_MS', 10_000, 0, 120_000),
     operationLimits: readOperationLimits(int),
+    eventMaxWaiters: int('SVC_EVENT_MAX_WAITERS', 1000, 1, 1_000_000),
   };
   if (role === 'gateway' && !config.supergraphPath) {
     for (const name of SUBGRAPH_NAMES) {
