@@ -115,7 +115,14 @@ function subgraphProbe(url: string, ours: boolean): () => Promise<boolean> {
 }
 
 async function gatewayParts(runtime: SubgraphRuntime, clients: SubgraphClient[], supergraphSdl: string, limiter: RateLimiter | null) {
-  const gateway = await createGateway({ supergraphSdl, clients, logger: runtime.logger, plugins: limiter ? [graphqlRateLimitPlugin(limiter)] : [] });
+  const gateway = await createGateway({
+    supergraphSdl,
+    clients,
+    logger: runtime.logger,
+    limits: runtime.config.operationLimits,
+    environment: runtime.config.environment,
+    plugins: limiter ? [graphqlRateLimitPlugin(limiter)] : [],
+  });
   const authenticator = new Authenticator(gateway, runtime.bus, runtime.logger);
   const hub = new SubscriptionHub(gateway, runtime.bus, runtime.logger);
   return { gateway, authenticator, hub };

@@ -1,8 +1,9 @@
 import { ApolloServer, type ApolloServerPlugin, type GraphQLResponse } from '@apollo/server';
 import { ApolloGateway, type GraphQLDataSource } from '@apollo/gateway';
 import type { GraphQLFormattedError, GraphQLSchema } from 'graphql';
-import { ANONYMOUS, newId, RETRY_AFTER_SECONDS, type GraphQLRequest, type Logger, type Principal } from '@svc/platform';
+import { ANONYMOUS, DEFAULT_OPERATION_LIMITS, newId, RETRY_AFTER_SECONDS, type Environment, type GraphQLRequest, type Logger, type OperationLimits, type Principal } from '@svc/platform';
 import type { SubgraphClient, SubgraphResponse } from './subgraph-client.js';
+import { OperationGuard } from './operation-guard.js';
 
 /** What every gateway request carries: who is calling and the id that ties the logs together. */
 export interface GatewayContext {
@@ -66,6 +67,8 @@ export interface Gateway {
   apiSchema(): GraphQLSchema;
   /** Whether the supergraph is loaded (readiness). */
   loaded(): boolean;
+  /** The operation limits every entry enforces (Apollo's pipeline here; graphql-ws in http.ts). */
+  guard: OperationGuard;
   /** Run one operation as `principal` through the query planner. */
   execute(request: GraphQLRequest, context: GatewayContext): Promise<SubgraphResponse>;
   /** Call one subgraph directly, bypassing the supergraph (the gateway's own internal lookups). */
@@ -77,7 +80,15 @@ export interface Gateway {
  * The federation gateway: Apollo's query planner (with its query-plan cache) over the composed
  * supergraph, reaching each subgraph through its client.
  */
-export async function createGateway(options: { supergraphSdl: string; clients: readonly SubgraphClient[]; logger: Logger; plugins?: ApolloServerPlugin<GatewayContext>[] }): Promise<Gateway> {
+export async function createGateway(options: {
+  supergraphSdl: string;
+  clients: readonly SubgraphClient[];
+  logger: Logger;
+  limits?: OperationLimits;
+  environment?: Environment;
+  plugins?: ApolloServerPlugin<GatewayContext>[];
+}): Promise<Gateway> {
+  const guard = new OperationGuard({ limits: options.limits ?? DEFAULT_OPERATION_LIMITS, environment: options.environment ?? 'sandbox', supergraphSdl: options.supergraphSdl });
   const clients = new Map(options.clients.map((c) => [c.name, c]));
   const apollo = new ApolloGateway({
     supergraphSdl: options.supergraphSdl,
@@ -97,7 +108,10 @@ export async function createGateway(options: { supergraphSdl: string; clients: r
     includeStacktraceInErrorResponses: false,
     logger: options.logger.child({ component: 'apollo-server' }),
     introspection: true,
-    plugins: [outageStatus, ...(options.plugins ?? [])],
+    parseOptions: { maxTokens: guard.limits.maxTokens },
+    validationRules: [...guard.rules],
+    plugins: [guard.plugin(), outageStatus, ...(options.plugins ?? [])],
+    formatError: (formatted, error) => guard.formatError(formatted, error),
   });
   await server.start();
 
@@ -108,6 +122,7 @@ export async function createGateway(options: { supergraphSdl: string; clients: r
       return schema;
     },
     loaded: () => schema !== undefined,
+    guard,
     async execute(request, context) {
       const response: GraphQLResponse = await server.executeOperation(
         { query: request.query, variables: request.variables ?? undefined, operationName: request.operationName ?? undefined },

@@ -2,7 +2,7 @@ import { HeaderMap } from '@apollo/server';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { WebSocketServer } from 'ws';
 import { useServer } from 'graphql-ws/use/ws';
-import { print, type GraphQLSchema } from 'graphql';
+import { GraphQLError, print, type GraphQLSchema } from 'graphql';
 import { authenticateBearer, DomainError, INTERNAL_PRINCIPAL_HEADER, newId, RETRY_AFTER_SECONDS, signPrincipal, verifyPrincipal, type Logger, type Principal, type RateLimiter } from '@svc/platform';
 import type { Gateway, GatewayContext } from './gateway.js';
 import type { Authenticator } from './authenticate.js';
@@ -138,6 +138,19 @@ function attachWebSocket(app: FastifyInstance, options: GatewayHttpOptions): voi
         } catch {
           return false;
         }
+      },
+      // The same operation limits as over HTTP, checked before anything runs.
+      onSubscribe: (ctx, _id, payload) => {
+        const schema = schemaOf();
+        const document = options.gateway.guard.parseAndValidate(schema, payload.query);
+        if (!('kind' in document)) return [...document];
+        const variables = payload.variables ?? null;
+        try {
+          options.gateway.guard.checkOperation({ schema, document, operationName: payload.operationName, variables, principal: principals.get(ctx)! });
+        } catch (err) {
+          return [err instanceof GraphQLError ? err : new GraphQLError('Internal server error', { extensions: { code: 'INTERNAL', status: 500 } })];
+        }
+        return { schema, document, operationName: payload.operationName, variableValues: variables };
       },
       context: (ctx): GatewayContext => {
         const principal = principals.get(ctx)!;

@@ -7,3 +7,4 @@ export * from './subscriptions.js';
 export * from './http.js';
 export * from './graphql-rate-limit.js';
 export * from './supergraph-source.js';
+export * from './operation-guard.js';

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
+import { readOperationLimits, type OperationLimits } from './graphql/operation-limits.js';
 
 /** Which component(s) this process runs. `all` is the embedded default. */
 export type Role = 'all' | 'gateway' | 'facade' | 'worker' | `subgraph:${SubgraphName}`;
@@ -50,6 +51,10 @@ export interface Config {
   shutdownGraceMs: number;
   /** How long the gateway waits for a subgraph, and the facade for the gateway, before answering 503. */
   upstreamTimeoutMs: number;
+  /** Bounds on every GraphQL operation at the gateway (`SVC_GRAPHQL_*`). */
+  operationLimits: OperationLimits;
+  /** How many `event(waitMs:)` reads one pipeline process lets wait at once. */
+  eventMaxWaiters: number;
 }
 
 export class ConfigError extends Error {
@@ -196,6 +201,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     outboxPollMs: int('SVC_OUTBOX_POLL_MS', 1000, 10, 60_000),
     shutdownGraceMs: int('SVC_SHUTDOWN_GRACE_MS', 10_000, 0, 120_000),
     upstreamTimeoutMs: int('SVC_UPSTREAM_TIMEOUT_MS', 30_000, 100, 600_000),
+    operationLimits: readOperationLimits(int),
+    eventMaxWaiters: int('SVC_EVENT_MAX_WAITERS', 1000, 1, 1_000_000),
   };
   if (role === 'gateway' && !config.supergraphPath) {
     for (const name of SUBGRAPH_NAMES) {

@@ -30,6 +30,17 @@ export const ERROR_STATUS = {
   NOT_IMPLEMENTED: 501,
   UPSTREAM_UNAVAILABLE: 503,
   NOT_READY: 503,
+  // GraphQL operations refused before execution (platform/src/graphql/operation-limits.ts).
+  OPERATION_TOO_DEEP: 400,
+  TOO_MANY_ALIASES: 400,
+  TOO_MANY_TOKENS: 400,
+  TOO_MANY_DIRECTIVES: 400,
+  PAGE_SIZE_TOO_LARGE: 400,
+  OPERATION_TOO_COSTLY: 400,
+  RESPONSE_TOO_LARGE: 400,
+  // Waiting for an event (Query.event(waitMs)): too many waits in one request, or in the whole process.
+  TOO_MANY_WAITERS: 400,
+  SERVER_BUSY: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

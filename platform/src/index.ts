@@ -22,6 +22,7 @@ export * from './events/memory-bus.js';
 export * from './events/redis-bus.js';
 export * from './events/outbox.js';
 export * from './graphql/errors.js';
+export * from './graphql/operation-limits.js';
 export * from './graphql/executor.js';
 export * from './graphql/scope-auth.js';
 export * from './graphql/connection.js';

@@ -10,7 +10,7 @@ export const pipelineSubgraph: SubgraphDefinition = {
   name: 'pipeline',
   defaultPort: 4104,
   create: (runtime) => {
-    const log = new EventLog();
+    const log = new EventLog(runtime.config.eventMaxWaiters);
     return assembleSubgraph(runtime, {
       name: 'pipeline',
       entities: [SyncJobEntity, LoggedEventEntity],

@@ -1,13 +1,25 @@
 import type { EntityManager } from '@mikro-orm/core';
-import type { EventEnvelope } from '@svc/platform';
+import { DomainError, type EventEnvelope } from '@svc/platform';
 import { LoggedEventEntity, type LoggedEvent } from '../entities/logged-event.js';
+
+/** How many readers of one process may wait for an event at once, unless configured. */
+export const DEFAULT_MAX_EVENT_WAITERS = 1000;
 
 /**
  * The platform's event log. Recording is idempotent by event id (the bus delivers at least once);
- * readers that race the consumer can wait for an event to be recorded.
+ * readers that race the consumer can wait for an event to be recorded, at most `maxWaiters` at once
+ * in this process.
  */
 export class EventLog {
   private readonly waiters = new Map<string, Set<() => void>>();
+  private waiting = 0;
+
+  constructor(private readonly maxWaiters = DEFAULT_MAX_EVENT_WAITERS) {}
+
+  /** Readers waiting right now. */
+  get waiterCount(): number {
+    return this.waiting;
+  }
 
   async record(em: EntityManager, event: EventEnvelope): Promise<void> {
     if (!(await em.findOne(LoggedEventEntity, { id: event.id }))) {
@@ -39,9 +51,14 @@ export class EventLog {
     return em.find(LoggedEventEntity, where, { orderBy: { id: 'desc' }, limit: options.size + 1 });
   }
 
-  /** The event, waiting up to `waitMs` for it to be recorded when it is not yet. */
+  /**
+   * The event, waiting up to `waitMs` for it to be recorded when it is not yet.
+   * @throws DomainError `SERVER_BUSY` when the event is not recorded yet and `maxWaiters` readers
+   *   are already waiting.
+   */
   async find(em: EntityManager, id: string, waitMs: number): Promise<LoggedEvent | null> {
     if (waitMs <= 0) return em.findOne(LoggedEventEntity, { id });
+    this.waiting++;
     // Listen before looking, so a recording between the two cannot be missed.
     let wake!: () => void;
     const recorded = new Promise<void>((resolve) => (wake = resolve));
@@ -52,9 +69,14 @@ export class EventLog {
     try {
       const found = await em.findOne(LoggedEventEntity, { id });
       if (found) return found;
+      // Only a reader that would really wait is refused: a recorded event is always answered.
+      if (this.waiting > this.maxWaiters) {
+        throw new DomainError('SERVER_BUSY', `${this.maxWaiters} requests are already waiting for events; retry shortly, or ask without waitMs.`, { details: { limit: this.maxWaiters } });
+      }
       await Promise.race([recorded, new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)))]);
       return await em.fork().findOne(LoggedEventEntity, { id });
     } finally {
+      this.waiting--;
       clearTimeout(timer);
       set.delete(wake);
       if (set.size === 0 && this.waiters.get(id) === set) this.waiters.delete(id);

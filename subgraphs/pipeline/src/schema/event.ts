@@ -1,9 +1,15 @@
-import { actsFor, connectionType, decodeOptionalCursor, isId, isOperator, pageSize, toPage, type SubgraphBuilder } from '@svc/platform';
+import { actsFor, connectionType, decodeOptionalCursor, DomainError, isId, isOperator, pageSize, toPage, validationError, type SubgraphBuilder } from '@svc/platform';
 import type { LoggedEvent } from '../entities/logged-event.js';
 import type { EventLog } from '../domain/event-log.js';
 import type { PartnerRef } from './sync-job.js';
 
-const MAX_WAIT_MS = 5000;
+/** The longest one `event(waitMs:)` may wait. */
+export const MAX_WAIT_MS = 5000;
+/** How many `event(waitMs:)` waits one request may hold (a subscription's delivery uses one). */
+export const MAX_WAITS_PER_REQUEST = 3;
+
+/** Waits started per request (keyed by the request's GraphQL context). */
+const waitsPerRequest = new WeakMap<object, number>();
 
 /** Event: one entry of the platform's event log, the root that subscriptions select from. */
 export function defineEvent(builder: SubgraphBuilder, log: EventLog, partnerRef: PartnerRef) {
@@ -41,11 +47,20 @@ export function defineEvent(builder: SubgraphBuilder, log: EventLog, partnerRef:
     event: t.field({
       type: EventType,
       nullable: true,
-      description: 'One event of your partner (operators: any). waitMs waits for an event that is about to be recorded.',
+      description: `One event of your partner (operators: any). waitMs (0 to ${MAX_WAIT_MS}) waits for an event that is about to be recorded; at most ${MAX_WAITS_PER_REQUEST} waits per request.`,
       args: { id: t.arg.id({ required: true }), waitMs: t.arg.int({ defaultValue: 0 }) },
       authScopes: { authenticated: true },
       resolve: async (_root, { id, waitMs }, ctx) => {
-        const event = await log.find(ctx.em, String(id), Math.min(Math.max(waitMs ?? 0, 0), MAX_WAIT_MS));
+        const wait = waitMs ?? 0;
+        if (wait < 0 || wait > MAX_WAIT_MS) throw validationError([{ field: 'waitMs', message: `must be from 0 to ${MAX_WAIT_MS}` }], `waitMs must be from 0 to ${MAX_WAIT_MS} milliseconds.`);
+        if (wait > 0) {
+          const started = (waitsPerRequest.get(ctx) ?? 0) + 1;
+          waitsPerRequest.set(ctx, started);
+          if (started > MAX_WAITS_PER_REQUEST) {
+            throw new DomainError('TOO_MANY_WAITERS', `At most ${MAX_WAITS_PER_REQUEST} event(waitMs:) waits per request; ask for the others without waitMs or in another request.`, { details: { limit: MAX_WAITS_PER_REQUEST } });
+          }
+        }
+        const event = await log.find(ctx.em, String(id), wait);
         if (!event) return null;
         // Another partner's event is indistinguishable from a missing one.
         if (!actsFor(ctx.principal, event.partnerGpid)) return null;

@@ -1,0 +1,158 @@
+import { HeaderMap, type ApolloServerPlugin } from '@apollo/server';
+import { GraphQLError, specifiedRules, validate, type DocumentNode, type GraphQLFormattedError, type GraphQLSchema, type ValidationRule } from 'graphql';
+import {
+  checkOperationCost,
+  DomainError,
+  ERROR_STATUS,
+  fieldOwnership,
+  isErrorCode,
+  isIntrospection,
+  isOperationLimitCode,
+  operationLimitError,
+  operationLimitRules,
+  parseBounded,
+  tokenLimitError,
+  tokenLimitExceeded,
+  withoutSuggestions,
+  type Environment,
+  type FieldOwnership,
+  type OperationLimits,
+  type Principal,
+} from '@svc/platform';
+import type { GatewayContext } from './gateway.js';
+
+export interface OperationGuardOptions {
+  limits: OperationLimits;
+  environment: Environment;
+  /** The composed supergraph: which subgraph resolves which field, for the cost model. */
+  supergraphSdl: string;
+}
+
+/**
+ * Everything the gateway checks about an operation before a subgraph is called, in one place for
+ * every entry (HTTP, WebSocket, the in-process `execute` of the REST facade):
+ *
+ * - the token limit at parse time and depth / alias / directive limits as validation rules;
+ * - the page-size maxima and the cost budget of the caller's principal class, once the operation
+ *   and its variables are known;
+ * - in production, no introspection for anonymous callers;
+ * - after execution, the response-size cap.
+ */
+export class OperationGuard {
+  readonly rules: readonly ValidationRule[];
+  private readonly ownership: FieldOwnership;
+
+  constructor(private readonly options: OperationGuardOptions) {
+    this.rules = operationLimitRules(options.limits);
+    this.ownership = fieldOwnership(options.supergraphSdl);
+  }
+
+  get limits(): OperationLimits {
+    return this.options.limits;
+  }
+
+  /** Refuse (throw a GraphQL error with a code) what the caller may not run; the document is valid. */
+  checkOperation(input: { schema: GraphQLSchema; document: DocumentNode; operationName?: string | null | undefined; variables?: Readonly<Record<string, unknown>> | null | undefined; principal: Principal }): void {
+    if (this.options.environment === 'production' && input.principal.kind === 'anonymous' && isIntrospection(input.document, input.operationName)) {
+      throw new GraphQLError('Introspection needs credentials in production: send a bearer token.', {
+        extensions: { code: 'UNAUTHENTICATED', status: ERROR_STATUS.UNAUTHENTICATED },
+      });
+    }
+    checkOperationCost({
+      schema: input.schema,
+      document: input.document,
+      operationName: input.operationName,
+      variables: input.variables,
+      ownership: this.ownership,
+      maxPageSize: this.options.limits.maxPageSize,
+      principal: input.principal,
+      budget: this.options.limits.costBudget,
+    });
+  }
+
+  /**
+   * Parse and validate a document outside Apollo's pipeline (graphql-ws), with the same limits.
+   * Returns the document, or the errors to send.
+   */
+  parseAndValidate(schema: GraphQLSchema, query: string): DocumentNode | readonly GraphQLError[] {
+    let document: DocumentNode;
+    try {
+      document = parseBounded(query, this.options.limits);
+    } catch (err) {
+      return [err instanceof GraphQLError ? err : new GraphQLError(String(err))];
+    }
+    const errors = validate(schema, document, [...specifiedRules, ...this.rules]);
+    if (errors.length > 0) return errors.map((e) => (this.options.environment === 'production' ? new GraphQLError(withoutSuggestions(e.message), { nodes: e.nodes, extensions: e.extensions }) : e));
+    return document;
+  }
+
+  /** The Apollo Server plugin: checks after the operation is resolved, the size cap before sending. */
+  plugin(): ApolloServerPlugin<GatewayContext> {
+    const guard = this;
+    const maxBytes = this.options.limits.maxResponseBytes;
+    return {
+      async requestDidStart() {
+        return {
+          async didResolveOperation({ document, operationName, request, schema, contextValue }) {
+            try {
+              guard.checkOperation({ schema, document, operationName, variables: request.variables, principal: contextValue.principal });
+            } catch (err) {
+              throw withHttpStatus(err);
+            }
+          },
+          async willSendResponse({ response }) {
+            if (response.body.kind !== 'single') return;
+            const bytes = Buffer.byteLength(JSON.stringify(response.body.singleResult));
+            if (bytes <= maxBytes) return;
+            const error = operationLimitError('RESPONSE_TOO_LARGE', `The answer would be larger than ${maxBytes} bytes; ask for smaller pages or fewer fields.`, { limit: maxBytes });
+            response.body.singleResult = { errors: [error.toJSON()] };
+            response.http.status = ERROR_STATUS.RESPONSE_TOO_LARGE;
+          },
+        };
+      },
+    };
+  }
+
+  /**
+   * Apollo's formatError: limit refusals keep their own code (Apollo labels every validation error
+   * GRAPHQL_VALIDATION_FAILED); errors never name a subgraph or show internals; in production,
+   * validation messages do not suggest field names.
+   */
+  formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
+    return formatGatewayError(formatted, error, this.options);
+  }
+}
+
+/** Codes of Apollo Server about the caller's request: their messages describe the caller's document. */
+const REQUEST_ERROR_CODES = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT', 'BAD_REQUEST', 'OPERATION_RESOLUTION_FAILURE', 'PERSISTED_QUERY_NOT_FOUND', 'PERSISTED_QUERY_NOT_SUPPORTED']);
+/** Extensions that describe the federation's insides rather than the caller's request. */
+const INTERNAL_EXTENSIONS = ['serviceName', 'stacktrace', 'exception'];
+const UNAVAILABLE_MESSAGE = 'A service this operation needs is unavailable; try again shortly.';
+
+export function formatGatewayError(formatted: GraphQLFormattedError, error: unknown, options: Pick<OperationGuardOptions, 'environment' | 'limits'>): GraphQLFormattedError {
+  const original = error instanceof GraphQLError ? error.originalError : undefined;
+  if (original instanceof GraphQLError && isOperationLimitCode(original.extensions['code'])) {
+    return { ...formatted, message: original.message, extensions: { ...original.extensions } };
+  }
+  if (formatted.extensions?.['code'] === 'GRAPHQL_PARSE_FAILED' && tokenLimitExceeded(formatted)) {
+    const refusal = tokenLimitError(options.limits);
+    return { message: refusal.message, extensions: { ...refusal.extensions } };
+  }
+  const extensions: Record<string, unknown> = { ...formatted.extensions };
+  for (const key of INTERNAL_EXTENSIONS) delete extensions[key];
+  const code = extensions['code'];
+  let message = formatted.message;
+  if (code === 'UPSTREAM_UNAVAILABLE') message = UNAVAILABLE_MESSAGE;
+  else if (code === 'INTERNAL' || typeof code !== 'string' || (!isErrorCode(code) && !REQUEST_ERROR_CODES.has(code))) message = 'Internal server error';
+  if (options.environment === 'production') message = withoutSuggestions(message);
+  return { ...formatted, message, extensions };
+}
+
+/** Apollo takes an error's HTTP status from `extensions.http`; ours is in `extensions.status`. */
+function withHttpStatus(err: unknown): GraphQLError {
+  const error = err instanceof GraphQLError ? err : err instanceof DomainError ? new GraphQLError(err.message, { extensions: { code: err.code, status: err.status } }) : new GraphQLError('Internal server error', { extensions: { code: 'INTERNAL', status: 500 } });
+  const status = typeof error.extensions['status'] === 'number' ? error.extensions['status'] : 400;
+  const headers = new HeaderMap();
+  if (status === 401) headers.set('www-authenticate', 'Bearer');
+  return new GraphQLError(error.message, { extensions: { ...error.extensions, http: { status, headers } } });
+}
