@@ -150,9 +150,10 @@ describe('identity resolution through the REST facade and GraphQL', () => {
       expect(refused.statusCode).toBe(403);
       expect(refused.json()).toMatchObject({ code: 'FORBIDDEN' });
       expect((await id.resolve({ name: 'Any One' }, 'pulse', partnerToken)).statusCode).toBe(403);
-      // The same token may read records (Bearer class).
+      // The same token may read records (Bearer class), but only those its partner has a link to:
+      // one the operator resolved looks missing (test/hardening/05-tenant-isolation.test.ts).
       const someone = (await id.resolve({ name: 'Readable Person', dob: '1970-07-07' }, 'pulse')).json();
-      expect((await id.get(someone.gpid, partnerToken)).statusCode).toBe(200);
+      expect((await id.get(someone.gpid, partnerToken)).json()).toMatchObject({ status: 404, code: 'NOT_FOUND' });
       expect((await id.get('SVC-00000000', partnerToken)).json()).toMatchObject({ status: 404, code: 'NOT_FOUND' });
       expect((await id.get('not-a-gpid', partnerToken)).json()).toMatchObject({ status: 422, errors: [{ field: 'gpid' }] });
       // And a token without identity.read may not.

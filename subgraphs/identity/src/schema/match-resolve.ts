@@ -112,7 +112,7 @@ export function defineMatchAndResolve(builder: SubgraphBuilder, service: Identit
       authScopes: { scope: 'identity.match' },
       resolve: (_root, { input }, ctx) => {
         assertServiceCredential(ctx.principal);
-        return service.match(demographicsOf(input), input.entityType ?? null);
+        return service.match(ctx.principal, demographicsOf(input), input.entityType ?? null);
       },
     }),
   }));

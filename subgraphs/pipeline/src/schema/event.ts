@@ -45,10 +45,14 @@ export function defineEvent(builder: SubgraphBuilder, log: EventLog, partnerRef:
       args: { id: t.arg.id({ required: true }), waitMs: t.arg.int({ defaultValue: 0 }) },
       authScopes: { authenticated: true },
       resolve: async (_root, { id, waitMs }, ctx) => {
-        const event = await log.find(ctx.em, String(id), Math.min(Math.max(waitMs ?? 0, 0), MAX_WAIT_MS));
+        const wait = Math.min(Math.max(waitMs ?? 0, 0), MAX_WAIT_MS);
+        const event = await log.find(ctx.em, String(id), wait);
         if (!event) return null;
-        // Another partner's event is indistinguishable from a missing one.
-        if (!actsFor(ctx.principal, event.partnerGpid)) return null;
+        // Another partner's event is indistinguishable from a missing one, in its answer and its timing.
+        if (!actsFor(ctx.principal, event.partnerGpid)) {
+          if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+          return null;
+        }
         return event;
       },
     }),
