@@ -155,14 +155,14 @@ export class IdentityService {
   // -------------------------------------------------------------------------------------------
 
   /** Stages 1–4: candidates (a partner sees those it links to). Writes nothing at all. */
-  async match(principal: Principal, input: DemographicsInput, entityType: string | null): Promise<MatchResult> {
-    const result = await this.pipeline.match(input, { entityType });
+  async match(principal: Principal, input: DemographicsInput, options: { entityType: string | null; strict?: boolean | null }): Promise<MatchResult> {
+    const result = await this.pipeline.match(input, { entityType: options.entityType, strict: options.strict ?? false });
     return visibleMatch(result, await this.visibility(principal, gpidsOf(result)));
   }
 
   /** Stages 1–6 in one transaction with history, confirmation and events. */
-  async resolve(principal: Principal, input: DemographicsInput, options: { source: SourceOrigin; entityType: string | null }): Promise<ResolveResult> {
-    const result = await this.pipeline.resolve(input, { source: options.source, entityType: options.entityType, actor: principal.partnerGpid });
+  async resolve(principal: Principal, input: DemographicsInput, options: { source: SourceOrigin; entityType: string | null; strict?: boolean | null }): Promise<ResolveResult> {
+    const result = await this.pipeline.resolve(input, { source: options.source, entityType: options.entityType, strict: options.strict ?? false, actor: principal.partnerGpid });
     this.services.publishCommitted();
     return visibleResolution(result, await this.visibility(principal, gpidsOf(result)));
   }
