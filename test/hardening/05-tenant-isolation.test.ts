@@ -140,9 +140,18 @@ describe('tenant isolation of identities, sync jobs and events', () => {
     expect(body.gpid).not.toBe(gpidA);
     expect(JSON.stringify(body)).not.toContain(gpidA);
     expect(body.subject_gpid === null || body.subject_gpid === body.gpid).toBe(true);
+    // The registry did link the two for review (the operator sees it), B just is not told.
+    expect((await id.get(body.gpid)).json().related_gpids).toContain(gpidA);
+    expect((await id.get(body.gpid, partners.b.service)).json().related_gpids).toEqual([]);
     const match = await id.match({ name: 'Aurelio Quintanilla-Brisbane', dob: '1958-02-11', email: 'aurelio.qb@example.net' }, partners.b.service);
     expect(match.statusCode).toBe(200);
     expect(match.json().candidates.map((c: { gpid: string }) => c.gpid)).not.toContain(gpidA);
+    // Nor do B's events (the resolve's identity.match names no subject B has no link to).
+    await eventually(async () => {
+      const events = await t.graphql<{ events: { edges: { node: { type: string; data: { gpid?: string } } }[] } }>('{ events(first: 100) { edges { node { type data } } } }', {}, partners.b.service);
+      expect(events.data!.events.edges.some((e) => e.node.type === 'identity.match' && e.node.data.gpid === body.gpid)).toBe(true);
+      expect(JSON.stringify(events.data)).not.toContain(gpidA);
+    });
     // The operator's match finds it.
     const operatorMatch = await id.match({ name: 'Aurelio Quintanilla-Brisbane', dob: '1958-02-11', email: 'aurelio.qb@example.net' });
     expect(operatorMatch.json().candidates.map((c: { gpid: string }) => c.gpid)).toContain(gpidA);
@@ -245,7 +254,8 @@ describe('tenant isolation of identities, sync jobs and events', () => {
     const person = { name: 'Cosima Wetherell-Dunmore', dob: '1972-12-03', email: 'cosima.wd@example.com' };
     const a = await id.resolve(person, 'pulse', partners.a.service);
     const b = await id.resolve(person, 'provider', partners.b.service);
-    expect(b.json()).toMatchObject({ gpid: a.json().gpid, decision: 'EXISTING' });
+    expect(b.json()).toMatchObject({ gpid: a.json().gpid, decision: 'EXISTING', sources: ['provider'] });
+    expect(a.json().sources).toEqual(['pulse']);
     const gpid = a.json().gpid as string;
     const asA = (await id.get(gpid, partners.a.service)).json();
     const asB = (await id.get(gpid, partners.b.service)).json();

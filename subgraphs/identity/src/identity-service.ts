@@ -55,7 +55,7 @@ import { confirmSources, inheritConfirmations, sourcesOf, type SourceConfirmatio
 import { SqlIdentityRegistry } from './entities/sql-registry.js';
 import { isRetryableDatabaseError, Sql } from './entities/sql.js';
 import { loadFingerprintKeyRing } from './fingerprint-key.js';
-import { gpidsOf, identityViewer, visibleMatch, visibleResolution } from './identity-viewer.js';
+import { gpidsOf, identityViewer, visibleMatch, visibleResolution, type LinkView } from './identity-viewer.js';
 
 /** The REST path of each write operation, as the boundary-header evidence names it. */
 export const WRITE_PATHS = {
@@ -157,22 +157,32 @@ export class IdentityService {
   /** Stages 1–4: candidates (a partner sees those it links to). Writes nothing at all. */
   async match(principal: Principal, input: DemographicsInput, options: { entityType: string | null; strict?: boolean | null }): Promise<MatchResult> {
     const result = await this.pipeline.match(input, { entityType: options.entityType, strict: options.strict ?? false });
-    return visibleMatch(result, await this.visibility(principal, gpidsOf(result)));
+    return visibleMatch(result, await this.linkView(principal, gpidsOf(result)));
   }
 
   /** Stages 1–6 in one transaction with history, confirmation and events. */
   async resolve(principal: Principal, input: DemographicsInput, options: { source: SourceOrigin; entityType: string | null; strict?: boolean | null }): Promise<ResolveResult> {
-    const result = await this.pipeline.resolve(input, { source: options.source, entityType: options.entityType, strict: options.strict ?? false, actor: principal.partnerGpid });
+    const result = await this.pipeline.resolve(input, {
+      source: options.source,
+      entityType: options.entityType,
+      strict: options.strict ?? false,
+      actor: principal.partnerGpid,
+      actorSeesAll: identityViewer(principal).unrestricted,
+    });
     this.services.publishCommitted();
-    return visibleResolution(result, await this.visibility(principal, gpidsOf(result)));
+    return visibleResolution(result, await this.linkView(principal, gpidsOf(result)));
+  }
+
+  /** The principal's links to `gpids`; null for an operator (sees every one). */
+  private async linkView(principal: Principal, gpids: readonly string[], sql: Sql = this.sql): Promise<LinkView> {
+    const viewer = identityViewer(principal);
+    return viewer.unrestricted ? null : partnerLinks(sql, viewer.partnerGpid, gpids);
   }
 
   /** Which of `gpids` the principal may see (every one for an operator). */
   private async visibility(principal: Principal, gpids: readonly string[], sql: Sql = this.sql): Promise<(gpid: string) => boolean> {
-    const viewer = identityViewer(principal);
-    if (viewer.unrestricted) return () => true;
-    const links = await partnerLinks(sql, viewer.partnerGpid, gpids);
-    return (gpid) => links.get(gpid)?.linked === true;
+    const links = await this.linkView(principal, gpids, sql);
+    return (gpid) => links === null || links.get(gpid)?.linked === true;
   }
 
   /** A partner's links to `gpids` (see entities/partner-links.ts). */
@@ -187,16 +197,28 @@ export class IdentityService {
     const at = new Date(resolution.at);
     await confirmSources(tx, [resolution.gpid], resolution.source, at);
     await recordResolution(tx, resolution);
+    // The events go to the resolving partner: they name other records only if it links to them.
+    // A status change of a record it does not link to (duplicate detection) goes to operators only.
+    const others = [...new Set([...(resolution.subjectGpid ? [resolution.subjectGpid] : []), ...change.transitions.map((t) => t.gpid)])].filter((g) => g !== resolution.gpid);
+    const links = resolution.actorSeesAll || others.length === 0 ? null : await partnerLinks(tx, resolution.actor, others);
+    const linked = (gpid: string) => gpid === resolution.gpid || links === null || links.get(gpid)?.linked === true;
     await stageEvent(
       tx,
       makeEvent(
         IDENTITY_EVENTS.match,
         resolution.actor,
-        { event: IDENTITY_EVENTS.match, gpid: resolution.gpid, match_type: resolution.matchType, identity_status: resolution.status, subject_gpid: resolution.subjectGpid },
+        {
+          event: IDENTITY_EVENTS.match,
+          gpid: resolution.gpid,
+          match_type: resolution.matchType,
+          identity_status: resolution.status,
+          subject_gpid: resolution.subjectGpid !== null && linked(resolution.subjectGpid) ? resolution.subjectGpid : null,
+        },
         at,
       ),
     );
-    await this.stageTransitions(tx, change.transitions, resolution.actor, at);
+    await this.stageTransitions(tx, change.transitions.filter((t) => linked(t.gpid)), resolution.actor, at);
+    await this.stageTransitions(tx, change.transitions.filter((t) => !linked(t.gpid)), null, at);
     if (resolution.actor) await this.observeBoundary(tx, resolution.actor, WRITE_PATHS.resolve, resolution.source, at);
   }
 

@@ -5,7 +5,8 @@
  * same `unknown_gpids` as a GPID that does not exist.
  */
 import { isOperator, type Principal } from '@svc/platform';
-import type { MatchCandidate, MatchResult, ResolveResult } from './domain/index.js';
+import type { MatchCandidate, MatchResult, ResolveResult, SourceOrigin } from './domain/index.js';
+import type { PartnerLink } from './entities/partner-links.js';
 
 export interface IdentityViewer {
   /** Reads every identity. */
@@ -18,17 +19,31 @@ export function identityViewer(principal: Principal): IdentityViewer {
   return { unrestricted: principal.kind === 'service' || isOperator(principal), partnerGpid: principal.partnerGpid };
 }
 
+/** What the viewer sees of the GPIDs of an answer: null for an operator (everything). */
+export type LinkView = Map<string, PartnerLink> | null;
+
+const visibleIn = (links: LinkView) => (gpid: string) => links === null || links.get(gpid)?.linked === true;
+/** A partner's own source origins of a GPID (those it resolved under); an operator's: all of them. */
+const sourcesIn = (links: LinkView, gpid: string, all: readonly SourceOrigin[]): SourceOrigin[] =>
+  links === null ? [...all] : (links.get(gpid)?.sources ?? []).map((c) => c.source);
+
+function candidateView(c: MatchCandidate, links: LinkView): MatchCandidate {
+  return { ...c, sources: sourcesIn(links, c.gpid, c.sources) };
+}
+
 /** A match answer with only the candidates the viewer may see (its match type follows the best one left). */
-export function visibleMatch(result: MatchResult, visible: (gpid: string) => boolean): MatchResult {
-  const candidates = result.candidates.filter((c: MatchCandidate) => visible(c.gpid));
+export function visibleMatch(result: MatchResult, links: LinkView): MatchResult {
+  const candidates = result.candidates.filter((c) => visibleIn(links)(c.gpid)).map((c) => candidateView(c, links));
   return { ...result, matchType: candidates[0]?.matchType ?? 'NONE', candidates };
 }
 
-/** A resolve answer without the other GPIDs (candidates, review links, subject) the viewer may not see. */
-export function visibleResolution(result: ResolveResult, visible: (gpid: string) => boolean): ResolveResult {
+/** A resolve answer without the other GPIDs (candidates, review links, subject) the viewer may not see, and with its own sources. */
+export function visibleResolution(result: ResolveResult, links: LinkView): ResolveResult {
+  const visible = visibleIn(links);
   return {
     ...result,
-    candidates: result.candidates.filter((c) => visible(c.gpid)),
+    sources: sourcesIn(links, result.gpid, result.sources),
+    candidates: result.candidates.filter((c) => visible(c.gpid)).map((c) => candidateView(c, links)),
     links: result.links.filter(visible),
     subjectGpid: result.subjectGpid !== null && visible(result.subjectGpid) ? result.subjectGpid : null,
   };

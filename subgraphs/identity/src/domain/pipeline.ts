@@ -92,6 +92,8 @@ export interface ResolveContext extends MatchOptions {
   source: SourceOrigin | string | null | undefined;
   /** Opaque reference of who asks (the partner GPID), handed to storage with the decision. */
   actor?: string | null;
+  /** Opaque to the domain: whether the actor may see every record (an operator); handed to storage with the decision. */
+  actorSeesAll?: boolean;
 }
 
 export interface ResolveResult {
@@ -236,7 +238,7 @@ export function createIdentityPipeline(options: IdentityPipelineOptions): Identi
   async function resolve(input: DemographicsInput, context: ResolveContext): Promise<ResolveResult> {
     const source = checkSource(context.source);
     const entityType = checkEntityType(context.entityType);
-    const actor = context.actor ?? null;
+    const actor = { id: context.actor ?? null, seesAll: context.actorSeesAll ?? false };
     const { warnings, ...fingerprints } = prepare(input, 'resolve', entityType, context.strict === true);
     // Every key this resolve reads or writes: a concurrent resolve of the same person shares some.
     const lockKeys = [...new Set([...fingerprints.probe.blockingKeys, ...fingerprints.write.blockingKeys])];
@@ -251,7 +253,7 @@ export function createIdentityPipeline(options: IdentityPipelineOptions): Identi
     fingerprints: { write: DemographicFingerprints; probe: DemographicFingerprints },
     source: SourceOrigin,
     entityType: EntityTypeId,
-    actor: string | null,
+    actor: { id: string | null; seesAll: boolean },
   ): Promise<Omit<ResolveResult, 'warnings'>> {
     for (let attempt = 1; ; attempt++) {
       const { found, scored } = await candidatesFor(from, fingerprints.probe, entityType);
@@ -358,7 +360,8 @@ export function createIdentityPipeline(options: IdentityPipelineOptions): Identi
         created: result.created,
         subjectGpid: result.subjectGpid,
         source,
-        actor,
+        actor: actor.id,
+        actorSeesAll: actor.seesAll,
         at,
       };
       const commit: RegistryChange = { ...change, transitions, resolution };
