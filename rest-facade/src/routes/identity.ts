@@ -6,10 +6,11 @@ import { snakeKeys } from './snake-case.js';
  * The spec's "Identity" table. Payloads are ours (the spec shows none); see the subgraph README for
  * the full contract. In short:
  *
- *   POST /api/identity/match     { name, dob, email?, phone?, entity_type? }
- *                                → { match_type, candidates: [{ gpid, confidence, match_type, identity_status, sources }] }
+ *   POST /api/identity/match     { name, dob, email?, phone?, entity_type?, strict? }
+ *                                → { match_type, candidates: [{ gpid, confidence, match_type, identity_status, sources }], warnings }
  *   POST /api/identity/resolve   same body, X-Svc-Source required
- *                                → { gpid, identity_status, match_type, confidence, created, decision, entity_type, subject_gpid, links, sources, candidates }
+ *                                → { gpid, identity_status, match_type, confidence, created, decision, entity_type, subject_gpid, links, sources, candidates, warnings }
+ *                                (warnings: [{ field, code, message }] of an invalid email or phone that was dropped; strict: true refuses it)
  *   GET  /api/identity/{gpid}    → the record: status, entity type, sources with confirmation times, merged_into and
  *                                  survivor_gpid, lineage, related GPIDs, match history summary
  *   POST /api/identity/merge     { survivor_gpid, merged_gpids, reason, note? }  → a PENDING request mrg_…
@@ -22,7 +23,7 @@ import { snakeKeys } from './snake-case.js';
  */
 
 const NAME_PARTS = ['given', 'middle', 'family'] as const;
-const DEMOGRAPHIC_FIELDS = ['name', 'dob', 'email', 'phone', 'entity_type'] as const;
+const DEMOGRAPHIC_FIELDS = ['name', 'dob', 'email', 'phone', 'entity_type', 'strict'] as const;
 
 function bodyObject(body: unknown): Record<string, unknown> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
@@ -63,12 +64,23 @@ function demographicsInput(body: unknown): Record<string, unknown> {
     input['nameParts'] = parts;
   } else if (name !== undefined && name !== null) errors.push({ field: 'name', message: 'must be a string or an object with given, middle and family' });
   input['dob'] = optionalString(raw, 'dob', errors);
+  // `strict` is read by strictFlag; the rest are the GraphQL input's fields.
   input['email'] = optionalString(raw, 'email', errors);
   input['phone'] = optionalString(raw, 'phone', errors);
   input['entityType'] = optionalString(raw, 'entity_type', errors);
   if (errors.length > 0) throw validationError(errors, 'The demographics have invalid fields.');
   return input;
 }
+
+/** The body's `strict` flag (default false): refuse an invalid email or phone instead of dropping it. */
+function strictFlag(body: unknown): boolean {
+  const value = bodyObject(body)['strict'];
+  if (value === undefined || value === null) return false;
+  if (typeof value !== 'boolean') throw validationError([{ field: 'strict', message: 'must be true or false' }], 'The demographics have invalid fields.');
+  return value;
+}
+
+const WARNING_FIELDS = 'warnings { field code message }';
 
 function requireGpid(value: unknown, field: string, errors: FieldError[]): string {
   if (value === undefined || value === null || value === '') errors.push({ field, message: 'is required' });
@@ -225,9 +237,19 @@ const DEMOGRAPHICS_SCHEMA: JsonSchema = {
   properties: {
     name: NAME_SCHEMA,
     dob: { type: 'string', description: 'ISO 8601 date (1980-03-04) or a common written form; ambiguous numeric dates are MM/DD/YYYY', examples: ['1980-03-04'] },
-    email: { type: 'string' },
-    phone: { type: 'string', description: 'any common format; national numbers are read as US' },
+    email: { type: 'string', description: 'internationalized addresses (RFC 6531: UTF-8 local part, IDN domain as U-label or A-label) are accepted; an invalid one is dropped with a warning unless strict' },
+    phone: { type: 'string', description: 'any common format; national numbers are read as US; an invalid one is dropped with a warning unless strict' },
     entity_type: { type: 'string', description: 'one of the 22 entity types (patient, practitioner, practitioner_role, organization, …, service); default patient' },
+    strict: { type: 'boolean', default: false, description: 'true: refuse an invalid email or phone with 422 naming the field instead of dropping it with a warning' },
+  },
+};
+const WARNINGS_SCHEMA: JsonSchema = {
+  type: 'array',
+  description: 'Optional fields (email, phone) whose value was invalid and was dropped; the record was matched or resolved on the other fields. Empty when strict.',
+  items: {
+    type: 'object',
+    required: ['field', 'code', 'message'],
+    properties: { field: { enum: ['email', 'phone'] }, code: { enum: ['INVALID_FIELD_DROPPED'] }, message: { type: 'string', description: 'why (never the value)' } },
   },
 };
 const CANDIDATE_SCHEMA: JsonSchema = {
@@ -272,13 +294,13 @@ export const identityRoutes: RouteSpec[] = [
     successStatus: 200,
     latency: ['85ms', '220ms'],
     requestBody: DEMOGRAPHICS_SCHEMA,
-    responseBody: { type: 'object', properties: { match_type: { enum: ['DETERMINISTIC', 'PARTIAL', 'NONE'] }, candidates: { type: 'array', items: CANDIDATE_SCHEMA } } },
+    responseBody: { type: 'object', properties: { match_type: { enum: ['DETERMINISTIC', 'PARTIAL', 'NONE'] }, candidates: { type: 'array', items: CANDIDATE_SCHEMA }, warnings: WARNINGS_SCHEMA } },
     operation: {
-      document: `query IdentityMatch($input: IdentityDemographicsInput!) { identityMatch(input: $input) { matchType candidates { ${CANDIDATE_FIELDS} } } }`,
-      variables: ({ body }) => ({ input: demographicsInput(body) }),
+      document: `query IdentityMatch($input: IdentityDemographicsInput!, $strict: Boolean) { identityMatch(input: $input, strict: $strict) { matchType candidates { ${CANDIDATE_FIELDS} } ${WARNING_FIELDS} } }`,
+      variables: ({ body }) => ({ input: demographicsInput(body), strict: strictFlag(body) }),
       result: (data) => {
-        const match = data['identityMatch'] as { matchType: string; candidates: Parameters<typeof candidateBody>[0][] };
-        return { match_type: match.matchType, candidates: match.candidates.map(candidateBody) };
+        const match = data['identityMatch'] as { matchType: string; candidates: Parameters<typeof candidateBody>[0][]; warnings: unknown[] };
+        return { match_type: match.matchType, candidates: match.candidates.map(candidateBody), warnings: match.warnings };
       },
     },
   },
@@ -307,13 +329,14 @@ export const identityRoutes: RouteSpec[] = [
         links: { type: 'array', items: { type: 'string' } },
         sources: { type: 'array', items: { type: 'string' } },
         candidates: { type: 'array', items: CANDIDATE_SCHEMA },
+        warnings: WARNINGS_SCHEMA,
       },
     },
     operation: {
-      document: `mutation ResolveIdentity($input: IdentityDemographicsInput!, $source: String!) { resolveIdentity(input: $input, source: $source) { gpid entityType status matchType confidence created decision subjectGpid links sources candidates { ${CANDIDATE_FIELDS} } } }`,
+      document: `mutation ResolveIdentity($input: IdentityDemographicsInput!, $source: String!, $strict: Boolean) { resolveIdentity(input: $input, source: $source, strict: $strict) { gpid entityType status matchType confidence created decision subjectGpid links sources candidates { ${CANDIDATE_FIELDS} } ${WARNING_FIELDS} } }`,
       variables: (input) => {
         const source = readSourceHeader(input.headers);
-        return { input: demographicsInput(input.body), source };
+        return { input: demographicsInput(input.body), source, strict: strictFlag(input.body) };
       },
       result: (data) => {
         const r = data['resolveIdentity'] as Record<string, unknown> & { candidates: Parameters<typeof candidateBody>[0][] };
@@ -329,6 +352,7 @@ export const identityRoutes: RouteSpec[] = [
           links: r['links'],
           sources: r['sources'],
           candidates: r.candidates.map(candidateBody),
+          warnings: r['warnings'],
         };
       },
     },

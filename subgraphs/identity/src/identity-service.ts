@@ -50,10 +50,12 @@ import { assertFingerprintKey } from './entities/key-checks.js';
 import { addLineage, latestContribution, lineageOf, type LineageEvent } from './entities/lineage.js';
 import { historySummaries, recentHistory, recordResolution, type MatchHistoryEntry, type MatchHistorySummary } from './entities/match-history.js';
 import { stageEvent } from './entities/outbox.js';
+import { partnerLinks, type PartnerLink } from './entities/partner-links.js';
 import { confirmSources, inheritConfirmations, sourcesOf, type SourceConfirmation } from './entities/sources.js';
 import { SqlIdentityRegistry } from './entities/sql-registry.js';
 import { isRetryableDatabaseError, Sql } from './entities/sql.js';
 import { loadFingerprintKeyRing } from './fingerprint-key.js';
+import { gpidsOf, identityViewer, visibleMatch, visibleResolution, type LinkView } from './identity-viewer.js';
 
 /** The REST path of each write operation, as the boundary-header evidence names it. */
 export const WRITE_PATHS = {
@@ -152,16 +154,40 @@ export class IdentityService {
   // Match and resolve
   // -------------------------------------------------------------------------------------------
 
-  /** Stages 1–4: candidates. Writes nothing at all. */
-  match(input: DemographicsInput, entityType: string | null): Promise<MatchResult> {
-    return this.pipeline.match(input, { entityType });
+  /** Stages 1–4: candidates (a partner sees those it links to). Writes nothing at all. */
+  async match(principal: Principal, input: DemographicsInput, options: { entityType: string | null; strict?: boolean | null }): Promise<MatchResult> {
+    const result = await this.pipeline.match(input, { entityType: options.entityType, strict: options.strict ?? false });
+    return visibleMatch(result, await this.linkView(principal, gpidsOf(result)));
   }
 
   /** Stages 1–6 in one transaction with history, confirmation and events. */
-  async resolve(principal: Principal, input: DemographicsInput, options: { source: SourceOrigin; entityType: string | null }): Promise<ResolveResult> {
-    const result = await this.pipeline.resolve(input, { source: options.source, entityType: options.entityType, actor: principal.partnerGpid });
+  async resolve(principal: Principal, input: DemographicsInput, options: { source: SourceOrigin; entityType: string | null; strict?: boolean | null }): Promise<ResolveResult> {
+    const result = await this.pipeline.resolve(input, {
+      source: options.source,
+      entityType: options.entityType,
+      strict: options.strict ?? false,
+      actor: principal.partnerGpid,
+      actorSeesAll: identityViewer(principal).unrestricted,
+    });
     this.services.publishCommitted();
-    return result;
+    return visibleResolution(result, await this.linkView(principal, gpidsOf(result)));
+  }
+
+  /** The principal's links to `gpids`; null for an operator (sees every one). */
+  private async linkView(principal: Principal, gpids: readonly string[], sql: Sql = this.sql): Promise<LinkView> {
+    const viewer = identityViewer(principal);
+    return viewer.unrestricted ? null : partnerLinks(sql, viewer.partnerGpid, gpids);
+  }
+
+  /** Which of `gpids` the principal may see (every one for an operator). */
+  private async visibility(principal: Principal, gpids: readonly string[], sql: Sql = this.sql): Promise<(gpid: string) => boolean> {
+    const links = await this.linkView(principal, gpids, sql);
+    return (gpid) => links === null || links.get(gpid)?.linked === true;
+  }
+
+  /** A partner's links to `gpids` (see entities/partner-links.ts). */
+  partnerLinks(partnerGpid: string | null, gpids: readonly string[]): Promise<Map<string, PartnerLink>> {
+    return partnerLinks(this.sql, partnerGpid, gpids);
   }
 
   /** What a resolve writes beside the records, in the same transaction. */
@@ -171,16 +197,28 @@ export class IdentityService {
     const at = new Date(resolution.at);
     await confirmSources(tx, [resolution.gpid], resolution.source, at);
     await recordResolution(tx, resolution);
+    // The events go to the resolving partner: they name other records only if it links to them.
+    // A status change of a record it does not link to (duplicate detection) goes to operators only.
+    const others = [...new Set([...(resolution.subjectGpid ? [resolution.subjectGpid] : []), ...change.transitions.map((t) => t.gpid)])].filter((g) => g !== resolution.gpid);
+    const links = resolution.actorSeesAll || others.length === 0 ? null : await partnerLinks(tx, resolution.actor, others);
+    const linked = (gpid: string) => gpid === resolution.gpid || links === null || links.get(gpid)?.linked === true;
     await stageEvent(
       tx,
       makeEvent(
         IDENTITY_EVENTS.match,
         resolution.actor,
-        { event: IDENTITY_EVENTS.match, gpid: resolution.gpid, match_type: resolution.matchType, identity_status: resolution.status, subject_gpid: resolution.subjectGpid },
+        {
+          event: IDENTITY_EVENTS.match,
+          gpid: resolution.gpid,
+          match_type: resolution.matchType,
+          identity_status: resolution.status,
+          subject_gpid: resolution.subjectGpid !== null && linked(resolution.subjectGpid) ? resolution.subjectGpid : null,
+        },
         at,
       ),
     );
-    await this.stageTransitions(tx, change.transitions, resolution.actor, at);
+    await this.stageTransitions(tx, change.transitions.filter((t) => linked(t.gpid)), resolution.actor, at);
+    await this.stageTransitions(tx, change.transitions.filter((t) => !linked(t.gpid)), null, at);
     if (resolution.actor) await this.observeBoundary(tx, resolution.actor, WRITE_PATHS.resolve, resolution.source, at);
   }
 
@@ -216,12 +254,13 @@ export class IdentityService {
     return lineageOf(this.sql, gpids);
   }
 
-  historySummaries(gpids: readonly string[]): Promise<Map<string, MatchHistorySummary>> {
-    return historySummaries(this.sql, gpids);
+  /** With `partnerGpid`: that partner's resolves only. */
+  historySummaries(gpids: readonly string[], partnerGpid?: string): Promise<Map<string, MatchHistorySummary>> {
+    return historySummaries(this.sql, gpids, partnerGpid);
   }
 
-  recentHistory(gpid: string, limit: number): Promise<MatchHistoryEntry[]> {
-    return recentHistory(this.sql, gpid, limit);
+  recentHistory(gpid: string, limit: number, partnerGpid?: string): Promise<MatchHistoryEntry[]> {
+    return recentHistory(this.sql, gpid, limit, partnerGpid);
   }
 
   /** Where a MERGED record's identity lives now: follows `mergedInto` to the end (bounded). */
@@ -254,8 +293,23 @@ export class IdentityService {
     return verifyAudit(this.sql);
   }
 
-  auditEntries(options: { afterSeq: number; size: number; types?: readonly string[] | null }) {
+  /** With `partnerGpid`: only the changes that partner requested. */
+  auditEntries(options: { afterSeq: number; size: number; types?: readonly string[] | null; partnerGpid?: string }) {
     return listAudit(this.sql, options);
+  }
+
+  /**
+   * May the principal see this merge or split request? Operators: every one. A partner: those it
+   * requested, and (holding identity.approve) those on GPIDs it all links to. Any other looks missing.
+   */
+  async canSeeChangeRequest(principal: Principal, request: ChangeRequest, sql: Sql = this.sql): Promise<boolean> {
+    const viewer = identityViewer(principal);
+    if (viewer.unrestricted) return true;
+    if (viewer.partnerGpid !== null && request.requestedBy.partnerGpid === viewer.partnerGpid) return true;
+    if (!hasScope(principal.scopes, 'identity.approve')) return false;
+    const gpids = [...(request.survivorGpid ? [request.survivorGpid] : []), ...request.gpids];
+    const visible = await this.visibility(principal, gpids, sql);
+    return gpids.every(visible);
   }
 
   // -------------------------------------------------------------------------------------------
@@ -276,9 +330,15 @@ export class IdentityService {
     }
   }
 
-  private static async existing(registry: SqlIdentityRegistry, gpids: readonly string[], lock: boolean): Promise<Map<string, IdentityRecord>> {
+  /** The records of `gpids`; unknown ones, and (with a viewer check) ones it may not see, are NOT_FOUND alike. */
+  private static async existing(
+    registry: SqlIdentityRegistry,
+    gpids: readonly string[],
+    lock: boolean,
+    visible: (gpid: string) => boolean = () => true,
+  ): Promise<Map<string, IdentityRecord>> {
     const found = await registry.getMany(gpids, { lock });
-    const missing = gpids.filter((g) => !found.has(g));
+    const missing = gpids.filter((g) => !found.has(g) || !visible(g));
     if (missing.length > 0) {
       throw new DomainError('NOT_FOUND', `No identity record has GPID ${missing.join(', ')}.`, { details: { unknown_gpids: missing } });
     }
@@ -290,7 +350,8 @@ export class IdentityService {
     const input = readMergeRequest(raw);
     const actor = actorOf(principal);
     return this.write(async (tx, registry) => {
-      const records = await IdentityService.existing(registry, [input.survivorGpid, ...input.mergedGpids], false);
+      const gpids = [input.survivorGpid, ...input.mergedGpids];
+      const records = await IdentityService.existing(registry, gpids, false, await this.visibility(principal, gpids, tx));
       checkMergeable(records.get(input.survivorGpid)!, input.mergedGpids.map((g) => records.get(g)!));
       const now = new Date();
       const request = pendingChangeRequest('merge', { reason: input.reason, note: input.note, survivorGpid: input.survivorGpid, gpids: input.mergedGpids }, actor, source, now);
@@ -305,7 +366,7 @@ export class IdentityService {
     const input = readSplitRequest(raw);
     const actor = actorOf(principal);
     return this.write(async (tx, registry) => {
-      const record = (await IdentityService.existing(registry, [input.gpid], false)).get(input.gpid)!;
+      const record = (await IdentityService.existing(registry, [input.gpid], false, await this.visibility(principal, [input.gpid], tx))).get(input.gpid)!;
       const survivor = record.mergedInto ? await registry.get(record.mergedInto) : undefined;
       checkSplittable(record, survivor);
       const now = new Date();
@@ -316,9 +377,10 @@ export class IdentityService {
     });
   }
 
-  private static async pending(tx: Sql, requestId: string, now: Date): Promise<ChangeRequest> {
+  /** The request to decide: a request the principal may not see is NOT_FOUND like a missing one. */
+  private async pending(tx: Sql, principal: Principal, requestId: string, now: Date): Promise<ChangeRequest> {
     const request = await getChangeRequest(tx, requestId, now, { lock: true });
-    if (!request) throw new DomainError('NOT_FOUND', `No merge or split request has id ${requestId}.`);
+    if (!request || !(await this.canSeeChangeRequest(principal, request, tx))) throw new DomainError('NOT_FOUND', `No merge or split request has id ${requestId}.`);
     if (request.status !== 'PENDING') {
       throw new DomainError('CONFLICT', `Request ${requestId} is ${request.status}${request.status === 'EXPIRED' ? ` (it expired at ${request.expiresAt.toISOString()})` : ''}; only a PENDING request can be decided.`, {
         details: { request_id: requestId, status: request.status },
@@ -335,7 +397,7 @@ export class IdentityService {
     const approver = actorOf(principal);
     return this.write(async (tx, registry) => {
       const now = new Date();
-      const request = await IdentityService.pending(tx, requestId, now);
+      const request = await this.pending(tx, principal, requestId, now);
       assertIndependentApprover(request.requestedBy, approver);
       const at = now.toISOString();
       const sources = [...new Set([request.requestedSource, source])];
@@ -451,7 +513,7 @@ export class IdentityService {
     const decider = actorOf(principal);
     return this.write(async (tx) => {
       const now = new Date();
-      const request = await IdentityService.pending(tx, requestId, now);
+      const request = await this.pending(tx, principal, requestId, now);
       const withdrawal = decider.credentialId !== null && decider.credentialId === request.requestedBy.credentialId;
       if (!withdrawal) {
         if (!hasScope(principal.scopes, 'identity.approve')) {

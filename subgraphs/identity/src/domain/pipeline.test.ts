@@ -46,7 +46,7 @@ describe('identity pipeline: match finds the candidate through the registry', ()
   it('answers NONE for somebody else', async () => {
     const { pipeline } = await seeded();
     const result = await pipeline.match({ name: 'Alice Jones', dob: '1991-07-22', email: 'alice@example.com' });
-    expect(result).toEqual({ matchType: 'NONE', candidates: [] });
+    expect(result).toEqual({ matchType: 'NONE', candidates: [], warnings: [] });
   });
 
   it('is query only', async () => {

@@ -26,7 +26,7 @@ import {
   type ResolutionOutcome,
   type StatusTransition,
 } from './registry.js';
-import { acceptDemographics, type DemographicsInput } from './stage1-demographics.js';
+import { readDemographics, type DemographicsInput, type DemographicWarning } from './stage1-demographics.js';
 import { fingerprintDemographics, type DemographicFingerprints } from './stage2-fingerprint.js';
 import { DEFAULT_MAX_CANDIDATES, lookupCandidates } from './stage3-lookup.js';
 import {
@@ -76,11 +76,15 @@ export interface MatchResult {
   matchType: MatchType;
   /** Best first. */
   candidates: MatchCandidate[];
+  /** Optional fields that were invalid and dropped (not strict). */
+  warnings: DemographicWarning[];
 }
 
 export interface MatchOptions {
   /** Which of the 22 entity types to match among. Default `patient`. */
   entityType?: EntityTypeId | string | null;
+  /** Refuse an invalid email or phone instead of dropping it with a warning. Default false. */
+  strict?: boolean | null;
 }
 
 export interface ResolveContext extends MatchOptions {
@@ -88,6 +92,8 @@ export interface ResolveContext extends MatchOptions {
   source: SourceOrigin | string | null | undefined;
   /** Opaque reference of who asks (the partner GPID), handed to storage with the decision. */
   actor?: string | null;
+  /** Opaque to the domain: whether the actor may see every record (an operator); handed to storage with the decision. */
+  actorSeesAll?: boolean;
 }
 
 export interface ResolveResult {
@@ -109,6 +115,8 @@ export interface ResolveResult {
   /** Every status change this resolve made, creation included. */
   transitions: StatusTransition[];
   sources: SourceOrigin[];
+  /** Optional fields that were invalid and dropped (not strict). */
+  warnings: DemographicWarning[];
 }
 
 export interface IdentityPipeline {
@@ -194,15 +202,16 @@ export function createIdentityPipeline(options: IdentityPipelineOptions): Identi
   const registry = options.registry;
 
   /** Stages 1 and 2: validated demographics turned into keyed fingerprints. */
-  function prepare(input: DemographicsInput, purpose: 'match' | 'resolve', entityType: EntityTypeId) {
-    const demographics = acceptDemographics(input, {
+  function prepare(input: DemographicsInput, purpose: 'match' | 'resolve', entityType: EntityTypeId, strict: boolean) {
+    const { value: demographics, warnings } = readDemographics(input, {
       purpose,
+      strict,
       now: now(),
       defaultCountry: options.defaultCountry ?? 'US',
       dobOrder: options.dobOrder ?? 'MDY',
     });
     const { write, probe } = fingerprintDemographics(demographics, fingerprinter);
-    return { write: scopeToEntityType(write, entityType), probe: scopeToEntityType(probe, entityType) };
+    return { write: scopeToEntityType(write, entityType), probe: scopeToEntityType(probe, entityType), warnings };
   }
 
   /** Stages 3 and 4: candidates from the registry, scored, best first. */
@@ -220,22 +229,23 @@ export function createIdentityPipeline(options: IdentityPipelineOptions): Identi
 
   async function match(input: DemographicsInput, matchOptions: MatchOptions = {}): Promise<MatchResult> {
     const entityType = checkEntityType(matchOptions.entityType);
-    const { probe } = prepare(input, 'match', entityType);
+    const { probe, warnings } = prepare(input, 'match', entityType, matchOptions.strict === true);
     const { scored } = await candidatesFor(registry, probe, entityType);
     const candidates = scored.filter((c) => c.deterministic || c.confidence >= thresholds.candidateFloor).slice(0, maxResults);
-    return { matchType: candidates[0]?.matchType ?? 'NONE', candidates: candidates.map(toMatchCandidate) };
+    return { matchType: candidates[0]?.matchType ?? 'NONE', candidates: candidates.map(toMatchCandidate), warnings };
   }
 
   async function resolve(input: DemographicsInput, context: ResolveContext): Promise<ResolveResult> {
     const source = checkSource(context.source);
     const entityType = checkEntityType(context.entityType);
-    const actor = context.actor ?? null;
-    const fingerprints = prepare(input, 'resolve', entityType);
+    const actor = { id: context.actor ?? null, seesAll: context.actorSeesAll ?? false };
+    const { warnings, ...fingerprints } = prepare(input, 'resolve', entityType, context.strict === true);
     // Every key this resolve reads or writes: a concurrent resolve of the same person shares some.
     const lockKeys = [...new Set([...fingerprints.probe.blockingKeys, ...fingerprints.write.blockingKeys])];
-    return registry.exclusive
+    const result = await (registry.exclusive
       ? registry.exclusive(lockKeys, (bound) => resolveIn(bound, fingerprints, source, entityType, actor))
-      : resolveIn(registry, fingerprints, source, entityType, actor);
+      : resolveIn(registry, fingerprints, source, entityType, actor));
+    return { ...result, warnings };
   }
 
   async function resolveIn(
@@ -243,8 +253,8 @@ export function createIdentityPipeline(options: IdentityPipelineOptions): Identi
     fingerprints: { write: DemographicFingerprints; probe: DemographicFingerprints },
     source: SourceOrigin,
     entityType: EntityTypeId,
-    actor: string | null,
-  ): Promise<ResolveResult> {
+    actor: { id: string | null; seesAll: boolean },
+  ): Promise<Omit<ResolveResult, 'warnings'>> {
     for (let attempt = 1; ; attempt++) {
       const { found, scored } = await candidatesFor(from, fingerprints.probe, entityType);
       const records = new Map(found.map((c) => [c.record.gpid, c.record]));
@@ -258,7 +268,7 @@ export function createIdentityPipeline(options: IdentityPipelineOptions): Identi
         updates: [],
       };
       const reviewCandidates = scored.filter((c) => c.pairConfidence >= thresholds.partial || c.deterministic).map(toMatchCandidate);
-      let result: ResolveResult;
+      let result: Omit<ResolveResult, 'warnings'>;
 
       if (decision.kind === 'EXISTING') {
         const stored = records.get(decision.gpid)!;
@@ -350,7 +360,8 @@ export function createIdentityPipeline(options: IdentityPipelineOptions): Identi
         created: result.created,
         subjectGpid: result.subjectGpid,
         source,
-        actor,
+        actor: actor.id,
+        actorSeesAll: actor.seesAll,
         at,
       };
       const commit: RegistryChange = { ...change, transitions, resolution };

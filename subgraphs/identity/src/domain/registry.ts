@@ -74,6 +74,8 @@ export interface ResolutionOutcome {
   source: SourceOrigin;
   /** Opaque reference of who asked (the partner GPID); stored with the history, never interpreted. */
   actor: string | null;
+  /** Opaque: whether the actor sees every record (an operator), for what storage tells it. */
+  actorSeesAll?: boolean;
   /** ISO 8601 time of the decision. */
   at: string;
 }

@@ -4,6 +4,7 @@ import { acceptDemographics, validateDemographics } from './stage1-demographics.
 import { NOW } from './test-support.js';
 
 const opts = { purpose: 'match' as const, now: NOW };
+const strict = { ...opts, strict: true };
 
 describe('stage 1: demographics input', () => {
   it('parses every field', () => {
@@ -27,16 +28,47 @@ describe('stage 1: demographics input', () => {
     expect(!r.ok && r.errors).toEqual([{ field: 'name', message: 'is required to resolve an identity' }]);
   });
 
-  it('reports every bad field at once', () => {
-    const r = validateDemographics({ name: '!!!', dob: '1980-02-30', email: 'nope', phone: '12345' }, opts);
+  it('reports every bad field at once when strict', () => {
+    const r = validateDemographics({ name: '!!!', dob: '1980-02-30', email: 'nope', phone: '12345' }, strict);
     expect(r.ok).toBe(false);
     expect(!r.ok && r.errors.map((e) => e.field)).toEqual(['name', 'dob', 'email', 'phone']);
+  });
+
+  it('refuses a bad name or DOB even when not strict, without the optional fields it would drop', () => {
+    const r = validateDemographics({ name: '!!!', dob: '1980-02-30', email: 'nope', phone: '12345' }, opts);
+    expect(!r.ok && r.errors.map((e) => e.field)).toEqual(['name', 'dob']);
+  });
+
+  it('drops an invalid email or phone with a warning that does not repeat the value', () => {
+    const r = validateDemographics({ name: 'Ann Lee', dob: '1980-03-04', email: 'ann@@secret-example', phone: '555-01' }, opts);
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(r.value.email).toBeNull();
+    expect(r.value.phone).toBeNull();
+    expect(r.value.name?.family?.text).toBe('lee');
+    expect(r.warnings).toEqual([
+      { field: 'email', code: 'INVALID_FIELD_DROPPED', message: 'is not an email address; the field was ignored' },
+      { field: 'phone', code: 'INVALID_FIELD_DROPPED', message: 'is not a valid phone number; the field was ignored' },
+    ]);
+    expect(JSON.stringify(r.warnings)).not.toContain('secret-example');
+    expect(JSON.stringify(r.warnings)).not.toContain('555');
+  });
+
+  it('keeps valid fields without warnings', () => {
+    const r = validateDemographics({ name: 'Ann Lee', email: 'søren.40@exämple.dk' }, opts);
+    expect(r).toMatchObject({ ok: true, warnings: [] });
+    expect(r.ok && r.value.email).toBe('søren.40@xn--exmple-cua.dk');
+  });
+
+  it('refuses the invalid fields when nothing identifying would be left', () => {
+    const r = validateDemographics({ email: 'nope' }, opts);
+    expect(!r.ok && r.errors).toEqual([{ field: 'email', message: 'is not an email address' }]);
   });
 
   it('checks types, lengths and name parts', () => {
     const r = validateDemographics(
       { name: { given: 42, family: 'x'.repeat(101), nick: 'Bob' }, dob: 19800304, email: ['a'], phone: {} },
-      opts,
+      strict,
     );
     expect(!r.ok && r.errors).toEqual([
       { field: 'name.nick', message: 'is not a name part (use given, middle, family)' },

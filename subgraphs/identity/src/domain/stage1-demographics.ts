@@ -2,6 +2,10 @@
  * Stage 1 — demographics input. Validates the caller's demographics (name, DOB, email, phone) field
  * by field and parses each into a typed value: name parts, a calendar date, a syntactically valid
  * email, an E.164 phone. Every problem is reported at once as a field-level error.
+ *
+ * Lenient by default: an invalid value of an optional field (email, phone) is dropped with a
+ * warning and the rest is used, as long as something identifying remains; `strict` refuses it as a
+ * field error instead. Name and date of birth always refuse. A warning never carries the value.
  */
 import { validationError, type FieldError } from '@svc/platform';
 import { parseDob, type CalendarDate, type DayMonthOrder } from './normalize/dob.js';
@@ -33,6 +37,8 @@ export interface Demographics {
 export interface DemographicsOptions {
   /** Resolve also requires a name. */
   purpose: 'match' | 'resolve';
+  /** Refuse an invalid optional field (email, phone) instead of dropping it with a warning. Default false. */
+  strict?: boolean;
   /** Country for national phone numbers. Default US. */
   defaultCountry?: CountryCode;
   /** Reading of ambiguous numeric dates. Default MDY. */
@@ -40,7 +46,18 @@ export interface DemographicsOptions {
   now?: Date;
 }
 
-export type DemographicsResult = { ok: true; value: Demographics } | { ok: false; errors: FieldError[] };
+/** An optional field that was dropped. `message` says why, never what the value was. */
+export interface DemographicWarning {
+  field: string;
+  code: typeof DROPPED_INVALID_FIELD;
+  message: string;
+}
+/** The code of every dropped-field warning. */
+export const DROPPED_INVALID_FIELD = 'INVALID_FIELD_DROPPED';
+/** The fields dropped (with a warning) rather than refused when invalid, unless strict. */
+export const DROPPABLE_FIELDS: readonly string[] = Object.freeze(['email', 'phone']);
+
+export type DemographicsResult = { ok: true; value: Demographics; warnings: DemographicWarning[] } | { ok: false; errors: FieldError[] };
 
 export const MAX_NAME_LENGTH = 200;
 export const MAX_NAME_PART_LENGTH = 100;
@@ -124,30 +141,42 @@ export function validateDemographics(input: unknown, options: DemographicsOption
     }
   }
 
+  // Problems of the optional fields: errors when strict, else dropped with a warning.
+  const optional: FieldError[] = [];
   if (!isBlank(raw.email)) {
-    if (typeof raw.email !== 'string') errors.push({ field: 'email', message: 'must be a string' });
+    if (typeof raw.email !== 'string') optional.push({ field: 'email', message: 'must be a string' });
     else {
       const email = parseEmail(raw.email);
       if (email.ok) value.email = email.address;
-      else errors.push({ field: 'email', message: email.message });
+      else optional.push({ field: 'email', message: email.message });
     }
   }
 
   if (!isBlank(raw.phone)) {
-    if (typeof raw.phone !== 'string') errors.push({ field: 'phone', message: 'must be a string' });
+    if (typeof raw.phone !== 'string') optional.push({ field: 'phone', message: 'must be a string' });
     else {
       const phone = parsePhone(raw.phone, options.defaultCountry ?? 'US');
       if (phone.ok) value.phone = { e164: phone.e164, nationalNumber: phone.nationalNumber };
-      else errors.push({ field: 'phone', message: phone.message });
+      else optional.push({ field: 'phone', message: phone.message });
     }
   }
 
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, value };
+  if (options.strict) errors.push(...optional);
+  if (errors.length > 0) return { ok: false, errors };
+  // Nothing identifying left once the invalid fields are dropped: refuse them after all.
+  if (optional.length > 0 && !value.name && !value.dob && !value.email && !value.phone) return { ok: false, errors: optional };
+  const warnings = optional.map((e): DemographicWarning => ({ field: e.field, code: DROPPED_INVALID_FIELD, message: `${e.message}; the field was ignored` }));
+  return { ok: true, value, warnings };
 }
 
-/** Stage 1 as a gate: the parsed demographics, or a VALIDATION_ERROR DomainError with field errors. */
-export function acceptDemographics(input: unknown, options: DemographicsOptions): Demographics {
+/** Stage 1 as a gate: the parsed demographics and the warnings of dropped fields, or a VALIDATION_ERROR DomainError with field errors. */
+export function readDemographics(input: unknown, options: DemographicsOptions): { value: Demographics; warnings: DemographicWarning[] } {
   const result = validateDemographics(input, options);
   if (!result.ok) throw validationError(result.errors, 'The demographics have invalid fields.');
-  return result.value;
+  return { value: result.value, warnings: result.warnings };
+}
+
+/** `readDemographics` without the warnings. */
+export function acceptDemographics(input: unknown, options: DemographicsOptions): Demographics {
+  return readDemographics(input, options).value;
 }

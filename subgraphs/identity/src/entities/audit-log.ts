@@ -61,9 +61,10 @@ export async function verifyAudit(sql: Sql, pageSize = 500): Promise<AuditVerifi
   }
 }
 
-/** Entries in chain order after `afterSeq`. */
-export async function listAudit(sql: Sql, options: { afterSeq: number; size: number; types?: readonly string[] | null }): Promise<StoredAuditEntry[]> {
+/** Entries in chain order after `afterSeq`; with `partnerGpid`, only the changes that partner requested. */
+export async function listAudit(sql: Sql, options: { afterSeq: number; size: number; types?: readonly string[] | null; partnerGpid?: string }): Promise<StoredAuditEntry[]> {
   let query = sql.table(AUDIT).where('seq', '>', options.afterSeq).orderBy('seq').limit(options.size + 1);
   if (options.types?.length) query = query.whereIn('type', [...options.types]);
+  if (options.partnerGpid !== undefined) query = query.where('partner_gpid', options.partnerGpid);
   return ((await query) as Array<Record<string, unknown>>).map(fromRow);
 }

@@ -36,12 +36,13 @@ export async function recordResolution(tx: Sql, r: ResolutionOutcome): Promise<v
   });
 }
 
-export async function historySummaries(sql: Sql, gpids: readonly string[]): Promise<Map<string, MatchHistorySummary>> {
+/** Resolve counts per GPID; with `partnerGpid`, only that partner's resolves. */
+export async function historySummaries(sql: Sql, gpids: readonly string[], partnerGpid?: string): Promise<Map<string, MatchHistorySummary>> {
   const out = new Map<string, MatchHistorySummary>(gpids.map((g) => [g, { total: 0, firstAt: null, lastAt: null }]));
   for (const part of chunks([...new Set(gpids)], 500)) {
-    const rows = (await sql
-      .table(MATCH_HISTORY)
-      .whereIn('gpid', part)
+    let query = sql.table(MATCH_HISTORY).whereIn('gpid', part);
+    if (partnerGpid !== undefined) query = query.where('partner_gpid', partnerGpid);
+    const rows = (await query
       .groupBy('gpid')
       .select('gpid')
       .count({ total: '*' })
@@ -54,9 +55,11 @@ export async function historySummaries(sql: Sql, gpids: readonly string[]): Prom
   return out;
 }
 
-/** The newest entries of one GPID's history. */
-export async function recentHistory(sql: Sql, gpid: string, limit: number): Promise<MatchHistoryEntry[]> {
-  const rows = (await sql.table(MATCH_HISTORY).where('gpid', gpid).orderBy('id', 'desc').limit(limit)) as Array<Record<string, unknown>>;
+/** The newest entries of one GPID's history; with `partnerGpid`, only that partner's resolves. */
+export async function recentHistory(sql: Sql, gpid: string, limit: number, partnerGpid?: string): Promise<MatchHistoryEntry[]> {
+  let query = sql.table(MATCH_HISTORY).where('gpid', gpid);
+  if (partnerGpid !== undefined) query = query.where('partner_gpid', partnerGpid);
+  const rows = (await query.orderBy('id', 'desc').limit(limit)) as Array<Record<string, unknown>>;
   return rows.map((row) => ({
     id: Number(row['id']),
     gpid: String(row['gpid']),

@@ -1,6 +1,7 @@
 import { connectionType, decodeOptionalCursor, pageSize, toPage, type SubgraphBuilder } from '@svc/platform';
 import type { AuditVerification } from '../domain/index.js';
 import type { IdentityService } from '../identity-service.js';
+import { identityViewer } from '../identity-viewer.js';
 import type { AuditEntryRef } from './changes.js';
 
 const AUDIT_SCOPES = { anyScope: ['cms.admin', 'identity.approve'] } as const;
@@ -29,13 +30,15 @@ export function defineAudit(builder: SubgraphBuilder, service: IdentityService, 
     }),
     identityAuditEntries: t.field({
       type: Connection,
-      description: 'The audit chain in order, oldest first.',
+      description: "The audit chain in order, oldest first (a partner's approver: the changes its partner requested).",
       args: { first: t.arg.int(), after: t.arg.string(), types: t.arg.stringList({ description: 'identity.merged.v1, identity.split.v1' }) },
       authScopes: AUDIT_SCOPES,
-      resolve: async (_root, args) => {
+      resolve: async (_root, args, ctx) => {
         const size = pageSize(args.first);
         const after = Number(decodeOptionalCursor(args.after, { isKey: (key) => /^\d{1,15}$/.test(key) }) ?? 0);
-        const rows = await service.auditEntries({ afterSeq: after, size, types: args.types ?? null });
+        // A partner (an approver that is not an operator) reads the changes its partner requested.
+        const viewer = identityViewer(ctx.principal);
+        const rows = await service.auditEntries({ afterSeq: after, size, types: args.types ?? null, ...(viewer.unrestricted ? {} : { partnerGpid: viewer.partnerGpid ?? '-' }) });
         return toPage(rows, size, (e) => String(e.seq));
       },
     }),

@@ -3,11 +3,10 @@ import { MAX_NOTE_LENGTH, type ChangeActor, type IdentityRecord } from '../domai
 import type { StoredAuditEntry } from '../entities/audit-log.js';
 import type { ChangeRequest } from '../entities/change-requests.js';
 import type { IdentityService } from '../identity-service.js';
+import { identityViewer } from '../identity-viewer.js';
 import type { IdentityLoaders, IdentityTypeRef } from './identity.js';
 import { sourceArg } from './match-resolve.js';
 
-/** Who may see every request (others see their own partner's). */
-const REVIEWER_SCOPES = ['identity.approve', 'cms.admin'];
 const CHANGE_SCOPES = ['identity.merge', 'identity.split', 'identity.approve', 'cms.admin'];
 
 function readNote(note: string | null | undefined): string | null {
@@ -16,9 +15,6 @@ function readNote(note: string | null | undefined): string | null {
   return note.trim();
 }
 
-function visible(ctx: SubgraphContext, request: ChangeRequest): boolean {
-  return hasAnyScope(ctx.principal.scopes, REVIEWER_SCOPES) || (ctx.principal.partnerGpid !== null && request.requestedBy.partnerGpid === ctx.principal.partnerGpid);
-}
 
 /** The audit entry type (shared with the audit queries). */
 export function defineAuditEntry(builder: SubgraphBuilder) {
@@ -114,17 +110,17 @@ export function defineChanges(builder: SubgraphBuilder, service: IdentityService
       authScopes: { anyScope: CHANGE_SCOPES },
       resolve: async (_root, { id }, ctx) => {
         const request = await service.changeRequest(String(id));
-        return request && visible(ctx, request) ? request : null;
+        return request && (await service.canSeeChangeRequest(ctx.principal, request)) ? request : null;
       },
     }),
     identityChangeRequests: t.field({
       type: RequestConnection,
-      description: 'Merge and split requests, newest first: every request for approvers and operators, your partner\'s otherwise.',
+      description: "Merge and split requests, newest first: every request for operators, your partner's otherwise (an approver of another partner opens a request by its id).",
       args: { status: t.arg({ type: Status }), kind: t.arg({ type: Kind }), first: t.arg.int(), after: t.arg.string() },
       authScopes: { anyScope: CHANGE_SCOPES },
       resolve: async (_root, args, ctx) => {
         const size = pageSize(args.first);
-        const reviewer = hasAnyScope(ctx.principal.scopes, REVIEWER_SCOPES);
+        const reviewer = identityViewer(ctx.principal).unrestricted;
         const rows = await service.changeRequests({
           status: args.status ?? null,
           kind: args.kind ?? null,

@@ -2,8 +2,10 @@ import { loaderFor, type SubgraphBuilder, type SubgraphContext } from '@svc/plat
 import { ENTITY_TYPES, IDENTITY_STATUS_DESCRIPTIONS, IDENTITY_STATUSES, MATCH_TYPES, type IdentityRecord, type IdentityStatus, type MatchType } from '../domain/index.js';
 import type { LineageEvent } from '../entities/lineage.js';
 import type { MatchHistoryEntry, MatchHistorySummary } from '../entities/match-history.js';
+import type { PartnerLink } from '../entities/partner-links.js';
 import type { SourceConfirmation } from '../entities/sources.js';
 import type { IdentityService } from '../identity-service.js';
+import { identityViewer } from '../identity-viewer.js';
 
 /** Who may read identity records (and so every nested `Identity`). */
 export const READ_SCOPES = { anyScope: ['identity.read', 'cms.admin'] } as const;
@@ -24,13 +26,44 @@ function lineageFor(gpid: string, events: readonly LineageEvent[]): LineageView[
   });
 }
 
-/** Per-request loaders of the Identity entity and its parts. */
+/** The partner whose links restrict this request's reads; undefined for an operator (reads all). */
+function restrictedTo(ctx: SubgraphContext): string | undefined {
+  const viewer = identityViewer(ctx.principal);
+  return viewer.unrestricted ? undefined : (viewer.partnerGpid ?? '-');
+}
+
+/**
+ * Per-request loaders of the Identity entity and its parts. `record` is the one way to an Identity
+ * (queries, entity references, nested fields): a GPID the caller has no link to loads as null,
+ * exactly like a missing one.
+ */
 export function identityLoaders(service: IdentityService) {
+  /** The caller's link to each GPID; null for an operator (no restriction). */
+  const link = (ctx: SubgraphContext) =>
+    loaderFor<string, PartnerLink | null>(ctx, 'identity.link', async (gpids) => {
+      const partnerGpid = restrictedTo(ctx);
+      if (partnerGpid === undefined) return gpids.map(() => null);
+      const found = await service.partnerLinks(partnerGpid, gpids);
+      return gpids.map((g) => found.get(g) ?? { linked: false, sources: [] });
+    });
   return {
+    link,
+    /** Which of `gpids` the caller may see, in order. */
+    visible: async (ctx: SubgraphContext, gpids: readonly string[]): Promise<string[]> => {
+      const links = await link(ctx).loadMany(gpids);
+      return gpids.filter((_g, i) => {
+        const l = links[i];
+        return l === null || (l !== undefined && !(l instanceof Error) && l.linked);
+      });
+    },
     record: (ctx: SubgraphContext) =>
       loaderFor<string, IdentityRecord | null>(ctx, 'identity.record', async (gpids) => {
-        const found = await service.records(gpids);
-        return gpids.map((g) => found.get(g) ?? null);
+        const [found, links] = await Promise.all([service.records(gpids), link(ctx).loadMany(gpids)]);
+        return gpids.map((g, i) => {
+          const l = links[i];
+          if (l instanceof Error) return l;
+          return l === null || l?.linked ? (found.get(g) ?? null) : null;
+        });
       }),
     sources: (ctx: SubgraphContext) =>
       loaderFor<string, SourceConfirmation[]>(ctx, 'identity.sources', async (gpids) => {
@@ -44,7 +77,7 @@ export function identityLoaders(service: IdentityService) {
       }),
     history: (ctx: SubgraphContext) =>
       loaderFor<string, MatchHistorySummary>(ctx, 'identity.history', async (gpids) => {
-        const found = await service.historySummaries(gpids);
+        const found = await service.historySummaries(gpids, restrictedTo(ctx));
         return gpids.map((g) => found.get(g) ?? { total: 0, firstAt: null, lastAt: null });
       }),
   };
@@ -110,15 +143,22 @@ export function defineIdentity(builder: SubgraphBuilder, service: IdentityServic
       partnerGpid: t.exposeID('partnerGpid', { nullable: true, description: 'Who resolved (operators only).', authScopes: { scope: 'cms.admin' } }),
     }),
   });
-  const History = builder.objectRef<{ gpid: string; summary: MatchHistorySummary; last: number }>('IdentityMatchHistory').implement({
-    description: 'A summary of the resolves of this GPID.',
+  const History = builder.objectRef<{ gpid: string; summary: MatchHistorySummary; last: number; partnerGpid: string | undefined }>('IdentityMatchHistory').implement({
+    description: "A summary of the resolves of this GPID (a partner: its own resolves; operators: everyone's).",
     fields: (t) => ({
       total: t.int({ resolve: (h) => h.summary.total }),
       firstAt: t.field({ type: 'DateTime', nullable: true, resolve: (h) => h.summary.firstAt }),
       lastAt: t.field({ type: 'DateTime', nullable: true, resolve: (h) => h.summary.lastAt }),
-      recent: t.field({ type: [HistoryEntry], description: 'Newest first.', resolve: (h) => (h.summary.total === 0 ? [] : service.recentHistory(h.gpid, h.last)) }),
+      recent: t.field({ type: [HistoryEntry], description: 'Newest first.', resolve: (h) => (h.summary.total === 0 ? [] : service.recentHistory(h.gpid, h.last, h.partnerGpid)) }),
     }),
   });
+
+  /** The lineage of `gpid` without the entries whose other GPID the caller may not see. */
+  const visibleLineage = async (ctx: SubgraphContext, gpid: string): Promise<LineageView[]> => {
+    const views = lineageFor(gpid, await loaders.lineage(ctx).load(gpid));
+    const visible = new Set(await loaders.visible(ctx, [...new Set(views.map((v) => v.gpid))]));
+    return views.filter((v) => visible.has(v.gpid));
+  };
 
   const IdentityType = builder.objectRef<IdentityRecord>('Identity');
   IdentityType.implement({
@@ -133,12 +173,18 @@ export function defineIdentity(builder: SubgraphBuilder, service: IdentityServic
         type: IdentityType,
         nullable: true,
         description: 'MERGED only: where this identity lives now (the end of the mergedInto chain).',
-        resolve: (r) => (r.mergedInto ? service.terminalSurvivor(r) : null),
+        resolve: async (r, _a, ctx) => {
+          const survivor = r.mergedInto ? await service.terminalSurvivor(r) : null;
+          return survivor ? loaders.record(ctx).load(survivor.gpid) : null;
+        },
       }),
       sources: t.field({
         type: [SourceConfirmationType],
-        description: 'Source origins that confirmed this identity (first first), with when and how often.',
+        description:
+          "Source origins that confirmed this identity (first first), with when and how often. A partner sees only its own: the origins it resolved this identity (or one merged into it) under.",
         resolve: async (r, _a, ctx) => {
+          const own = await loaders.link(ctx).load(r.gpid);
+          if (own) return own.sources;
           // The record's own list is the truth (a split takes origins away); the table adds the times.
           const times = new Map((await loaders.sources(ctx).load(r.gpid)).map((c) => [c.source, c]));
           return r.sources.map(
@@ -146,17 +192,20 @@ export function defineIdentity(builder: SubgraphBuilder, service: IdentityServic
           );
         },
       }),
-      relatedGpids: t.idList({ description: 'GPIDs linked for review (possible or conflicting duplicates).', resolve: (r) => [...r.links] }),
+      relatedGpids: t.idList({
+        description: 'GPIDs linked for review (possible or conflicting duplicates); a partner sees those it links to.',
+        resolve: (r, _a, ctx) => loaders.visible(ctx, [...r.links]),
+      }),
       lineage: t.field({
         type: [LineageEntry],
-        description: 'Merges and splits this identity took part in, oldest first.',
-        resolve: async (r, _a, ctx) => lineageFor(r.gpid, await loaders.lineage(ctx).load(r.gpid)),
+        description: 'Merges and splits this identity took part in, oldest first; a partner sees those with GPIDs it links to.',
+        resolve: async (r, _a, ctx) => visibleLineage(ctx, r.gpid),
       }),
       mergedFrom: t.idList({
         description: 'GPIDs merged into this one (and not split off again).',
         resolve: async (r, _a, ctx) => {
           const current = new Set<string>();
-          for (const view of lineageFor(r.gpid, await loaders.lineage(ctx).load(r.gpid))) {
+          for (const view of await visibleLineage(ctx, r.gpid)) {
             if (view.kind === 'MERGED_FROM') current.add(view.gpid);
             if (view.kind === 'SPLIT_INTO') current.delete(view.gpid);
           }
@@ -166,12 +215,17 @@ export function defineIdentity(builder: SubgraphBuilder, service: IdentityServic
       splitFrom: t.id({
         nullable: true,
         description: 'SPLIT records: the GPID this one was split from.',
-        resolve: async (r, _a, ctx) => lineageFor(r.gpid, await loaders.lineage(ctx).load(r.gpid)).filter((v) => v.kind === 'SPLIT_FROM').at(-1)?.gpid ?? null,
+        resolve: async (r, _a, ctx) => (await visibleLineage(ctx, r.gpid)).filter((v) => v.kind === 'SPLIT_FROM').at(-1)?.gpid ?? null,
       }),
       matchHistory: t.field({
         type: History,
         args: { last: t.arg.int({ defaultValue: 10, description: `Newest entries to list (at most ${MAX_HISTORY}).` }) },
-        resolve: async (r, { last }, ctx) => ({ gpid: r.gpid, summary: await loaders.history(ctx).load(r.gpid), last: Math.min(Math.max(last ?? 10, 0), MAX_HISTORY) }),
+        resolve: async (r, { last }, ctx) => ({
+          gpid: r.gpid,
+          summary: await loaders.history(ctx).load(r.gpid),
+          last: Math.min(Math.max(last ?? 10, 0), MAX_HISTORY),
+          partnerGpid: restrictedTo(ctx),
+        }),
       }),
       version: t.exposeInt('version', { description: 'Changes with every write (optimistic concurrency).' }),
       createdAt: t.field({ type: 'DateTime', resolve: (r) => new Date(r.createdAt) }),

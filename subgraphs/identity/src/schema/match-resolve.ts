@@ -1,5 +1,5 @@
 import { DomainError, isSourceOrigin, SOURCE_ORIGINS, validationError, type Principal, type SubgraphBuilder } from '@svc/platform';
-import type { DemographicsInput, MatchCandidate, MatchResult, ResolveResult, SourceOrigin } from '../domain/index.js';
+import type { DemographicsInput, DemographicWarning, MatchCandidate, MatchResult, ResolveResult, SourceOrigin } from '../domain/index.js';
 import type { IdentityService } from '../identity-service.js';
 import type { IdentityEnums, IdentityLoaders, IdentityTypeRef } from './identity.js';
 
@@ -37,6 +37,8 @@ export function sourceArg(source: string): SourceOrigin {
   return source;
 }
 
+const STRICT_DESCRIPTION = 'Refuse an invalid email or phone (VALIDATION_ERROR naming the field) instead of dropping it with a warning. Default false.';
+
 /** identityMatch (query only) and resolveIdentity. */
 export function defineMatchAndResolve(builder: SubgraphBuilder, service: IdentityService, loaders: IdentityLoaders, enums: IdentityEnums, IdentityType: IdentityTypeRef) {
   const NameParts = builder.inputType('IdentityNamePartsInput', {
@@ -68,9 +70,19 @@ export function defineMatchAndResolve(builder: SubgraphBuilder, service: Identit
     }),
   });
 
+  const Warning = builder.objectRef<DemographicWarning>('IdentityDemographicWarning').implement({
+    description: 'An optional field (email, phone) whose value was invalid and was dropped: the rest was matched or resolved without it, and nothing of it was kept.',
+    fields: (t) => ({
+      field: t.exposeString('field', { description: 'email or phone.' }),
+      code: t.exposeString('code', { description: 'INVALID_FIELD_DROPPED.' }),
+      message: t.exposeString('message', { description: 'Why it was dropped (never the value).' }),
+    }),
+  });
+
   const MatchResultType = builder.objectRef<MatchResult>('IdentityMatchResult').implement({
     description: 'What Match found: nothing is created or changed.',
     fields: (t) => ({
+      warnings: t.field({ type: [Warning], description: 'Invalid optional fields that were dropped (empty when strict).', resolve: (m) => m.warnings }),
       matchType: t.field({ type: enums.Match, description: "The best candidate's match type; NONE without candidates.", resolve: (m) => m.matchType }),
       candidates: t.field({ type: [Candidate], description: 'Best first, at most 10, confidence at least 0.05.', resolve: (m) => m.candidates }),
     }),
@@ -101,6 +113,7 @@ export function defineMatchAndResolve(builder: SubgraphBuilder, service: Identit
       sources: t.stringList({ description: 'Source origins that confirmed the record.', resolve: (r) => r.sources }),
       candidates: t.field({ type: [Candidate], description: 'Candidates at or above the partial threshold, best first.', resolve: (r) => r.candidates }),
       identity: t.field({ type: IdentityType, nullable: true, description: 'The full record (needs identity.read).', resolve: (r, _a, ctx) => loaders.record(ctx).load(r.gpid) }),
+      warnings: t.field({ type: [Warning], description: 'Invalid optional fields that were dropped (empty when strict).', resolve: (r) => r.warnings }),
     }),
   });
 
@@ -108,11 +121,11 @@ export function defineMatchAndResolve(builder: SubgraphBuilder, service: Identit
     identityMatch: t.field({
       type: MatchResultType,
       description: 'Match demographics against the registry: candidates with confidence scores. Query only: creates and changes nothing.',
-      args: { input: t.arg({ type: Demographics, required: true }) },
+      args: { input: t.arg({ type: Demographics, required: true }), strict: t.arg.boolean({ description: STRICT_DESCRIPTION }) },
       authScopes: { scope: 'identity.match' },
-      resolve: (_root, { input }, ctx) => {
+      resolve: (_root, { input, strict }, ctx) => {
         assertServiceCredential(ctx.principal);
-        return service.match(demographicsOf(input), input.entityType ?? null);
+        return service.match(ctx.principal, demographicsOf(input), { entityType: input.entityType ?? null, strict: strict ?? false });
       },
     }),
   }));
@@ -124,11 +137,12 @@ export function defineMatchAndResolve(builder: SubgraphBuilder, service: Identit
       args: {
         input: t.arg({ type: Demographics, required: true }),
         source: t.arg.string({ required: true, description: `The caller's source origin: ${SOURCE_ORIGINS.join(', ')}.` }),
+        strict: t.arg.boolean({ description: STRICT_DESCRIPTION }),
       },
       authScopes: { scope: 'identity.resolve' },
-      resolve: (_root, { input, source }, ctx) => {
+      resolve: (_root, { input, source, strict }, ctx) => {
         assertServiceCredential(ctx.principal);
-        return service.resolve(ctx.principal, demographicsOf(input), { source: sourceArg(source), entityType: input.entityType ?? null });
+        return service.resolve(ctx.principal, demographicsOf(input), { source: sourceArg(source), entityType: input.entityType ?? null, strict: strict ?? false });
       },
     }),
   }));

@@ -62,8 +62,11 @@ export function defineEvent(builder: SubgraphBuilder, log: EventLog, partnerRef:
         }
         const event = await log.find(ctx.em, String(id), wait);
         if (!event) return null;
-        // Another partner's event is indistinguishable from a missing one.
-        if (!actsFor(ctx.principal, event.partnerGpid)) return null;
+        // Another partner's event is indistinguishable from a missing one, in its answer and its timing.
+        if (!actsFor(ctx.principal, event.partnerGpid)) {
+          if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+          return null;
+        }
         return event;
       },
     }),

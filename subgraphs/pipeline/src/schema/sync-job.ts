@@ -41,7 +41,11 @@ export function defineSyncJob(builder: SubgraphBuilder, services: SubgraphServic
   });
   builder.asEntity(SyncJobType, {
     key: builder.selection<{ jobId: string }>('jobId'),
-    resolveReference: (ref, ctx) => syncJobs.byId(ctx.em, ref.jobId),
+    // Another partner's job resolves like a missing one.
+    resolveReference: async (ref, ctx) => {
+      const job = await syncJobs.byId(ctx.em, ref.jobId);
+      return job && actsFor(ctx.principal, job.partnerGpid) ? job : null;
+    },
   });
 
   PartnerRef.implement({
@@ -65,18 +69,18 @@ export function defineSyncJob(builder: SubgraphBuilder, services: SubgraphServic
       nullable: true,
       args: { jobId: t.arg.id({ required: true }) },
       authScopes: { anyScope: ['cms.pipeline.read', 'cms.admin'] },
+      description: "One sync job of your partner (operators: any). Another partner's job answers null, exactly like a missing one.",
       resolve: async (_root, { jobId }, ctx) => {
         const job = await syncJobs.byId(ctx.em, String(jobId));
-        if (job) assertPipelineAccess(ctx, job.partnerGpid);
-        return job;
+        return job && actsFor(ctx.principal, job.partnerGpid) ? job : null;
       },
     }),
   }));
 
   const loadJob = async (ctx: SubgraphContext, jobId: string) => {
     const job = await syncJobs.byId(ctx.em, jobId);
-    if (!job) throw new DomainError('NOT_FOUND', `Sync job ${jobId} does not exist.`);
-    assertPipelineAccess(ctx, job.partnerGpid);
+    // Another partner's job is NOT_FOUND like a missing one.
+    if (!job || !actsFor(ctx.principal, job.partnerGpid)) throw new DomainError('NOT_FOUND', `Sync job ${jobId} does not exist.`);
     return job;
   };
   const commit = async <T>(ctx: SubgraphContext, work: () => T | Promise<T>): Promise<T> => {

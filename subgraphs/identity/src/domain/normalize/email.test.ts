@@ -32,7 +32,42 @@ describe('email canonicalization', () => {
     expect(canonicalEmail('j.smith+tag@gmail.com')).toEqual({ address: 'jsmith@gmail.com', local: 'jsmith', domain: 'gmail.com' });
   });
 
-  it.each(['not-an-email', 'a@b', '@gmail.com', 'john@', 'jo hn@gmail.com', 'a@@b.com', 'john..smith@gmail.com', `${'x'.repeat(65)}@gmail.com`])(
+  it.each([
+    // RFC 6531: UTF-8 local parts; IDN domains as U-labels or A-labels (Punycode) are one address.
+    ['søren.40@exämple.dk', 'søren.40@xn--exmple-cua.dk'],
+    ['SØREN.40@EXÄMPLE.DK', 'søren.40@xn--exmple-cua.dk'],
+    ['søren.40@xn--exmple-cua.dk', 'søren.40@xn--exmple-cua.dk'],
+    ['用户@例子.广告', '用户@xn--fsqu00a.xn--4rr70v'],
+    ['用户@例子。广告', '用户@xn--fsqu00a.xn--4rr70v'],
+    ['用户@XN--FSQU00A.XN--4RR70V', '用户@xn--fsqu00a.xn--4rr70v'],
+    ['üñîçøðé@münchen.de', 'üñîçøðé@xn--mnchen-3ya.de'],
+    ['üñîçøðé@xn--mnchen-3ya.de', 'üñîçøðé@xn--mnchen-3ya.de'],
+    // NFD input (u + combining diaeresis) is the same address as NFC.
+    ['u\u0308ber@example.org', 'über@example.org'],
+    ['Jürgen+clinic@gmail.com', 'jürgen@gmail.com'],
+  ])('internationalized %s → %s', (input, expected) => {
+    expect(canon(input)).toBe(expected);
+  });
+
+  it.each([
+    'not-an-email',
+    'a@b',
+    '@gmail.com',
+    'john@',
+    'jo hn@gmail.com',
+    'a@@b.com',
+    'john..smith@gmail.com',
+    `${'x'.repeat(65)}@gmail.com`,
+    `${'é'.repeat(33)}@example.org`, // 66 octets in UTF-8
+    'jo\u200bhn@example.org', // a zero-width space (format character)
+    'jo\u0000hn@example.org',
+    'john@1.2.3.4',
+    'john@[1.2.3.4]',
+    'john@ex%41mple.com',
+    'john@under_score.com',
+    'john@xn--zz.com', // an invalid A-label
+    '"quoted"@example.org',
+  ])(
     'rejects %s',
     (input) => {
       expect(parseEmail(input).ok).toBe(false);
