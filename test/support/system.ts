@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
-import { loadConfig, type Config } from '@svc/platform';
+import { loadConfig, type Config, type Logger } from '@svc/platform';
 import { startSystem, type RunningSystem } from '../../system.js';
 import { freshStorage, type TestStorage } from './databases.js';
 
@@ -22,11 +22,11 @@ export interface TestSystem {
  * Boot the whole embedded system (or the role in `env`) on fresh storage, as a test's one shared
  * app. Requests go through `app.inject`, so no port is needed unless a test listens itself.
  */
-export async function bootSystem(env: Record<string, string> = {}, options: { now?: () => Date; storage?: TestStorage } = {}): Promise<TestSystem> {
+export async function bootSystem(env: Record<string, string> = {}, options: { now?: () => Date; storage?: TestStorage; logger?: Logger } = {}): Promise<TestSystem> {
   const storage = options.storage ?? (await freshStorage());
   const operatorToken = env['SVC_BOOTSTRAP_TOKEN'] ?? `op_${randomBytes(24).toString('base64url')}`;
   const config = loadConfig({ SVC_LOG_LEVEL: 'silent', SVC_BOOTSTRAP_TOKEN: operatorToken, SVC_OUTBOX_POLL_MS: '50', ...storage.env, ...env });
-  const system = await startSystem(config, options.now ? { now: options.now } : {});
+  const system = await startSystem(config, { ...(options.now ? { now: options.now } : {}), ...(options.logger ? { logger: options.logger } : {}) });
   await system.app.ready();
 
   const request: TestSystem['request'] = ({ method = 'GET', url, token = operatorToken, headers = {}, body }) =>
