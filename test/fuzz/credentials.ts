@@ -60,12 +60,14 @@ async function partnerWithObjects(t: TestSystem, tag: string) {
 export async function setUpCredentials(t: TestSystem, dictionary: Dictionary): Promise<Credentials> {
   const a = await partnerWithObjects(t, 'fuzz-a');
   const b = await partnerWithObjects(t, 'fuzz-b');
+  // A token of A's that cases may revoke: the one they speak with must outlive the run.
+  const spare = await ok(t.request({ method: 'POST', url: '/cms/tokens', token: a.apiToken, body: { name: 'fuzz spare', scopes: ['cms.sdk.read'] } }), 'POST /cms/tokens (spare)');
   const documents = await ok(t.request({ url: '/cms/legal/documents', token: null }), 'GET /cms/legal/documents');
   const documentList = (Array.isArray(documents['documents']) ? documents['documents'] : []) as Record<string, unknown>[];
   Object.assign(dictionary, {
     gpid: [a.gpid, b.gpid],
     partner_gpid: [a.partnerGpid, b.partnerGpid, 'CMS-00000000'],
-    token_id: [a.tokenId, `tok_${'0'.repeat(26)}`],
+    token_id: [String(spare['token_id']), `tok_${'0'.repeat(26)}`],
     file_name: documentList.map((d) => String(d['file_name'])),
     document_id: documentList.map((d) => String(d['id'])),
     email: [a.email],

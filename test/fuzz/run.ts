@@ -162,6 +162,13 @@ async function runVariant(name: string, env: Record<string, string>, casesPerOpe
       }
     }
 
+    // The cases must not have cost the run its own credentials (a revoked token turns every later case into a 401).
+    for (const [who, bearer] of [['partner API token', credentials.partner], ['operator token', credentials.operator]] as const) {
+      const still = await client.send({ method: 'GET', path: '/cms/tokens', headers: { authorization: `Bearer ${bearer}` } });
+      if (still.kind === 'response' && still.status === 429) result.notes.push(`the ${who} answers 429 after the cases: the bad bearers sent from this address lock out every credential behind it (issue 7 point 6)`);
+      else if (still.kind !== 'response' || still.status !== 200) result.notes.push(`the ${who} no longer works after the cases (${still.kind === 'response' ? still.status : still.error}): later cases spoke without it`);
+    }
+
     if (withProbes) {
       for (const probe of fixedProbes(servedOperations, credentials)) {
         if (options.operations.length > 0 && !options.operations.includes(probe.testCase.operation.id)) continue;
