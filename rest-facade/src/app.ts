@@ -2,7 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import type { RouteSpec } from './routes/route.js';
 import { ROUTES } from './routes/table.js';
 import { routeHandler, type HandlerDeps } from './handler.js';
+import { DomainError, type ErrorCode } from '@svc/platform';
 import { sendError } from './render-error.js';
+import { sendOAuthError } from './render-oauth-error.js';
 
 /** `/api/identity/{gpid}` → `/api/identity/:gpid` */
 export function fastifyPath(path: string): string {
@@ -29,16 +31,20 @@ export async function registerFacade(app: FastifyInstance, options: FacadeOption
 
   const routes = options.routes ?? ROUTES;
   for (const route of routes) {
-    app.route({ method: route.method, url: fastifyPath(route.path), handler: routeHandler(route, { ...options, routes }) });
+    app.route({ method: route.method, url: fastifyPath(route.path), config: { errorFormat: route.errorFormat ?? 'problem' }, handler: routeHandler(route, { ...options, routes }) });
   }
 
   app.setNotFoundHandler((req, reply) => sendError(req, reply, 'NOT_FOUND', `No route ${req.method} ${req.url.split('?')[0]}.`));
   app.setErrorHandler((error: { statusCode?: number; code?: string; message: string }, req, reply) => {
+    // Body parsing fails before a route's handler runs: answer in the route's own dialect all the same
+    // (an OAuth token endpoint speaks RFC 6749 JSON, FHIR paths OperationOutcome, the rest problem+json).
+    const oauth = (req.routeOptions.config as { errorFormat?: string } | undefined)?.errorFormat === 'oauth';
+    const fail = (code: string, detail: string) => (oauth ? sendOAuthError(req, reply, new DomainError(code as ErrorCode, detail)) : sendError(req, reply, code, detail));
     const status = error.statusCode ?? 500;
-    if (status === 413) return sendError(req, reply, 'PAYLOAD_TOO_LARGE', 'The request body is too large.');
-    if (status === 415) return sendError(req, reply, 'UNSUPPORTED_MEDIA_TYPE', error.message);
-    if (status >= 400 && status < 500) return sendError(req, reply, 'BAD_REQUEST', error.message);
+    if (status === 413) return fail('PAYLOAD_TOO_LARGE', 'The request body is too large.');
+    if (status === 415) return fail('UNSUPPORTED_MEDIA_TYPE', error.message);
+    if (status >= 400 && status < 500) return fail('BAD_REQUEST', error.message);
     req.log.error({ err: error }, 'unhandled error');
-    return sendError(req, reply, 'INTERNAL', 'Internal server error.');
+    return fail('INTERNAL', 'Internal server error.');
   });
 }
