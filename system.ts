@@ -7,6 +7,7 @@ import {
   MemoryEventBus,
   newId,
   RedisEventBus,
+  RevocationList,
   subgraphHttpServer,
   type Config,
   type EventBus,
@@ -24,6 +25,7 @@ import {
   inProcessClient,
   loadSupergraph,
   registerGatewayRoutes,
+  registerInternalGatewayRoutes,
   SubscriptionHub,
   SUBGRAPHS,
   type SubgraphClient,
@@ -33,6 +35,11 @@ import { httpGateway, inProcessGateway, RateLimiter, registerFacade, type Facade
 /** A running component (or the whole embedded system): its HTTP app and how to stop it. */
 export interface RunningSystem {
   app: FastifyInstance;
+  /**
+   * The internal listener of the roles that have a public one (all, gateway, facade): /metrics,
+   * /health, /ready, and the gateway's internal hop. Listens on SVC_INTERNAL_PORT.
+   */
+  internalApp?: FastifyInstance;
   logger: Logger;
   /** Publish what is committed, finish in-flight requests, close every connection. */
   stop(): Promise<void>;
@@ -40,7 +47,7 @@ export interface RunningSystem {
 
 const REQUEST_ID = /^[\w.-]{1,100}$/;
 
-/** The HTTP app every component serves from: request ids, metrics, health. */
+/** The HTTP app every component serves from: request ids, request metrics, health. */
 function httpApp(config: Config, logger: Logger, metrics: Metrics, component: string): FastifyInstance {
   const app = Fastify({
     loggerInstance: logger,
@@ -61,8 +68,12 @@ function httpApp(config: Config, logger: Logger, metrics: Metrics, component: st
     metrics.httpRequests.observe({ component, route: req.routeOptions.url ?? 'unmatched', method: req.method, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
   });
   app.get('/health', async () => ({ status: 'ok' }));
-  app.get('/metrics', async (_req, reply) => reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()));
   return app;
+}
+
+/** Prometheus metrics, only on a listener that is not public (the internal one, a subgraph's, a worker's). */
+function serveMetrics(app: FastifyInstance, metrics: Metrics): void {
+  app.get('/metrics', async (_req, reply) => reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()));
 }
 
 function readiness(app: FastifyInstance, check: () => Promise<Record<string, boolean>>): void {
@@ -84,9 +95,9 @@ function createBus(config: Config, logger: Logger): EventBus {
   return config.redisUrl ? new RedisEventBus(config.redisUrl, config.redisPrefix, onError) : new MemoryEventBus(onError);
 }
 
-async function gatewayParts(runtime: SubgraphRuntime, clients: SubgraphClient[], supergraphSdl: string) {
+async function gatewayParts(runtime: SubgraphRuntime, clients: SubgraphClient[], supergraphSdl: string, revocations: RevocationList) {
   const gateway = await createGateway({ supergraphSdl, clients, logger: runtime.logger });
-  const authenticator = new Authenticator(gateway, runtime.bus, runtime.logger);
+  const authenticator = new Authenticator(gateway, runtime.bus, runtime.logger, undefined, undefined, revocations);
   const hub = new SubscriptionHub(gateway, runtime.bus, runtime.logger);
   return { gateway, authenticator, hub };
 }
@@ -103,9 +114,12 @@ export async function startSystem(config: Config, options: { logger?: Logger; no
   const runtime: SubgraphRuntime = { config, logger, bus, metrics };
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 3 }) : undefined;
   const now = options.now ?? (() => new Date());
+  // One per process: whatever accepts a credential or a signed principal here checks it against this.
+  const revocations = new RevocationList().follow(bus);
   const closers: (() => Promise<unknown>)[] = [];
   const stopAll = async () => {
     for (const close of closers.reverse()) await close().catch((err: unknown) => logger.error({ err }, 'shutdown step failed'));
+    revocations.close();
     await bus.close();
     await redis?.quit().catch(() => undefined);
   };
@@ -117,8 +131,8 @@ export async function startSystem(config: Config, options: { logger?: Logger; no
       const subgraph = await definition.create(runtime);
       closers.push(() => subgraph.stop());
       await subgraph.start();
-      const app = subgraphHttpServer(subgraph, config.internalSecret, logger);
-      app.get('/metrics', async (_req, reply) => reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()));
+      const app = subgraphHttpServer(subgraph, config.internalSecret, logger, revocations);
+      serveMetrics(app as unknown as FastifyInstance, metrics);
       closers.push(() => app.close());
       return { app: app as unknown as FastifyInstance, logger, stop: stopAll };
     }
@@ -128,12 +142,15 @@ export async function startSystem(config: Config, options: { logger?: Logger; no
       closers.push(() => stopSubgraphs(subgraphs));
       for (const s of subgraphs) await s.start();
       const app = httpApp(config, logger, metrics, 'worker');
+      serveMetrics(app, metrics);
       readiness(app, async () => Object.fromEntries(await Promise.all(subgraphs.map(async (s) => [`database:${s.name}`, await s.ready()]))));
       closers.push(() => app.close());
       return { app, logger, stop: stopAll };
     }
 
     const app = httpApp(config, logger, metrics, role);
+    const internalApp = httpApp(config, logger, metrics, `${role}:internal`);
+    serveMetrics(internalApp, metrics);
     let facadeGateway: FacadeGateway;
     let ready: () => Promise<Record<string, boolean>>;
 
@@ -157,13 +174,16 @@ export async function startSystem(config: Config, options: { logger?: Logger; no
           ? loadSupergraph(config.supergraphPath).supergraphSdl
           : composeSupergraph(subgraphs.map((s) => ({ name: s.name, url: `in-process://${s.name}`, sdl: printSubgraphSchema(s.schema) })));
       }
-      const { gateway, authenticator, hub } = await gatewayParts(runtime, clients, supergraphSdl);
+      const { gateway, authenticator, hub } = await gatewayParts(runtime, clients, supergraphSdl, revocations);
       closers.push(async () => {
         hub.close();
         authenticator.close();
         await gateway.stop();
       });
-      await registerGatewayRoutes(app, { gateway, authenticator, hub, internalSecret: config.internalSecret, logger });
+      const routeOptions = { gateway, authenticator, hub, internalSecret: config.internalSecret, logger, revocations };
+      await registerGatewayRoutes(app, routeOptions);
+      // The facade's hop exists only between separate processes: the embedded default has none.
+      if (role === 'gateway') registerInternalGatewayRoutes(internalApp, routeOptions);
       facadeGateway = inProcessGateway(gateway, authenticator);
       ready = async () => {
         const checks: Record<string, boolean> = { supergraph: gateway.loaded() };
@@ -173,12 +193,13 @@ export async function startSystem(config: Config, options: { logger?: Logger; no
       for (const s of subgraphs) await s.start();
     }
     readiness(app, ready);
+    readiness(internalApp, ready);
     if (role === 'all' || role === 'facade') {
       await registerFacade(app, { gateway: facadeGateway, limiter: config.rateLimits ? new RateLimiter(redis, config.redisPrefix) : null, publicUrl: config.publicUrl, now });
     }
     // Closed first on shutdown: no new requests, in-flight ones finish, then the parts behind it stop.
-    closers.push(() => app.close());
-    return { app, logger, stop: stopAll };
+    closers.push(() => Promise.all([app.close(), internalApp.close()]));
+    return { app, internalApp, logger, stop: stopAll };
   } catch (err) {
     await stopAll();
     throw err;

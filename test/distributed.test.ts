@@ -32,7 +32,7 @@ describe.runIf(USE_POSTGRES)('distributed mode: one component per process over H
     gateway = await startProcess('gateway', { ...shared, ...urls });
     services.push(gateway);
     await waitUntilReady(gateway);
-    facade = await startProcess('facade', { ...shared, SVC_GATEWAY_URL: gateway.url });
+    facade = await startProcess('facade', { ...shared, SVC_GATEWAY_URL: gateway.internalUrl });
     services.push(facade);
     await waitUntilReady(facade);
   }, 120_000);

@@ -6,3 +6,5 @@ export * from './subgraph-registry.js';
 export * from './subscriptions.js';
 export * from './http.js';
 export * from './supergraph-source.js';
+export * from './internal-routes.js';
+export * from './connection-credentials.js';

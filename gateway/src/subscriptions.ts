@@ -95,7 +95,7 @@ interface Group {
 
 /**
  * Event-driven federated subscriptions: one bus subscription for the whole gateway; for each event,
- * every group of subscribers with the same document, variables and principal shares one execution
+ * every group of subscribers with the same document, variables and credential shares one execution
  * of its selection through the gateway's own query planner.
  */
 export class SubscriptionHub {
@@ -110,7 +110,10 @@ export class SubscriptionHub {
   subscribe(args: ExecutionArgs): AsyncGenerator<ExecutionResult> {
     const plan = planFor(args);
     const context = args.contextValue as GatewayContext;
-    const key = JSON.stringify([plan.query, plan.variables, context.principal.partnerGpid, context.principal.scopes]);
+    // The group runs as its first subscriber's principal, so it is shared only by connections of the
+    // same credential: revoking one credential must not leave others running on a revoked principal.
+    const { partnerGpid, scopes, tokenId, clientId } = context.principal;
+    const key = JSON.stringify([plan.query, plan.variables, partnerGpid, scopes, tokenId ?? null, clientId ?? null]);
     let group = this.groups.get(key);
     if (!group) {
       group = { plan, context, sinks: new Set() };

@@ -19,6 +19,8 @@ export async function freePort(): Promise<number> {
 export interface ServiceProcess {
   role: string;
   url: string;
+  /** The internal listener (SVC_INTERNAL_PORT): metrics, and the gateway's internal hop. */
+  internalUrl: string;
   child: ChildProcess;
   output(): string;
   /** Send a signal and resolve with the exit code. */
@@ -28,9 +30,19 @@ export interface ServiceProcess {
 /** Run `npm start`'s entry point as one component of the distributed mode. */
 export async function startProcess(role: string, env: Record<string, string>): Promise<ServiceProcess> {
   const port = await freePort();
+  const internalPort = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'server.ts'], {
     cwd: ROOT,
-    env: { PATH: process.env['PATH'] ?? '', ...env, SVC_ROLE: role, SVC_PORT: String(port), SVC_HOST: '127.0.0.1', SVC_LOG_LEVEL: env['SVC_LOG_LEVEL'] ?? 'warn' },
+    env: {
+      PATH: process.env['PATH'] ?? '',
+      ...env,
+      SVC_ROLE: role,
+      SVC_PORT: String(port),
+      SVC_HOST: '127.0.0.1',
+      SVC_INTERNAL_PORT: String(internalPort),
+      SVC_INTERNAL_HOST: '127.0.0.1',
+      SVC_LOG_LEVEL: env['SVC_LOG_LEVEL'] ?? 'warn',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -40,6 +52,7 @@ export async function startProcess(role: string, env: Record<string, string>): P
   return {
     role,
     url: `http://127.0.0.1:${port}`,
+    internalUrl: `http://127.0.0.1:${internalPort}`,
     child,
     output: () => output,
     async stop(signal = 'SIGTERM') {

@@ -15,6 +15,11 @@ export interface Principal {
   /** The API token (tok_…) or session behind the request. */
   tokenId?: string;
   scopes: readonly string[];
+  /**
+   * When the credential itself expires (Unix epoch milliseconds); absent for credentials without an
+   * expiry. A signed principal never outlives it, and a WebSocket connection is closed at that instant.
+   */
+  credentialExpiresAt?: number;
 }
 
 export const ANONYMOUS: Principal = Object.freeze({ kind: 'anonymous', partnerGpid: null, scopes: Object.freeze([]) as readonly string[] });

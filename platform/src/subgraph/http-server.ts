@@ -1,14 +1,16 @@
 import Fastify, { LogController } from 'fastify';
 import { INTERNAL_PRINCIPAL_HEADER, verifyPrincipal } from '../auth/internal-token.js';
 import { newId } from '../ids.js';
+import type { RevocationList } from '../auth/revocations.js';
 import type { Subgraph } from './types.js';
 import type { Logger } from '../logging.js';
 
 /**
  * A subgraph on its own port (the distributed mode). It answers only requests that carry a
- * principal signed by the gateway: a subgraph is never exposed to callers directly.
+ * principal signed by the gateway: a subgraph is never exposed to callers directly. With
+ * `revocations`, a principal whose token, session or OAuth client was revoked is refused too.
  */
-export function subgraphHttpServer(subgraph: Subgraph, internalSecret: string, logger: Logger) {
+export function subgraphHttpServer(subgraph: Subgraph, internalSecret: string, logger: Logger, revocations?: RevocationList) {
   // The gateway logs each request; the subgraph logs only what goes wrong.
   const app = Fastify({ loggerInstance: logger, logController: new LogController({ disableRequestLogging: true }), bodyLimit: 10 * 1024 * 1024 });
 
@@ -25,9 +27,9 @@ export function subgraphHttpServer(subgraph: Subgraph, internalSecret: string, l
     }
     let principal;
     try {
-      principal = await verifyPrincipal(token, internalSecret);
+      principal = await verifyPrincipal(token, internalSecret, revocations);
     } catch {
-      return reply.code(401).send({ errors: [{ message: 'The forwarded principal is invalid or expired.', extensions: { code: 'UNAUTHENTICATED' } }] });
+      return reply.code(401).send({ errors: [{ message: 'The forwarded principal is invalid, expired or revoked.', extensions: { code: 'UNAUTHENTICATED' } }] });
     }
     const { query, variables, operationName } = req.body ?? {};
     if (typeof query !== 'string') {
