@@ -15,7 +15,10 @@ export function inProcessGateway(gateway: Gateway, authenticator: Authenticator)
   };
 }
 
-/** The distributed mode: the gateway over HTTP; the principal travels signed. */
+/**
+ * The distributed mode: the gateway's internal listener over HTTP (`SVC_GATEWAY_URL`); the
+ * principal travels signed, for 15 seconds at most, and the gateway checks it against revocations.
+ */
 export function httpGateway(baseUrl: string, internalSecret: string): FacadeGateway {
   const base = baseUrl.replace(/\/+$/, '');
   const unavailable = () => new DomainError('UPSTREAM_UNAVAILABLE', 'The gateway is unavailable; retry shortly.');
