@@ -35,7 +35,7 @@ describe.runIf(USE_POSTGRES)('distributed mode: one component per process over H
     facade = await startProcess('facade', { ...shared, SVC_GATEWAY_URL: gateway.internalUrl });
     services.push(facade);
     await waitUntilReady(facade);
-  }, 120_000);
+  }, 360_000);
 
   afterAll(async () => {
     await Promise.all(services.map((s) => s.stop()));

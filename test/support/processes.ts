@@ -63,7 +63,7 @@ export async function startProcess(role: string, env: Record<string, string>): P
 }
 
 /** Poll GET /ready until it answers 200. */
-export async function waitUntilReady(service: ServiceProcess, timeoutMs = 60_000): Promise<void> {
+export async function waitUntilReady(service: ServiceProcess, timeoutMs = 150_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (service.child.exitCode !== null) throw new Error(`${service.role} exited early:\n${service.output()}`);
