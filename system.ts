@@ -98,7 +98,7 @@ function createBus(config: Config, logger: Logger): EventBus {
 async function gatewayParts(runtime: SubgraphRuntime, clients: SubgraphClient[], supergraphSdl: string, revocations: RevocationList) {
   const gateway = await createGateway({ supergraphSdl, clients, logger: runtime.logger });
   const authenticator = new Authenticator(gateway, runtime.bus, runtime.logger, undefined, undefined, revocations);
-  const hub = new SubscriptionHub(gateway, runtime.bus, runtime.logger);
+  const hub = new SubscriptionHub(gateway, runtime.bus, runtime.logger, revocations);
   return { gateway, authenticator, hub };
 }
 

@@ -16,7 +16,7 @@ import {
   type GraphQLSchema,
   type OperationDefinitionNode,
 } from 'graphql';
-import { actsFor, newId, type EventBus, type EventEnvelope, type Logger } from '@svc/platform';
+import { actsFor, newId, type EventBus, type EventEnvelope, type Logger, type Principal, type RevocationList } from '@svc/platform';
 import type { Gateway, GatewayContext } from './gateway.js';
 
 /** How long an event's query may wait for the event log to record the event. */
@@ -102,7 +102,13 @@ export class SubscriptionHub {
   private readonly groups = new Map<string, Group>();
   private readonly unsubscribe: () => void;
 
-  constructor(private readonly gateway: Pick<Gateway, 'execute'>, bus: EventBus, private readonly logger: Logger) {
+  constructor(
+    private readonly gateway: Pick<Gateway, 'execute'>,
+    bus: EventBus,
+    private readonly logger: Logger,
+    /** A group whose credential is revoked or expired is never run again, even before its sockets finish closing. */
+    private readonly revocations?: Pick<RevocationList, 'revokes'>,
+  ) {
     this.unsubscribe = bus.subscribe((event) => this.dispatch(event));
   }
 
@@ -155,11 +161,17 @@ export class SubscriptionHub {
     this.groups.clear();
   }
 
+  private credentialStands(principal: Principal): boolean {
+    if (principal.credentialExpiresAt !== undefined && principal.credentialExpiresAt <= Date.now()) return false;
+    return !this.revocations?.revokes(principal);
+  }
+
   private async dispatch(event: EventEnvelope): Promise<void> {
     await Promise.all(
       [...this.groups.values()].map(async (group) => {
         if (group.plan.types && !group.plan.types.has(event.type)) return;
         if (!actsFor(group.context.principal, event.partner_gpid)) return;
+        if (!this.credentialStands(group.context.principal)) return;
         try {
           const response = await this.gateway.execute(
             { query: group.plan.query, variables: { ...group.plan.variables, __eventId: event.id } },
