@@ -16,6 +16,10 @@ async function main(): Promise<void> {
   const system = await startSystem(config);
   const address = await system.app.listen({ port: config.port, host: config.host });
   system.logger.info({ address, role: config.role, environment: config.environment, database: config.databaseUrl ? 'postgresql' : 'sqlite' }, 'listening');
+  if (system.internalApp && config.internalPort !== null) {
+    const internalAddress = await system.internalApp.listen({ port: config.internalPort, host: config.internalHost });
+    system.logger.info({ address: internalAddress, role: config.role }, 'internal listener (metrics, health, internal hop)');
+  }
 
   let stopping = false;
   const shutdown = (signal: string) => {

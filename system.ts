@@ -15,6 +15,7 @@ import {
   RedisEventBus,
   redisConnected,
   redisReachable,
+  RevocationList,
   subgraphHttpServer,
   type Config,
   type EventBus,
@@ -33,6 +34,7 @@ import {
   inProcessClient,
   loadSupergraph,
   registerGatewayRoutes,
+  registerInternalGatewayRoutes,
   SubscriptionHub,
   SUBGRAPHS,
   type SubgraphClient,
@@ -42,6 +44,11 @@ import { httpGateway, inProcessGateway, registerFacade, type FacadeGateway } fro
 /** A running component (or the whole embedded system): its HTTP app and how to stop it. */
 export interface RunningSystem {
   app: FastifyInstance;
+  /**
+   * The internal listener of the roles that have a public one (all, gateway, facade): /metrics,
+   * /health, /ready, and the gateway's internal hop. Listens on SVC_INTERNAL_PORT.
+   */
+  internalApp?: FastifyInstance;
   logger: Logger;
   /** Publish what is committed, finish in-flight requests, close every connection. */
   stop(): Promise<void>;
@@ -49,7 +56,7 @@ export interface RunningSystem {
 
 const REQUEST_ID = /^[\w.-]{1,100}$/;
 
-/** The HTTP app every component serves from: request ids, metrics, health. */
+/** The HTTP app every component serves from: request ids, request metrics, health. */
 function httpApp(config: Config, logger: Logger, metrics: Metrics, component: string): FastifyInstance {
   const app = Fastify({
     loggerInstance: logger,
@@ -76,8 +83,12 @@ function httpApp(config: Config, logger: Logger, metrics: Metrics, component: st
     metrics.httpRequests.observe({ component, route: req.routeOptions.url ?? 'unmatched', method: req.method, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
   });
   app.get('/health', async () => ({ status: 'ok' }));
-  app.get('/metrics', async (_req, reply) => reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()));
   return app;
+}
+
+/** Prometheus metrics, only on a listener that is not public (the internal one, a subgraph's, a worker's). */
+function serveMetrics(app: FastifyInstance, metrics: Metrics): void {
+  app.get('/metrics', async (_req, reply) => reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()));
 }
 
 /** /ready: 200 when every check passes, else 503 naming each check (`redis`, `database:<name>`, `subgraph:<name>`, `gateway`). */
@@ -114,7 +125,7 @@ function subgraphProbe(url: string, ours: boolean): () => Promise<boolean> {
   };
 }
 
-async function gatewayParts(runtime: SubgraphRuntime, clients: SubgraphClient[], supergraphSdl: string, limiter: RateLimiter | null) {
+async function gatewayParts(runtime: SubgraphRuntime, clients: SubgraphClient[], supergraphSdl: string, limiter: RateLimiter | null, revocations: RevocationList) {
   const gateway = await createGateway({
     supergraphSdl,
     clients,
@@ -123,8 +134,8 @@ async function gatewayParts(runtime: SubgraphRuntime, clients: SubgraphClient[],
     environment: runtime.config.environment,
     plugins: limiter ? [graphqlRateLimitPlugin(limiter)] : [],
   });
-  const authenticator = new Authenticator(gateway, runtime.bus, runtime.logger);
-  const hub = new SubscriptionHub(gateway, runtime.bus, runtime.logger);
+  const authenticator = new Authenticator(gateway, runtime.bus, runtime.logger, undefined, undefined, revocations);
+  const hub = new SubscriptionHub(gateway, runtime.bus, runtime.logger, revocations);
   return { gateway, authenticator, hub };
 }
 
@@ -152,10 +163,13 @@ export async function startSystem(config: Config, options: { logger?: Logger; no
   const now = options.now ?? (() => new Date());
   // One limiter for REST and GraphQL: the facade and the gateway's /graphql spend the same counters.
   const limiter = config.rateLimits ? new RateLimiter(redis, config.redisPrefix) : null;
+  // One per process: whatever accepts a credential or a signed principal here checks it against this.
+  const revocations = new RevocationList().follow(bus);
   const closers: (() => Promise<unknown>)[] = [];
   const stopAll = async () => {
     health.close();
     for (const close of closers.reverse()) await close().catch((err: unknown) => logger.error({ err }, 'shutdown step failed'));
+    revocations.close();
     await bus.close();
     await redis?.quit().catch(() => undefined);
   };
@@ -167,8 +181,8 @@ export async function startSystem(config: Config, options: { logger?: Logger; no
       const subgraph = await definition.create(runtime);
       closers.push(() => subgraph.stop());
       await subgraph.start();
-      const app = subgraphHttpServer(subgraph, config.internalSecret, logger, () => health.checkAll(redisChecks));
-      app.get('/metrics', async (_req, reply) => reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()));
+      const app = subgraphHttpServer(subgraph, config.internalSecret, logger, { revocations, otherChecks: () => health.checkAll(redisChecks) });
+      serveMetrics(app as unknown as FastifyInstance, metrics);
       closers.push(() => app.close());
       return { app: app as unknown as FastifyInstance, logger, stop: stopAll };
     }
@@ -178,12 +192,15 @@ export async function startSystem(config: Config, options: { logger?: Logger; no
       closers.push(() => stopSubgraphs(subgraphs));
       for (const s of subgraphs) await s.start();
       const app = httpApp(config, logger, metrics, 'worker');
+      serveMetrics(app, metrics);
       readiness(app, () => health.checkAll([...subgraphs.map((s) => `database:${s.name}`), ...redisChecks]));
       closers.push(() => app.close());
       return { app, logger, stop: stopAll };
     }
 
     const app = httpApp(config, logger, metrics, role);
+    const internalApp = httpApp(config, logger, metrics, `${role}:internal`);
+    serveMetrics(internalApp, metrics);
     let facadeGateway: FacadeGateway;
     let ready: () => Promise<Record<string, boolean>>;
 
@@ -221,25 +238,29 @@ export async function startSystem(config: Config, options: { logger?: Logger; no
           ? loadSupergraph(config.supergraphPath).supergraphSdl
           : composeSupergraph(subgraphs.map((s) => ({ name: s.name, url: `in-process://${s.name}`, sdl: printSubgraphSchema(s.schema) })));
       }
-      const { gateway, authenticator, hub } = await gatewayParts(runtime, clients, supergraphSdl, limiter);
+      const { gateway, authenticator, hub } = await gatewayParts(runtime, clients, supergraphSdl, limiter, revocations);
       closers.push(async () => {
         hub.close();
         authenticator.close();
         await gateway.stop();
       });
-      await registerGatewayRoutes(app, { gateway, authenticator, hub, internalSecret: config.internalSecret, logger, limiter });
+      const routeOptions = { gateway, authenticator, hub, internalSecret: config.internalSecret, logger, limiter, revocations };
+      await registerGatewayRoutes(app, routeOptions);
+      // The facade's hop exists only between separate processes: the embedded default has none.
+      if (role === 'gateway') registerInternalGatewayRoutes(internalApp, routeOptions);
       facadeGateway = inProcessGateway(gateway, authenticator);
       const dependencies = [...clients.filter(() => role === 'gateway').map((c) => `subgraph:${c.name}`), ...subgraphs.map((s) => `database:${s.name}`), ...redisChecks];
       ready = async () => ({ supergraph: gateway.loaded(), ...(await health.checkAll(dependencies)) });
       for (const s of subgraphs) await s.start();
     }
     readiness(app, ready);
+    readiness(internalApp, ready);
     if (role === 'all' || role === 'facade') {
       await registerFacade(app, { gateway: facadeGateway, limiter, publicUrl: config.publicUrl, now });
     }
     // Closed first on shutdown: no new requests, in-flight ones finish, then the parts behind it stop.
-    closers.push(() => app.close());
-    return { app, logger, stop: stopAll };
+    closers.push(() => Promise.all([app.close(), internalApp.close()]));
+    return { app, internalApp, logger, stop: stopAll };
   } catch (err) {
     await stopAll();
     throw err;

@@ -161,11 +161,11 @@ async function directPartnerSubgraph(base: Booted): Promise<{ url: string; close
   };
 }
 
-/** The operator's principal exactly as the gateway forwards it. */
+/** The operator's principal as the gateway authenticates it (the embedded default has no internal hop to ask). */
 async function operatorPrincipal(base: Booted): Promise<Principal> {
-  const res = await fetch(`${base.baseUrl}/internal/principal`, { headers: { authorization: `Bearer ${base.token}` } });
-  if (!res.ok) throw new Error(`GET /internal/principal answered ${res.status}`);
-  return ((await res.json()) as { principal: Principal }).principal;
+  const data = await graphql(base, '{ viewer { kind partnerGpid tokenId scopes } }', {});
+  const viewer = data['viewer'] as { kind: Principal['kind']; partnerGpid: string | null; tokenId: string | null; scopes: string[] };
+  return { kind: viewer.kind, partnerGpid: viewer.partnerGpid, scopes: viewer.scopes, ...(viewer.tokenId ? { tokenId: viewer.tokenId } : {}) };
 }
 
 // ---------------------------------------------------------------------------------------------

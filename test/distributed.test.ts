@@ -32,10 +32,10 @@ describe.runIf(USE_POSTGRES)('distributed mode: one component per process over H
     gateway = await startProcess('gateway', { ...shared, ...urls });
     services.push(gateway);
     await waitUntilReady(gateway);
-    facade = await startProcess('facade', { ...shared, SVC_GATEWAY_URL: gateway.url });
+    facade = await startProcess('facade', { ...shared, SVC_GATEWAY_URL: gateway.internalUrl });
     services.push(facade);
     await waitUntilReady(facade);
-  }, 120_000);
+  }, 360_000);
 
   afterAll(async () => {
     await Promise.all(services.map((s) => s.stop()));

@@ -1,5 +1,5 @@
 import { decodeProtectedHeader, importJWK, jwtVerify, type CryptoKey, type JWK } from 'jose';
-import { ANONYMOUS, DomainError, INTERNAL_SCOPE, isId, parseScopeString, sha256Hex, type EventBus, type GraphQLRequest, type Logger, type Principal } from '@svc/platform';
+import { ANONYMOUS, DomainError, INTERNAL_SCOPE, isId, parseScopeString, RevocationList, sha256Hex, type EventBus, type GraphQLRequest, type Logger, type Principal } from '@svc/platform';
 import type { Gateway } from './gateway.js';
 
 /** The gateway's own identity when it asks a subgraph something for itself. */
@@ -11,8 +11,6 @@ const CREDENTIAL_QUERY = `query Credential($secretHash: String!) {
 const CLIENT_STATUS_QUERY = 'query ClientStatus($clientId: ID!) { oauthClientStatus(clientId: $clientId) { clientId partnerGpid revoked } }';
 const SIGNING_KEYS_QUERY = '{ oauthServerMetadata { issuer } oauthJwks { kid kty alg use crv x y n e } }';
 
-/** Events after which a cached credential must be forgotten at once. */
-const REVOCATION_EVENTS = new Set(['partner.token.revoked', 'partner.session.revoked']);
 /** After this event the signing keys are refetched before the next access token is verified. */
 const KEY_ROTATED_EVENT = 'partner.signing_key.rotated';
 
@@ -60,9 +58,11 @@ const INVALID = () => new DomainError('INVALID_TOKEN', 'The bearer token is inva
  * - OAuth access tokens (RFC 9068 JWTs): verified here against the partner subgraph's published
  *   keys (fetched once, refetched on an unknown `kid`), then the client is checked not revoked.
  *
- * Every answer is cached briefly, and partner.token.revoked / partner.session.revoked evict it in
- * every gateway at once (the bus fans out to all processes). A revoked OAuth client is remembered
- * as revoked, so its unexpired tokens are refused from the event on.
+ * Every answer is cached briefly (never beyond the credential's expiry), and partner.token.revoked /
+ * partner.session.revoked evict it in every gateway at once (the bus fans out to all processes).
+ * Every answer, cached or fresh, is also checked against the process's {@link RevocationList}, so a
+ * lookup that was under way when the event arrived cannot cache the credential back to life, and a
+ * revoked OAuth client's unexpired tokens are refused from the event on.
  */
 export class Authenticator {
   private readonly cache = new Map<string, CacheEntry>();
@@ -72,6 +72,10 @@ export class Authenticator {
   private keyFetch: Promise<KeySet> | undefined;
   private readonly missedKids = new Set<string>();
   private readonly unsubscribe: () => void;
+  private readonly stopEvicting: () => void;
+  /** The revocations this authenticator honours: the process's shared list, or its own. */
+  readonly revocations: RevocationList;
+  private readonly ownsRevocations: boolean;
 
   constructor(
     private readonly gateway: Pick<Gateway, 'callSubgraph'>,
@@ -79,13 +83,14 @@ export class Authenticator {
     private readonly logger: Logger,
     private readonly ttlMs = 60_000,
     private readonly maxEntries = 10_000,
+    revocations?: RevocationList,
   ) {
     this.unsubscribe = bus.subscribe((event) => {
       if (event.type === KEY_ROTATED_EVENT) this.keySet = undefined;
-      if (!REVOCATION_EVENTS.has(event.type)) return;
-      const id = event.data['token_id'] ?? event.data['session_id'];
-      if (typeof id === 'string') this.evict(id);
     });
+    this.ownsRevocations = revocations === undefined;
+    this.revocations = revocations ?? new RevocationList().follow(bus);
+    this.stopEvicting = this.revocations.onRevoked((id) => this.evict(id));
   }
 
   /** The principal for an Authorization header value; anonymous when there is none. */
@@ -97,6 +102,10 @@ export class Authenticator {
     const secretHash = sha256Hex(secret);
     const cached = this.cache.get(secretHash);
     if (cached && cached.until > Date.now()) {
+      if (this.revocations.revokes(cached.principal)) {
+        this.cache.delete(secretHash);
+        throw INVALID();
+      }
       if (cached.principal.clientId !== undefined && !(await this.clientActive(cached.principal.clientId, requestId))) throw INVALID();
       return cached.principal;
     }
@@ -104,6 +113,8 @@ export class Authenticator {
 
     const accessToken = JWT_SHAPE.test(secret) ? accessTokenHeader(secret) : null;
     const { principal, until } = accessToken ? await this.verifyAccessToken(secret, accessToken.kid, requestId) : await this.lookUpSecret(secretHash, requestId);
+    // The revocation event may have arrived while the lookup was under way: never cache past it.
+    if (this.revocations.revokes(principal)) throw INVALID();
     this.remember(secretHash, principal, until);
     return principal;
   }
@@ -148,6 +159,8 @@ export class Authenticator {
 
   close(): void {
     this.unsubscribe();
+    this.stopEvicting();
+    if (this.ownsRevocations) this.revocations.close();
     this.cache.clear();
     this.hashesByTokenId.clear();
     this.clients.clear();
@@ -158,7 +171,13 @@ export class Authenticator {
     const row = (data['credential'] ?? null) as CredentialRow | null;
     const expiresAt = row?.expiresAt ? Date.parse(row.expiresAt) : Infinity;
     if (!row || row.revoked || expiresAt <= Date.now()) throw INVALID();
-    const principal: Principal = Object.freeze({ kind: row.principalKind, partnerGpid: row.partnerGpid, tokenId: row.tokenId, scopes: Object.freeze([...row.scopes]) });
+    const principal: Principal = Object.freeze({
+      kind: row.principalKind,
+      partnerGpid: row.partnerGpid,
+      tokenId: row.tokenId,
+      scopes: Object.freeze([...row.scopes]),
+      ...(Number.isFinite(expiresAt) ? { credentialExpiresAt: expiresAt } : {}),
+    });
     if (row.principalKind === 'service') this.logger.warn({ tokenId: row.tokenId, requestId }, 'operator credential used');
     return { principal, until: Math.min(Date.now() + this.ttlMs, expiresAt) };
   }
@@ -186,17 +205,19 @@ export class Authenticator {
     const scope = payload['scope'];
     if (typeof clientId !== 'string' || typeof partnerGpid !== 'string' || (scope !== undefined && typeof scope !== 'string')) throw INVALID();
     if (!(await this.clientActive(clientId, requestId))) throw INVALID();
-    const principal: Principal = Object.freeze({ kind: 'partner', partnerGpid, clientId, scopes: Object.freeze(parseScopeString(scope ?? '')) });
+    const principal: Principal = Object.freeze({ kind: 'partner', partnerGpid, clientId, scopes: Object.freeze(parseScopeString(scope ?? '')), credentialExpiresAt: payload.exp! * 1000 });
     return { principal, until: Math.min(Date.now() + this.ttlMs, payload.exp! * 1000) };
   }
 
   /** Whether an OAuth client's tokens may still be honoured: cached, and set to revoked by the revocation event. */
   private async clientActive(clientId: string, requestId: string): Promise<boolean> {
+    if (this.revocations.has(clientId)) return false;
     const known = this.clients.get(clientId);
     if (known && known.until > Date.now()) return known.active;
     const data = await this.internalQuery({ query: CLIENT_STATUS_QUERY, variables: { clientId } }, requestId);
     const row = data['oauthClientStatus'] as { revoked: boolean } | null;
-    const active = row !== null && row !== undefined && !row.revoked;
+    // A revocation that arrived while the status was being asked for wins over the answer.
+    const active = row !== null && row !== undefined && !row.revoked && !this.revocations.has(clientId);
     if (this.clients.size >= this.maxEntries) this.clients.delete(this.clients.keys().next().value!);
     this.clients.set(clientId, { active, until: Date.now() + this.ttlMs });
     return active;

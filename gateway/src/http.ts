@@ -1,12 +1,13 @@
 import { HeaderMap } from '@apollo/server';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { WebSocketServer } from 'ws';
 import { useServer } from 'graphql-ws/use/ws';
 import { GraphQLError, print, type GraphQLSchema } from 'graphql';
-import { authenticateBearer, DomainError, INTERNAL_PRINCIPAL_HEADER, newId, RETRY_AFTER_SECONDS, signPrincipal, verifyPrincipal, type Logger, type Principal, type RateLimiter } from '@svc/platform';
+import { authenticateBearer, DomainError, INTERNAL_PRINCIPAL_HEADER, newId, RETRY_AFTER_SECONDS, RevocationList, type Logger, type Principal, type RateLimiter } from '@svc/platform';
 import type { Gateway, GatewayContext } from './gateway.js';
 import type { Authenticator } from './authenticate.js';
 import { SubscriptionHub, withSubscriptions } from './subscriptions.js';
+import { ConnectionCredentials } from './connection-credentials.js';
 
 export interface GatewayHttpOptions {
   gateway: Gateway;
@@ -16,54 +17,64 @@ export interface GatewayHttpOptions {
   logger: Logger;
   /** Counters shared with the REST facade; null when rate limiting is off (SVC_RATE_LIMITS=off). */
   limiter?: RateLimiter | null;
+  /** The process's revocation list (the authenticator's when omitted). */
+  revocations?: RevocationList;
 }
 
-function requestIdOf(req: FastifyRequest): string {
+/** Who runs an operation, and whether it came in on the public /graphql (then its twin fields are rate limited). */
+export interface Caller {
+  principal: Principal;
+  publicRequest?: GatewayContext['publicRequest'];
+}
+
+export function requestIdOf(req: FastifyRequest): string {
   const header = req.headers['x-request-id'];
   return typeof header === 'string' && /^[\w.-]{1,100}$/.test(header) ? header : newId('req');
 }
 
 /**
- * Who is calling the gateway: a principal the facade already authenticated, counted and signed
- * (`fromFacade`: its operations are not rate limited again), or the request's own Authorization
- * header, authenticated under the failed-authentication rule and carrying the observed address.
+ * Who is calling the public /graphql: the request's own Authorization header, authenticated under
+ * the failed-authentication rule and carrying the observed address, nothing else. A signed principal
+ * is internal plumbing and is refused here, whoever signed it.
  */
-async function principalOf(req: FastifyRequest, options: GatewayHttpOptions, requestId: string): Promise<{ principal: Principal; fromFacade: boolean }> {
-  const forwarded = req.headers[INTERNAL_PRINCIPAL_HEADER];
-  if (typeof forwarded === 'string') {
-    try {
-      return { principal: await verifyPrincipal(forwarded, options.internalSecret), fromFacade: true };
-    } catch {
-      throw new DomainError('UNAUTHENTICATED', 'The forwarded principal is invalid or expired.');
-    }
+async function publicCallerOf(req: FastifyRequest, options: GatewayHttpOptions, requestId: string): Promise<Caller> {
+  if (req.headers[INTERNAL_PRINCIPAL_HEADER] !== undefined) {
+    throw new DomainError('BAD_REQUEST', `The ${INTERNAL_PRINCIPAL_HEADER} header is not accepted here; authenticate with an Authorization: Bearer header.`);
   }
   const authorization = req.headers.authorization;
   const principal = await authenticateBearer(options.limiter ?? null, req.ip, typeof authorization === 'string' ? authorization : undefined, requestId, options.authenticator);
-  return { principal: { ...principal, clientAddress: req.ip }, fromFacade: false };
+  return { principal: { ...principal, clientAddress: req.ip }, ...(options.limiter ? { publicRequest: { clientAddress: req.ip } } : {}) };
 }
 
-function graphqlError(err: unknown): { status: number; body: unknown } {
+export function graphqlError(err: unknown): { status: number; body: unknown } {
   const error = err instanceof DomainError ? err : new DomainError('INTERNAL', 'Internal server error');
   return { status: error.status, body: { errors: [{ message: error.message, extensions: { ...error.details, code: error.code, status: error.status } }] } };
 }
 
-/** /graphql over HTTP (Apollo's request handling) and WebSocket (graphql-ws), plus principal exchange. */
-export async function registerGatewayRoutes(app: FastifyInstance, options: GatewayHttpOptions): Promise<void> {
-  const { gateway } = options;
+/** Retry-After for a refusal that says when to come back (rate limits) or an outage. */
+export function setRetryAfter(reply: FastifyReply, err: unknown, status: number): void {
+  const retryAfter = err instanceof DomainError ? err.details['retry_after'] : undefined;
+  if (typeof retryAfter === 'number') reply.header('retry-after', String(retryAfter));
+  else if (status === 503) reply.header('retry-after', String(RETRY_AFTER_SECONDS));
+}
 
-  const handle = async (req: FastifyRequest, reply: import('fastify').FastifyReply) => {
+/** A /graphql HTTP handler (Apollo's request handling) for callers identified by `callerOf`. */
+export function graphqlHttpHandler(
+  options: Pick<GatewayHttpOptions, 'gateway' | 'logger'>,
+  callerOf: (req: FastifyRequest, requestId: string) => Promise<Caller>,
+): (req: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply> {
+  const { gateway } = options;
+  return async (req, reply) => {
     const requestId = requestIdOf(req);
     reply.header('x-request-id', requestId);
-    let caller: Awaited<ReturnType<typeof principalOf>>;
+    let caller: Caller;
     try {
-      caller = await principalOf(req, options, requestId);
+      caller = await callerOf(req, requestId);
     } catch (err) {
       if (!(err instanceof DomainError)) options.logger.error({ err, requestId }, 'authentication failed');
       const { status, body } = graphqlError(err);
       if (status === 401) reply.header('www-authenticate', 'Bearer');
-      const retryAfter = err instanceof DomainError ? err.details['retry_after'] : undefined;
-      if (typeof retryAfter === 'number') reply.header('retry-after', String(retryAfter));
-      else if (status === 503) reply.header('retry-after', String(RETRY_AFTER_SECONDS));
+      setRetryAfter(reply, err, status);
       return reply.code(status).type('application/json').send(body);
     }
     const headers = new HeaderMap();
@@ -73,11 +84,7 @@ export async function registerGatewayRoutes(app: FastifyInstance, options: Gatew
     }
     const response = await gateway.server.executeHTTPGraphQLRequest({
       httpGraphQLRequest: { method: req.method.toUpperCase(), headers, search: new URL(req.url, 'http://gateway').search, body: req.body },
-      context: async (): Promise<GatewayContext> => ({
-        principal: caller.principal,
-        requestId,
-        ...(caller.fromFacade || !options.limiter ? {} : { publicRequest: { clientAddress: req.ip } }),
-      }),
+      context: async (): Promise<GatewayContext> => ({ principal: caller.principal, requestId, ...(caller.publicRequest ? { publicRequest: caller.publicRequest } : {}) }),
     });
     for (const [key, value] of response.headers) reply.header(key, value);
     reply.code(response.status ?? 200);
@@ -86,27 +93,16 @@ export async function registerGatewayRoutes(app: FastifyInstance, options: Gatew
     for await (const chunk of response.body.asyncIterator) chunks.push(chunk);
     return reply.send(chunks.join(''));
   };
+}
+
+/**
+ * The public /graphql over HTTP and WebSocket (graphql-ws). Callers authenticate with their own
+ * bearer credential; the internal hop lives on the internal listener (see internal-routes.ts).
+ */
+export async function registerGatewayRoutes(app: FastifyInstance, options: GatewayHttpOptions): Promise<void> {
+  const handle = graphqlHttpHandler(options, (req, requestId) => publicCallerOf(req, options, requestId));
   app.post('/graphql', handle);
   app.get('/graphql', handle);
-
-  // The facade's first hop in the distributed mode: authenticate once, then carry a signed principal.
-  app.get('/internal/principal', async (req, reply) => {
-    const requestId = requestIdOf(req);
-    try {
-      if ((req.query as Record<string, unknown>)['lookup'] === 'none') {
-        // Only what is provable without a database query (the facade asks this for a throttled address).
-        const known = await options.authenticator.authenticateWithoutLookup(req.headers.authorization, requestId);
-        return { principal: known, token: known ? await signPrincipal(known, options.internalSecret) : null };
-      }
-      const principal = await options.authenticator.authenticate(req.headers.authorization, requestId);
-      return { principal, token: await signPrincipal(principal, options.internalSecret) };
-    } catch (err) {
-      const { status, body } = graphqlError(err);
-      if (status === 503) reply.header('retry-after', String(RETRY_AFTER_SECONDS));
-      return reply.code(status).send(body);
-    }
-  });
-
   attachWebSocket(app, options);
 }
 
@@ -121,6 +117,9 @@ function socketAddress(request: import('node:http').IncomingMessage): string {
 function attachWebSocket(app: FastifyInstance, options: GatewayHttpOptions): void {
   const wss = new WebSocketServer({ noServer: true });
   const principals = new WeakMap<object, Principal>();
+  // Each connection lives only as long as its credential: closed at once on revocation, at expiry.
+  const credentials = new ConnectionCredentials(options.revocations ?? options.authenticator.revocations);
+  const unwatch = new WeakMap<object, () => void>();
   let schema: GraphQLSchema | undefined;
   const schemaOf = () => (schema ??= withSubscriptions(options.gateway.apiSchema()));
 
@@ -131,13 +130,20 @@ function attachWebSocket(app: FastifyInstance, options: GatewayHttpOptions): voi
         const params = ctx.connectionParams ?? {};
         const raw = params['authorization'] ?? params['Authorization'];
         const clientAddress = socketAddress(ctx.extra.request);
+        let principal: Principal;
         try {
-          const principal = await authenticateBearer(options.limiter ?? null, clientAddress, typeof raw === 'string' ? raw : undefined, newId('req'), options.authenticator);
-          principals.set(ctx, { ...principal, clientAddress });
-          return true;
+          principal = await authenticateBearer(options.limiter ?? null, clientAddress, typeof raw === 'string' ? raw : undefined, newId('req'), options.authenticator);
         } catch {
           return false;
         }
+        principals.set(ctx, { ...principal, clientAddress });
+        const socket = ctx.extra.socket;
+        unwatch.set(ctx, credentials.watch(principal, (code, reason) => socket.close(code, reason)));
+        return true;
+      },
+      onClose: (ctx) => {
+        unwatch.get(ctx)?.();
+        unwatch.delete(ctx);
       },
       // The same operation limits as over HTTP, checked before anything runs.
       onSubscribe: (ctx, _id, payload) => {
@@ -177,6 +183,7 @@ function attachWebSocket(app: FastifyInstance, options: GatewayHttpOptions): voi
     wss.handleUpgrade(request, socket, head, (ws) => wss.emit('connection', ws, request));
   });
   app.addHook('onClose', async () => {
+    credentials.close();
     await server.dispose();
     wss.close();
   });

@@ -8,3 +8,5 @@ export * from './http.js';
 export * from './graphql-rate-limit.js';
 export * from './supergraph-source.js';
 export * from './operation-guard.js';
+export * from './internal-routes.js';
+export * from './connection-credentials.js';

@@ -16,7 +16,7 @@ import {
   type GraphQLSchema,
   type OperationDefinitionNode,
 } from 'graphql';
-import { actsFor, newId, type EventBus, type EventEnvelope, type Logger } from '@svc/platform';
+import { actsFor, newId, type EventBus, type EventEnvelope, type Logger, type Principal, type RevocationList } from '@svc/platform';
 import type { Gateway, GatewayContext } from './gateway.js';
 
 /** How long an event's query may wait for the event log to record the event. */
@@ -95,14 +95,20 @@ interface Group {
 
 /**
  * Event-driven federated subscriptions: one bus subscription for the whole gateway; for each event,
- * every group of subscribers with the same document, variables and principal shares one execution
+ * every group of subscribers with the same document, variables and credential shares one execution
  * of its selection through the gateway's own query planner.
  */
 export class SubscriptionHub {
   private readonly groups = new Map<string, Group>();
   private readonly unsubscribe: () => void;
 
-  constructor(private readonly gateway: Pick<Gateway, 'execute'>, bus: EventBus, private readonly logger: Logger) {
+  constructor(
+    private readonly gateway: Pick<Gateway, 'execute'>,
+    bus: EventBus,
+    private readonly logger: Logger,
+    /** A group whose credential is revoked or expired is never run again, even before its sockets finish closing. */
+    private readonly revocations?: Pick<RevocationList, 'revokes'>,
+  ) {
     this.unsubscribe = bus.subscribe((event) => this.dispatch(event));
   }
 
@@ -110,7 +116,10 @@ export class SubscriptionHub {
   subscribe(args: ExecutionArgs): AsyncGenerator<ExecutionResult> {
     const plan = planFor(args);
     const context = args.contextValue as GatewayContext;
-    const key = JSON.stringify([plan.query, plan.variables, context.principal.partnerGpid, context.principal.scopes]);
+    // The group runs as its first subscriber's principal, so it is shared only by connections of the
+    // same credential: revoking one credential must not leave others running on a revoked principal.
+    const { partnerGpid, scopes, tokenId, clientId } = context.principal;
+    const key = JSON.stringify([plan.query, plan.variables, partnerGpid, scopes, tokenId ?? null, clientId ?? null]);
     let group = this.groups.get(key);
     if (!group) {
       group = { plan, context, sinks: new Set() };
@@ -152,11 +161,17 @@ export class SubscriptionHub {
     this.groups.clear();
   }
 
+  private credentialStands(principal: Principal): boolean {
+    if (principal.credentialExpiresAt !== undefined && principal.credentialExpiresAt <= Date.now()) return false;
+    return !this.revocations?.revokes(principal);
+  }
+
   private async dispatch(event: EventEnvelope): Promise<void> {
     await Promise.all(
       [...this.groups.values()].map(async (group) => {
         if (group.plan.types && !group.plan.types.has(event.type)) return;
         if (!actsFor(group.context.principal, event.partner_gpid)) return;
+        if (!this.credentialStands(group.context.principal)) return;
         try {
           const response = await this.gateway.execute(
             { query: group.plan.query, variables: { ...group.plan.variables, __eventId: event.id } },

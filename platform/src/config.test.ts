@@ -52,4 +52,12 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ SVC_ROLE: 'facade', SVC_INTERNAL_SECRET: 's'.repeat(40) })).toThrow(/SVC_GATEWAY_URL is required/);
     expect(() => loadConfig({ SVC_ROLE: 'gateway', SVC_INTERNAL_SECRET: 's'.repeat(40) })).toThrow(/SVC_SUBGRAPH_PARTNER_URL is required/);
   });
+
+  it('puts the internal listener on loopback port 9464 unless told otherwise', () => {
+    expect(loadConfig({})).toMatchObject({ internalPort: 9464, internalHost: '127.0.0.1' });
+    expect(loadConfig({ SVC_INTERNAL_PORT: '4001', SVC_INTERNAL_HOST: '10.0.0.5' })).toMatchObject({ internalPort: 4001, internalHost: '10.0.0.5' });
+    expect(loadConfig({ SVC_INTERNAL_PORT: 'off' }).internalPort).toBeNull();
+    expect(() => loadConfig({ SVC_INTERNAL_PORT: 'x' })).toThrow(/SVC_INTERNAL_PORT must be an integer/);
+    expect(() => loadConfig({ SVC_ROLE: 'gateway', SVC_INTERNAL_SECRET: 's'.repeat(40), SVC_INTERNAL_PORT: 'off' })).toThrow(/SVC_INTERNAL_PORT cannot be off/);
+  });
 });

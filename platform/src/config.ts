@@ -14,6 +14,13 @@ export interface Config {
   environment: Environment;
   host: string;
   port: number;
+  /**
+   * The internal listener (roles all, gateway, facade): /metrics, /health, /ready, and for the
+   * gateway the internal hop (/internal/principal, /graphql with a signed principal). Null when
+   * `SVC_INTERNAL_PORT=off` (not allowed for the gateway role).
+   */
+  internalPort: number | null;
+  internalHost: string;
   publicUrl: string;
   dataDir: string;
   /** PostgreSQL URL; absent means the embedded SQLite files under `dataDir`. */
@@ -135,6 +142,9 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const environment = oneOf<Environment>('SVC_ENVIRONMENT', ['sandbox', 'production'], 'sandbox');
   const port = int('SVC_PORT', 4000, 0, 65535);
   const host = str('SVC_HOST') ?? '0.0.0.0';
+  const internalPort = str('SVC_INTERNAL_PORT') === 'off' ? null : int('SVC_INTERNAL_PORT', 9464, 0, 65535);
+  if (internalPort === null && role === 'gateway') problems.push('SVC_INTERNAL_PORT cannot be off when SVC_ROLE is gateway (the facade reaches the gateway there)');
+  const internalHost = str('SVC_INTERNAL_HOST') ?? '127.0.0.1';
   const publicUrl = (url('SVC_PUBLIC_URL', ['http:', 'https:']) ?? `http://localhost:${port}`).replace(/\/+$/, '');
   const databaseUrl = url('SVC_DATABASE_URL', ['postgres:', 'postgresql:']);
   const redisUrl = url('SVC_REDIS_URL', ['redis:', 'rediss:']);
@@ -183,6 +193,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     environment,
     host,
     port,
+    internalPort,
+    internalHost,
     publicUrl,
     dataDir: resolve(cwd, str('SVC_DATA_DIR') ?? './data'),
     databaseUrl,

@@ -13,6 +13,7 @@ export * from './auth/scopes.js';
 export * from './auth/scope-catalog.js';
 export * from './auth/secrets.js';
 export * from './auth/internal-token.js';
+export * from './auth/revocations.js';
 export * from './db/database.js';
 export * from './db/private-files.js';
 export * from './db/schema-migration.js';

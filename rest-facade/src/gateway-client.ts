@@ -19,8 +19,10 @@ export function inProcessGateway(gateway: Gateway, authenticator: Authenticator)
 }
 
 /**
- * The distributed mode: the gateway over HTTP; the principal travels signed. A gateway that refuses
- * the connection or does not answer within `timeoutMs` is an outage (503, logged once by `health`).
+ * The distributed mode: the gateway's internal listener over HTTP (`SVC_GATEWAY_URL`); the
+ * principal travels signed, for 15 seconds at most, and the gateway checks it against revocations.
+ * A gateway that refuses the connection or does not answer within `timeoutMs` is an outage (503,
+ * logged once by `health`).
  */
 export function httpGateway(baseUrl: string, internalSecret: string, options: { timeoutMs?: number; health?: DependencyHealth } = {}): FacadeGateway {
   const base = baseUrl.replace(/\/+$/, '');

@@ -1,8 +1,8 @@
 import type { TestSystem } from './system.js';
 
-/** Sum of svc_db_queries_total for one owner, table and verb, read from GET /metrics. */
+/** Sum of svc_db_queries_total for one owner, table and verb, read from GET /metrics on the internal listener. */
 export async function queryCount(t: TestSystem, owner: string, table: string, verb = 'select'): Promise<number> {
-  const res = await t.request({ url: '/metrics', token: null });
+  const res = await t.system.internalApp!.inject({ url: '/metrics' });
   const line = res.body
     .split('\n')
     .find((l) => l.startsWith('svc_db_queries_total{') && l.includes(`owner="${owner}"`) && l.includes(`table="${table}"`) && l.includes(`verb="${verb}"`));

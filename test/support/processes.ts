@@ -19,6 +19,8 @@ export async function freePort(): Promise<number> {
 export interface ServiceProcess {
   role: string;
   url: string;
+  /** The internal listener (SVC_INTERNAL_PORT): metrics, and the gateway's internal hop. */
+  internalUrl: string;
   child: ChildProcess;
   output(): string;
   /** Send a signal and resolve with the exit code. */
@@ -26,11 +28,21 @@ export interface ServiceProcess {
 }
 
 /** Run `npm start`'s entry point as one component of the distributed mode (on `port`, to restart one in place). */
-export async function startProcess(role: string, env: Record<string, string>, options: { port?: number } = {}): Promise<ServiceProcess> {
+export async function startProcess(role: string, env: Record<string, string>, options: { port?: number; internalPort?: number } = {}): Promise<ServiceProcess> {
   const port = options.port ?? (await freePort());
+  const internalPort = options.internalPort ?? (await freePort());
   const child = spawn(process.execPath, ['--import', 'tsx', 'server.ts'], {
     cwd: ROOT,
-    env: { PATH: process.env['PATH'] ?? '', ...env, SVC_ROLE: role, SVC_PORT: String(port), SVC_HOST: '127.0.0.1', SVC_LOG_LEVEL: env['SVC_LOG_LEVEL'] ?? 'warn' },
+    env: {
+      PATH: process.env['PATH'] ?? '',
+      ...env,
+      SVC_ROLE: role,
+      SVC_PORT: String(port),
+      SVC_HOST: '127.0.0.1',
+      SVC_INTERNAL_PORT: String(internalPort),
+      SVC_INTERNAL_HOST: '127.0.0.1',
+      SVC_LOG_LEVEL: env['SVC_LOG_LEVEL'] ?? 'warn',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -40,6 +52,7 @@ export async function startProcess(role: string, env: Record<string, string>, op
   return {
     role,
     url: `http://127.0.0.1:${port}`,
+    internalUrl: `http://127.0.0.1:${internalPort}`,
     child,
     output: () => output,
     async stop(signal = 'SIGTERM') {
@@ -50,7 +63,7 @@ export async function startProcess(role: string, env: Record<string, string>, op
 }
 
 /** Poll GET /ready until it answers 200. */
-export async function waitUntilReady(service: ServiceProcess, timeoutMs = 60_000): Promise<void> {
+export async function waitUntilReady(service: ServiceProcess, timeoutMs = 150_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (service.child.exitCode !== null) throw new Error(`${service.role} exited early:\n${service.output()}`);

@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { SignJWT } from 'jose';
-import { signPrincipal, verifyPrincipal } from './internal-token.js';
+import { decodeJwt, SignJWT as Sign } from 'jose';
+import { SIGNED_PRINCIPAL_LIFETIME_SECONDS, signPrincipal, verifyPrincipal } from './internal-token.js';
 import type { Principal } from './principal.js';
+import { RevocationList } from './revocations.js';
+import { MemoryEventBus } from '../events/memory-bus.js';
+import { makeEvent } from '../events/envelope.js';
 
 const SECRET = 'a-shared-secret-of-at-least-32-characters!';
 const principal: Principal = { kind: 'partner', partnerGpid: 'CMS-12345678', tokenId: 'tok_1', scopes: ['cms.partner.read'] };
@@ -31,5 +35,45 @@ describe('the principal the gateway forwards to subgraphs', () => {
       .setExpirationTime(Math.floor(Date.now() / 1000) - 540)
       .sign(new TextEncoder().encode(SECRET));
     await expect(verifyPrincipal(old, SECRET)).rejects.toThrow(/exp/);
+  });
+
+  it('lives briefly, never beyond its credential, and carries the credential expiry', async () => {
+    const long = decodeJwt(await signPrincipal(principal, SECRET));
+    expect(long.exp! - long.iat!).toBe(SIGNED_PRINCIPAL_LIFETIME_SECONDS);
+    const expiring = { ...principal, credentialExpiresAt: Date.now() + 5_000 };
+    const short = decodeJwt(await signPrincipal(expiring, SECRET));
+    expect(short.exp).toBe(Math.floor(expiring.credentialExpiresAt / 1000));
+    expect(await verifyPrincipal(await signPrincipal(expiring, SECRET), SECRET)).toEqual(expiring);
+  });
+
+  it('is refused once its credential has expired', async () => {
+    const token = await new Sign({ knd: 'partner', pgp: 'CMS-1', scp: [], cxp: Date.now() - 1 })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setIssuer('svc-gateway')
+      .setAudience('svc-subgraph')
+      .setIssuedAt()
+      .setExpirationTime('15s')
+      .sign(new TextEncoder().encode(SECRET));
+    await expect(verifyPrincipal(token, SECRET)).rejects.toThrow(/expired/);
+  });
+
+  it('is refused once its token, session or OAuth client is revoked on the bus', async () => {
+    const bus = new MemoryEventBus();
+    const revocations = new RevocationList().follow(bus);
+    const viaClient: Principal = { kind: 'partner', partnerGpid: 'CMS-12345678', clientId: 'cli_1', scopes: [] };
+    const signedToken = await signPrincipal(principal, SECRET);
+    const signedClient = await signPrincipal(viaClient, SECRET);
+    expect(await verifyPrincipal(signedToken, SECRET, revocations)).toEqual(principal);
+
+    await bus.publish(makeEvent('partner.token.revoked', 'CMS-12345678', { token_id: 'tok_1' }));
+    await expect(verifyPrincipal(signedToken, SECRET, revocations)).rejects.toThrow(/revoked/);
+    expect(await verifyPrincipal(signedClient, SECRET, revocations)).toEqual(viaClient);
+    await bus.publish(makeEvent('partner.token.revoked', 'CMS-12345678', { token_id: 'cli_1' }));
+    await expect(verifyPrincipal(signedClient, SECRET, revocations)).rejects.toThrow(/revoked/);
+
+    const session: Principal = { kind: 'portal', partnerGpid: 'CMS-12345678', tokenId: 'ses_1', scopes: [] };
+    await bus.publish(makeEvent('partner.session.revoked', 'CMS-12345678', { session_id: 'ses_1' }));
+    await expect(verifyPrincipal(await signPrincipal(session, SECRET), SECRET, revocations)).rejects.toThrow(/revoked/);
+    revocations.close();
   });
 });

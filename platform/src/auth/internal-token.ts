@@ -1,40 +1,53 @@
 import { SignJWT, jwtVerify } from 'jose';
 import type { Principal } from './principal.js';
+import type { RevocationList } from './revocations.js';
 
-/** The header that carries the gateway-signed principal to a subgraph over HTTP. */
+/** The header that carries a signed principal over an internal hop (facade → gateway, gateway → subgraph). */
 export const INTERNAL_PRINCIPAL_HEADER = 'x-svc-principal';
 
 const ISSUER = 'svc-gateway';
 const AUDIENCE = 'svc-subgraph';
-const LIFETIME_SECONDS = 60;
+/**
+ * How long a signed principal is valid: one internal hop, plus some clock difference between
+ * processes. Never longer than the credential it was made from.
+ */
+export const SIGNED_PRINCIPAL_LIFETIME_SECONDS = 15;
 
 function keyOf(secret: string): Uint8Array {
   return new TextEncoder().encode(secret);
 }
 
 /**
- * Sign a principal for one hop from the gateway to a subgraph. Short-lived, so a captured header is
- * useless soon after; HMAC, because both ends are ours and share the secret.
+ * Sign a principal for one internal hop. It carries what the receiver needs to check it again: the
+ * token or session id, the OAuth client id and the credential's own expiry. Short-lived, so a
+ * captured header is useless soon after; HMAC, because both ends are ours and share the secret.
  */
 export async function signPrincipal(principal: Principal, secret: string): Promise<string> {
+  const nowSeconds = Math.floor(Date.now() / 1000);
+  let exp = nowSeconds + SIGNED_PRINCIPAL_LIFETIME_SECONDS;
+  if (principal.credentialExpiresAt !== undefined) exp = Math.min(exp, Math.floor(principal.credentialExpiresAt / 1000));
   return new SignJWT({
     knd: principal.kind,
     pgp: principal.partnerGpid,
     cid: principal.clientId,
     tid: principal.tokenId,
+    cxp: principal.credentialExpiresAt,
     scp: principal.scopes,
     cip: principal.clientAddress,
   })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setIssuer(ISSUER)
     .setAudience(AUDIENCE)
-    .setIssuedAt()
-    .setExpirationTime(`${LIFETIME_SECONDS}s`)
+    .setIssuedAt(nowSeconds)
+    .setExpirationTime(exp)
     .sign(keyOf(secret));
 }
 
-/** Verify a forwarded principal; throws when it is forged, expired or malformed. */
-export async function verifyPrincipal(token: string, secret: string): Promise<Principal> {
+/**
+ * Verify a signed principal; throws when it is forged, expired or malformed, when its credential
+ * has expired, or when `revocations` knows its token, session or OAuth client as revoked.
+ */
+export async function verifyPrincipal(token: string, secret: string, revocations?: Pick<RevocationList, 'revokes'>): Promise<Principal> {
   const { payload } = await jwtVerify(token, keyOf(secret), { issuer: ISSUER, audience: AUDIENCE, algorithms: ['HS256'] });
   const kind = payload['knd'];
   if (kind !== 'partner' && kind !== 'service' && kind !== 'portal' && kind !== 'anonymous') throw new Error('bad principal kind');
@@ -45,5 +58,12 @@ export async function verifyPrincipal(token: string, secret: string): Promise<Pr
   if (typeof payload['cid'] === 'string') principal.clientId = payload['cid'];
   if (typeof payload['tid'] === 'string') principal.tokenId = payload['tid'];
   if (typeof payload['cip'] === 'string') principal.clientAddress = payload['cip'];
+  const credentialExpiresAt = payload['cxp'];
+  if (credentialExpiresAt !== undefined) {
+    if (typeof credentialExpiresAt !== 'number' || !Number.isFinite(credentialExpiresAt)) throw new Error('bad credential expiry');
+    if (credentialExpiresAt <= Date.now()) throw new Error('the credential has expired');
+    principal.credentialExpiresAt = credentialExpiresAt;
+  }
+  if (revocations?.revokes(principal)) throw new Error('the credential has been revoked');
   return principal;
 }

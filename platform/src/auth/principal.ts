@@ -20,6 +20,11 @@ export interface Principal {
    * subgraph may count sign-in failures per address. Set only by the gateway; callers cannot name it.
    */
   clientAddress?: string;
+  /**
+   * When the credential itself expires (Unix epoch milliseconds); absent for credentials without an
+   * expiry. A signed principal never outlives it, and a WebSocket connection is closed at that instant.
+   */
+  credentialExpiresAt?: number;
 }
 
 export const ANONYMOUS: Principal = Object.freeze({ kind: 'anonymous', partnerGpid: null, scopes: Object.freeze([]) as readonly string[] });

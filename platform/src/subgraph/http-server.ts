@@ -1,21 +1,27 @@
 import Fastify, { LogController } from 'fastify';
 import { INTERNAL_PRINCIPAL_HEADER, verifyPrincipal } from '../auth/internal-token.js';
 import { newId } from '../ids.js';
+import type { RevocationList } from '../auth/revocations.js';
 import type { Subgraph } from './types.js';
 import type { Logger } from '../logging.js';
 import { clientErrorHandler, frameworkErrors, requestErrorHandler } from '../http/http-errors.js';
 
 /**
  * A subgraph on its own port (the distributed mode). It answers only requests that carry a
- * principal signed by the gateway: a subgraph is never exposed to callers directly.
+ * principal signed by the gateway: a subgraph is never exposed to callers directly. With
+ * `revocations`, a principal whose token, session or OAuth client was revoked is refused too.
  */
 export function subgraphHttpServer(
   subgraph: Subgraph,
   internalSecret: string,
   logger: Logger,
-  /** Readiness of what the subgraph needs besides its database (Redis for its events). */
-  otherChecks: () => Promise<Record<string, boolean>> = async () => ({}),
+  options: {
+    revocations?: RevocationList;
+    /** Readiness of what the subgraph needs besides its database (Redis for its events). */
+    otherChecks?: () => Promise<Record<string, boolean>>;
+  } = {},
 ) {
+  const { revocations, otherChecks = async () => ({}) } = options;
   // The gateway logs each request; the subgraph logs only what goes wrong.
   const app = Fastify({
     loggerInstance: logger,
@@ -41,9 +47,9 @@ export function subgraphHttpServer(
     }
     let principal;
     try {
-      principal = await verifyPrincipal(token, internalSecret);
+      principal = await verifyPrincipal(token, internalSecret, revocations);
     } catch {
-      return reply.code(401).send({ errors: [{ message: 'The forwarded principal is invalid or expired.', extensions: { code: 'UNAUTHENTICATED' } }] });
+      return reply.code(401).send({ errors: [{ message: 'The forwarded principal is invalid, expired or revoked.', extensions: { code: 'UNAUTHENTICATED' } }] });
     }
     const { query, variables, operationName } = req.body ?? {};
     if (typeof query !== 'string') {
