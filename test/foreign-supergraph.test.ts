@@ -31,7 +31,14 @@ function weatherSubgraph() {
           return;
         }
       }
-      const { query, variables } = JSON.parse(body) as { query: string; variables?: Record<string, unknown> };
+      let request: { query: string; variables?: Record<string, unknown> };
+      try {
+        request = JSON.parse(body) as typeof request;
+      } catch {
+        res.writeHead(400).end();
+        return;
+      }
+      const { query, variables } = request;
       const result = await execute({ schema, document: parse(query), variableValues: variables, contextValue: { principal } });
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(result));
     });

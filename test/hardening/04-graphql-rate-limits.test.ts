@@ -146,11 +146,23 @@ describe('createApiToken over /graphql', () => {
 });
 
 describe('identity(gpid) over /graphql', () => {
-  it('refuses 1,000 guesses in one request: each alias spends a point of the 120/min of GET /api/identity/{gpid}', async () => {
+  it('refuses 1,000 guesses: in one request by the alias bound, spread over requests by the 120/min of GET /api/identity/{gpid}', async () => {
     const partner = await newPartner('Identity Guessing Labs');
-    const aliases = Array.from({ length: 1000 }, (_, i) => `g${i}: identity(gpid: "SVC-${(0x10000000 + i).toString(16).toUpperCase()}") { gpid }`).join(' ');
-    const answer = await gql(`{ ${aliases} }`, {}, { token: partner.session });
-    expectRefused(answer, expect.any(Number) as unknown as number, /^(route|burst)$/);
+    const guesses = (from: number, count: number) =>
+      Array.from({ length: count }, (_, i) => `g${from + i}: identity(gpid: "SVC-${(0x10000000 + from + i).toString(16).toUpperCase()}") { gpid }`).join(' ');
+    // One request with 1,000 aliases never runs: the operation limits refuse it before any counter.
+    const oneRequest = await gql(`{ ${guesses(0, 1000)} }`, {}, { token: partner.session });
+    expect(oneRequest.status).toBe(400);
+    expect(oneRequest.body.errors?.[0]?.extensions?.['code']).toMatch(/^TOO_MANY_(TOKENS|ALIASES)$/);
+    // Within the alias bound, every alias spends a point: the budget runs out after a few requests.
+    let refused: Answer | undefined;
+    for (let request = 0; request < 6 && !refused; request++) {
+      const answer = await gql(`{ ${guesses(request * 30, 30)} }`, {}, { token: partner.session });
+      if (answer.status === 429) refused = answer;
+      else expect(answer.status).toBe(200);
+    }
+    expect(refused).toBeDefined();
+    expectRefused(refused!, expect.any(Number) as unknown as number, /^(route|burst)$/);
     // The guesses were counted: the REST twin is refused for this partner too.
     expect((await rest({ url: '/api/identity/SVC-0000ABCD', token: partner.session })).statusCode).toBe(429);
   });
