@@ -46,11 +46,13 @@ export function defineEvent(builder: SubgraphBuilder, log: EventLog, partnerRef:
       authScopes: { authenticated: true },
       resolve: async (_root, { id, waitMs }, ctx) => {
         const wait = Math.min(Math.max(waitMs ?? 0, 0), MAX_WAIT_MS);
+        const started = Date.now();
         const event = await log.find(ctx.em, String(id), wait);
         if (!event) return null;
         // Another partner's event is indistinguishable from a missing one, in its answer and its timing.
         if (!actsFor(ctx.principal, event.partnerGpid)) {
-          if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+          const left = wait - (Date.now() - started);
+          if (left > 0) await new Promise((resolve) => setTimeout(resolve, left));
           return null;
         }
         return event;
