@@ -142,7 +142,11 @@ describe('tenant isolation of identities, sync jobs and events', () => {
     expect(body.subject_gpid === null || body.subject_gpid === body.gpid).toBe(true);
     // The registry did link the two for review (the operator sees it), B just is not told.
     expect((await id.get(body.gpid)).json().related_gpids).toContain(gpidA);
-    expect((await id.get(body.gpid, partners.b.service)).json().related_gpids).toEqual([]);
+    const asB = await id.get(body.gpid, partners.b.service);
+    expect(asB.json().related_gpids).toEqual([]);
+    expect(asB.json().match_history.recent[0]).toMatchObject({ decision: 'NEW_PROVISIONAL', subject_gpid: null });
+    expect(asB.body).not.toContain(gpidA);
+    expect((await id.get(body.gpid)).json().match_history.recent[0]).toMatchObject({ subject_gpid: gpidA });
     const match = await id.match({ name: 'Aurelio Quintanilla-Brisbane', dob: '1958-02-11', email: 'aurelio.qb@example.net' }, partners.b.service);
     expect(match.statusCode).toBe(200);
     expect(match.json().candidates.map((c: { gpid: string }) => c.gpid)).not.toContain(gpidA);

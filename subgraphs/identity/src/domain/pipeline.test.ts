@@ -34,6 +34,25 @@ describe('identity pipeline: match finds the candidate through the registry', ()
     expect(result.candidates[0]?.confidence).toBeGreaterThanOrEqual(0.5);
   });
 
+  it('drops an invalid email or phone with a warning and resolves on the rest; strict refuses it', async () => {
+    const { pipeline, gpid } = await seeded();
+    const lenient = await pipeline.resolve({ name: 'Robert Smith', dob: '1980-03-04', email: 'rob@@nowhere', phone: '12' }, { source: 'lake' });
+    expect(lenient).toMatchObject({ gpid, decision: 'EXISTING' });
+    expect(lenient.warnings.map((w) => [w.field, w.code])).toEqual([['email', 'INVALID_FIELD_DROPPED'], ['phone', 'INVALID_FIELD_DROPPED']]);
+    const strict = pipeline.resolve({ name: 'Robert Smith', dob: '1980-03-04', email: 'rob@@nowhere' }, { source: 'lake', strict: true });
+    await expect(strict).rejects.toMatchObject({ code: 'VALIDATION_ERROR', fieldErrors: [{ field: 'email', message: 'is not an email address' }] });
+    const matched = await pipeline.match({ name: 'Robert Smith', dob: '1980-03-04', phone: 'n/a' });
+    expect(matched.candidates[0]?.gpid).toBe(gpid);
+    expect(matched.warnings).toEqual([{ field: 'phone', code: 'INVALID_FIELD_DROPPED', message: 'is not a valid phone number; the field was ignored' }]);
+  });
+
+  it('matches an internationalized address in its U-label and A-label forms alike', async () => {
+    const t = testPipeline();
+    const created = await t.pipeline.resolve({ name: 'Søren Lund', email: 'søren.40@exämple.dk' }, { source: 'pulse' });
+    const again = await t.pipeline.resolve({ name: 'Soren Lund', email: 'SØREN.40@xn--exmple-cua.dk' }, { source: 'lake' });
+    expect(again).toMatchObject({ gpid: created.gpid, decision: 'EXISTING', warnings: [] });
+  });
+
   it('lists a weak candidate as NONE: an email alone may be a shared family inbox', async () => {
     const { pipeline, gpid } = await seeded();
     const result = await pipeline.match({ email: 'robsmith@gmail.com' });

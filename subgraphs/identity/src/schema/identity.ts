@@ -139,7 +139,11 @@ export function defineIdentity(builder: SubgraphBuilder, service: IdentityServic
       confidence: t.exposeFloat('confidence'),
       status: t.field({ type: enums.Status, description: 'Status after the resolve.', resolve: (h) => h.status }),
       source: t.exposeString('source'),
-      subjectGpid: t.exposeID('subjectGpid', { nullable: true }),
+      subjectGpid: t.id({
+        nullable: true,
+        description: 'The existing GPID the demographics matched (null when the caller has no link to it).',
+        resolve: async (h, _a, ctx) => (h.subjectGpid !== null && (await loaders.visible(ctx, [h.subjectGpid])).length > 0 ? h.subjectGpid : null),
+      }),
       partnerGpid: t.exposeID('partnerGpid', { nullable: true, description: 'Who resolved (operators only).', authScopes: { scope: 'cms.admin' } }),
     }),
   });

@@ -54,17 +54,19 @@ export function defineEvent(builder: SubgraphBuilder, log: EventLog, partnerRef:
         const wait = waitMs ?? 0;
         if (wait < 0 || wait > MAX_WAIT_MS) throw validationError([{ field: 'waitMs', message: `must be from 0 to ${MAX_WAIT_MS}` }], `waitMs must be from 0 to ${MAX_WAIT_MS} milliseconds.`);
         if (wait > 0) {
-          const started = (waitsPerRequest.get(ctx) ?? 0) + 1;
-          waitsPerRequest.set(ctx, started);
-          if (started > MAX_WAITS_PER_REQUEST) {
+          const waits = (waitsPerRequest.get(ctx) ?? 0) + 1;
+          waitsPerRequest.set(ctx, waits);
+          if (waits > MAX_WAITS_PER_REQUEST) {
             throw new DomainError('TOO_MANY_WAITERS', `At most ${MAX_WAITS_PER_REQUEST} event(waitMs:) waits per request; ask for the others without waitMs or in another request.`, { details: { limit: MAX_WAITS_PER_REQUEST } });
           }
         }
+        const started = Date.now();
         const event = await log.find(ctx.em, String(id), wait);
         if (!event) return null;
         // Another partner's event is indistinguishable from a missing one, in its answer and its timing.
         if (!actsFor(ctx.principal, event.partnerGpid)) {
-          if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+          const left = wait - (Date.now() - started);
+          if (left > 0) await new Promise((resolve) => setTimeout(resolve, left));
           return null;
         }
         return event;
