@@ -26,7 +26,7 @@ async function ok(res: Promise<{ statusCode: number; body: string; json(): unkno
 }
 
 /** A partner onboarded through the public API, with an API token, an OAuth client and one resolved identity. */
-async function partnerWithObjects(t: TestSystem, tag: string) {
+async function partnerWithObjects(t: TestSystem, tag: string, person: { name: string; dob: string }) {
   const { partnerGpid, email } = await onboardPartner(t, tag);
   const session = await portalSession(t, email);
   const token = await ok(t.request({ method: 'POST', url: '/cms/tokens', token: session, body: { name: `fuzz ${tag}`, scopes: PARTNER_SCOPES } }), 'POST /cms/tokens');
@@ -45,7 +45,7 @@ async function partnerWithObjects(t: TestSystem, tag: string) {
       url: '/api/identity/resolve',
       token: String(access['access_token']),
       headers: { 'x-svc-source': 'cms' },
-      body: { name: `Ada ${tag} Lovelace`, dob: '1985-12-10', email: `ada.${tag}@example.org` },
+      body: { ...person, email: `${tag}@example.org` },
     }),
     'POST /api/identity/resolve',
   );
@@ -58,8 +58,9 @@ async function partnerWithObjects(t: TestSystem, tag: string) {
  * the dictionary of real values that valid-looking cases draw from.
  */
 export async function setUpCredentials(t: TestSystem, dictionary: Dictionary): Promise<Credentials> {
-  const a = await partnerWithObjects(t, 'fuzz-a');
-  const b = await partnerWithObjects(t, 'fuzz-b');
+  // Two people nobody could take for one: B's identity must be one that A has no link to.
+  const a = await partnerWithObjects(t, 'fuzz-a', { name: 'Ada Lovelace', dob: '1985-12-10' });
+  const b = await partnerWithObjects(t, 'fuzz-b', { name: 'Grace Hopper', dob: '1946-12-09' });
   // A token of A's that cases may revoke: the one they speak with must outlive the run.
   const spare = await ok(t.request({ method: 'POST', url: '/cms/tokens', token: a.apiToken, body: { name: 'fuzz spare', scopes: ['cms.sdk.read'] } }), 'POST /cms/tokens (spare)');
   const documents = await ok(t.request({ url: '/cms/legal/documents', token: null }), 'GET /cms/legal/documents');

@@ -13,7 +13,6 @@ import { generateCase, type Dictionary, type FuzzCase } from './cases.js';
 import { checkResponse, notServedMatcher, type Finding } from './check.js';
 import { authorizationFor, setUpCredentials, type Credentials } from './credentials.js';
 import { LoopbackClient, type FuzzRequest, type FuzzResponse } from './http.js';
-import { knownIssue } from './known-issues.js';
 import { operationsOf, type Operation } from './openapi.js';
 import { fixedProbes } from './probes.js';
 
@@ -32,7 +31,6 @@ interface Failure {
   finding: Finding;
   testCase: FuzzCase;
   variant: string;
-  known?: string;
   serverError?: string;
 }
 
@@ -40,7 +38,6 @@ interface VariantResult {
   name: string;
   passed: number;
   failures: Failure[];
-  knownCases: number;
   skipped: number;
   slow: { testCase: FuzzCase; ms: number }[];
   notes: string[];
@@ -112,7 +109,7 @@ async function runVariant(name: string, env: Record<string, string>, casesPerOpe
   const started = Date.now();
   const log = new ServerLog();
   const t = await bootSystem({ SVC_LOG_LEVEL: 'error', ...env }, { logger: pino({ level: 'error' }, log) });
-  const result: VariantResult = { name, passed: 0, failures: [], knownCases: 0, skipped: 0, slow: [], notes: [], operations: 0, ms: 0 };
+  const result: VariantResult = { name, passed: 0, failures: [], skipped: 0, slow: [], notes: [], operations: 0, ms: 0 };
   try {
     await t.system.app.listen({ host: '127.0.0.1', port: 0 });
     const address = t.system.app.server.address();
@@ -136,15 +133,11 @@ async function runVariant(name: string, env: Record<string, string>, casesPerOpe
       if (processErrors.length > 0) findings.push(...processErrors.splice(0).map((detail) => ({ kind: 'no-response' as const, detail })));
       if (response.kind === 'response' && response.ms > options.slowMs) result.slow.push({ testCase, ms: response.ms });
       if (findings.length === 0) result.passed++;
-      let allKnown = findings.length > 0;
       for (const finding of findings) {
-        const known = knownIssue(finding, testCase, response);
-        if (!known) allKnown = false;
         const requestId = response.kind === 'response' ? String(response.headers['x-request-id'] ?? '') : '';
         const serverError = log.byRequest.get(requestId);
-        result.failures.push({ finding, testCase, variant: name, ...(known ? { known } : {}), ...(serverError ? { serverError } : {}) });
+        result.failures.push({ finding, testCase, variant: name, ...(serverError ? { serverError } : {}) });
       }
-      if (allKnown) result.knownCases++;
       return response;
     };
 
@@ -165,8 +158,11 @@ async function runVariant(name: string, env: Record<string, string>, casesPerOpe
     // The cases must not have cost the run its own credentials (a revoked token turns every later case into a 401).
     for (const [who, bearer] of [['partner API token', credentials.partner], ['operator token', credentials.operator]] as const) {
       const still = await client.send({ method: 'GET', path: '/cms/tokens', headers: { authorization: `Bearer ${bearer}` } });
-      if (still.kind === 'response' && still.status === 429) result.notes.push(`the ${who} answers 429 after the cases: the bad bearers sent from this address lock out every credential behind it (issue 7 point 6)`);
-      else if (still.kind !== 'response' || still.status !== 200) result.notes.push(`the ${who} no longer works after the cases (${still.kind === 'response' ? still.status : still.error}): later cases spoke without it`);
+      if (still.kind === 'response' && still.status === 429) {
+        result.failures.push({ finding: { kind: 'isolation', detail: `the ${who} answers 429 after the cases: bad bearers from its address locked out a valid credential` }, testCase: generateCase(operations[0]!, 0, options.seed, casesPerOperation, dictionary), variant: name });
+      } else if (still.kind !== 'response' || still.status !== 200) {
+        result.notes.push(`the ${who} no longer works after the cases (${still.kind === 'response' ? still.status : still.error}): later cases spoke without it`);
+      }
     }
 
     if (withProbes) {
@@ -180,7 +176,8 @@ async function runVariant(name: string, env: Record<string, string>, casesPerOpe
         }
         const twin = probe.twinOf ? answers.get(probe.twinOf) : undefined;
         if (twin?.kind === 'response' && (twin.status !== response.status || codeOf(twin) !== codeOf(response))) {
-          result.notes.push(`${probe.twinOf}: another tenant's object answers ${twin.status} ${codeOf(twin)}, a missing one ${response.status} ${codeOf(response)} (${probe.testCase.request.method} ${probe.testCase.operation.path})`);
+          result.passed--;
+          result.failures.push({ finding: { kind: 'isolation', detail: `another tenant's object answers ${twin.status} ${codeOf(twin)}, a missing one ${response.status} ${codeOf(response)}` }, testCase: probe.testCase, variant: name });
         }
       }
     }
@@ -226,7 +223,6 @@ function reproduction(failure: Failure, count: number, options: Options): string
   for (const [name, value] of Object.entries(req.headers)) lines.push(`    ${name}: ${printable(Buffer.from(value, 'latin1'), 200)}`);
   if (req.body) lines.push(`    body: ${printable(req.body)}`);
   if (failure.serverError) lines.push(`    server: ${failure.serverError}`);
-  if (failure.known) lines.push(`    known: ${failure.known}`);
   if (!testCase.id.startsWith('probe:')) lines.push(`    again: npm run fuzz -- --seed ${options.seed} --operation ${testCase.operation.id} --limits ${failure.variant === 'limits on' ? 'on' : 'off'}`);
   return lines.join('\n');
 }
@@ -235,7 +231,7 @@ function reproduction(failure: Failure, count: number, options: Options): string
 function report(failures: readonly Failure[], options: Options): void {
   const groups = new Map<string, { first: Failure; count: number }>();
   for (const failure of failures) {
-    const key = [failure.finding.kind, failure.testCase.request.method, failure.testCase.operation.path, failure.finding.detail.replace(/"[^"]*"/g, '"…"'), failure.known ?? ''].join('|');
+    const key = [failure.finding.kind, failure.testCase.request.method, failure.testCase.operation.path, failure.finding.detail.replace(/"[^"]*"/g, '"…"')].join('|');
     const group = groups.get(key);
     if (group) group.count++;
     else groups.set(key, { first: failure, count: 1 });
@@ -261,28 +257,21 @@ async function main(): Promise<void> {
   }
 
   const failures = results.flatMap((r) => r.failures);
-  const unknown = failures.filter((f) => !f.known);
-  const known = failures.filter((f) => f.known);
   for (const r of results) {
     const slowest = [...r.slow].sort((a, b) => b.ms - a.ms).slice(0, 5);
     console.log(
-      `fuzz ${r.name}: ${r.operations} operations, ${r.passed} passed, ${r.failures.length} findings (${r.failures.filter((f) => f.known).length} known), ${r.skipped} cases not run (time limit), ${r.slow.length} slower than ${options.slowMs} ms, ${(r.ms / 1000).toFixed(1)} s`,
+      `fuzz ${r.name}: ${r.operations} operations, ${r.passed} passed, ${r.failures.length} findings, ${r.skipped} cases not run (time limit), ${r.slow.length} slower than ${options.slowMs} ms, ${(r.ms / 1000).toFixed(1)} s`,
     );
     for (const s of slowest) console.log(`  slow: ${s.ms} ms ${s.testCase.request.method} ${s.testCase.operation.path} (${s.testCase.id}; ${s.testCase.mutations.join(', ') || 'valid-looking'})`);
     for (const note of r.notes) console.log(`  note: ${note}`);
   }
-  if (known.length > 0) {
-    console.log(`\nKnown failures, fixed elsewhere (they do not fail the run):`);
-    report(known, options);
-  }
-  if (unknown.length > 0) {
+  if (failures.length > 0) {
     console.log(`\nFailures:`);
-    report(unknown, options);
+    report(failures, options);
   }
-  const failedCases = new Set(unknown.map((f) => `${f.variant}|${f.testCase.id}`)).size;
-  const knownCases = results.reduce((sum, r) => sum + r.knownCases, 0);
+  const failedCases = new Set(failures.map((f) => `${f.variant}|${f.testCase.id}`)).size;
   const passed = results.reduce((sum, r) => sum + r.passed, 0);
-  console.log(`fuzz: ${passed} passed, ${failedCases} failed${knownCases > 0 ? `, ${knownCases} skipped` : ''}`);
+  console.log(`fuzz: ${passed} passed, ${failedCases} failed`);
   process.exit(failedCases > 0 ? 1 : 0);
 }
 
