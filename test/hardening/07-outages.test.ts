@@ -115,7 +115,7 @@ describe.runIf(USE_POSTGRES)('outages in the distributed mode: a subgraph, Redis
     const urls = Object.fromEntries(started.map((s) => [`SVC_SUBGRAPH_${s.role.split(':')[1]!.toUpperCase()}_URL`, `${s.url}/graphql`]));
     gateway = await startProcess('gateway', { ...shared, ...urls });
     await waitUntilReady(gateway);
-    facade = await startProcess('facade', { ...shared, SVC_GATEWAY_URL: gateway.url });
+    facade = await startProcess('facade', { ...shared, SVC_GATEWAY_URL: gateway.internalUrl });
     await waitUntilReady(facade);
   }, 120_000);
 
@@ -282,7 +282,8 @@ describe('outages in one process: a gateway whose subgraph stops, a facade whose
     expect(readiness.json()).toEqual({ status: 'not_ready', checks: { gateway: false } });
     expect(logged('gateway')).toEqual(['down']);
 
-    await gateway.app.listen({ port: gatewayPort, host: '127.0.0.1' });
+    // The facade reaches the gateway on its internal listener.
+    await gateway.internalApp!.listen({ port: gatewayPort, host: '127.0.0.1' });
     await eventually(async () => (await facade.app.inject({ url: '/ready' })).statusCode, (s) => s === 200);
     await eventually(async () => logged('gateway'), (c) => c.length === 2);
     expect(logged('gateway')).toEqual(['down', 'up']);

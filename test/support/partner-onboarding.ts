@@ -68,7 +68,7 @@ export async function onboardPartner(t: TestSystem, tag: string): Promise<{ part
     ['ACCOUNT', { portal_password: PORTAL_PASSWORD, agreements: AGREEMENTS }],
   ] as const) {
     const saved = await saveStep(t, app, step, input);
-    expect(saved.data?.savePartnerApplicationStep.fieldErrors, step).toEqual([]);
+    expect(saved.data?.savePartnerApplicationStep.fieldErrors, `${step}: ${JSON.stringify(saved.errors)}`).toEqual([]);
   }
   expect((await submitApplication(t, app)).errors).toBeUndefined();
   const approved = await approveApplication(t, app.id);
