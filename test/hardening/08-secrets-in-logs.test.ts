@@ -1,19 +1,8 @@
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger, redactUrl } from '@svc/platform';
+import { redactUrl } from '@svc/platform';
 import { bootSystem, type TestSystem } from '../support/system.js';
+import { memoryLogger } from '../support/logs.js';
 
-/** A logger at `info` writing JSON lines to memory, as production would write them to stdout. */
-function memoryLogger() {
-  const lines: string[] = [];
-  const destination = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      lines.push(...chunk.toString().split('\n').filter(Boolean));
-      done();
-    },
-  });
-  return { lines, logger: createLogger({ logLevel: 'info', role: 'all' }, destination) };
-}
 
 describe('secrets in query strings are refused, and never reach a log line', () => {
   const { lines, logger } = memoryLogger();

@@ -1,7 +1,6 @@
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '@svc/platform';
 import { bootSystem, type TestSystem } from '../support/system.js';
+import { memoryLogger } from '../support/logs.js';
 import { freshStorage } from '../support/databases.js';
 
 /** Cursors this API never issued: a NUL byte ("AA"), empty, not base64url, huge, JSON of the wrong shape. */
@@ -86,16 +85,6 @@ describe('a bootstrap credential stored earlier stops working in production', ()
   const token = 'bootstrap-in-production-secret-0123456789';
   const fingerprintKey = 'fingerprint-key-for-this-test-0123456789abcdef';
 
-  function memoryLogger() {
-    const lines: string[] = [];
-    const destination = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        lines.push(...chunk.toString().split('\n').filter(Boolean));
-        done();
-      },
-    });
-    return { lines, logger: createLogger({ logLevel: 'info', role: 'all' }, destination) };
-  }
 
   it('works in a sandbox, keeps working in production when allowed, and is revoked with a log line in production otherwise', async () => {
     const storage = await freshStorage();
