@@ -1,11 +1,15 @@
 import { assembleSubgraph, type SubgraphDefinition } from '@svc/platform';
-import { migrations } from './migrations/m001-outbox.js';
+import { migrations } from './migrations/index.js';
+import { definitions } from './domain/definitions.js';
 import { buildFhirSchema } from './schema/index.js';
 
-/** The FHIR R4 store: search, read, create, update, bundles, $export. */
+/** The FHIR R4 store: one generic engine for every R4 resource type, driven by the official definitions. */
 export const fhirSubgraph: SubgraphDefinition = {
   name: 'fhir',
   defaultPort: 4103,
-  create: (runtime) =>
-    assembleSubgraph(runtime, { name: 'fhir', entities: [], migrations, buildSchema: buildFhirSchema }),
+  create: (runtime) => {
+    // Index the definitions at start, not on the first request.
+    definitions();
+    return assembleSubgraph(runtime, { name: 'fhir', entities: [], migrations, buildSchema: buildFhirSchema });
+  },
 };

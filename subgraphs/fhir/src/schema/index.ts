@@ -1,10 +1,12 @@
 import type { GraphQLSchema } from 'graphql';
 import { createSubgraphBuilder, type SubgraphServices } from '@svc/platform';
 import { capabilityStatement } from '../domain/capability-statement.js';
+import { defineFhirInteractions } from './fhir-interactions.js';
 
 /** The FHIR subgraph's federated schema. */
 export function buildFhirSchema(services: SubgraphServices): GraphQLSchema {
   const builder = createSubgraphBuilder();
+  builder.mutationType({});
   builder.queryFields((t) => ({
     fhirCapabilityStatement: t.field({
       type: 'JSONObject',
@@ -12,5 +14,6 @@ export function buildFhirSchema(services: SubgraphServices): GraphQLSchema {
       resolve: () => capabilityStatement(services.runtime.config.publicUrl),
     }),
   }));
+  defineFhirInteractions(builder, services);
   return builder.toSubGraphSchema({ linkUrl: 'https://specs.apollo.dev/federation/v2.6' });
 }

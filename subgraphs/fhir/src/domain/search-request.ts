@@ -1,0 +1,227 @@
+import { DomainError } from '@svc/platform';
+import { searchParametersOf } from './definitions.js';
+import { dateRange, type DateRange } from './fhir-dates.js';
+import { BUILT_IN_PARAMS, INDEXED_TYPES, indexedParams, type IndexTable } from './search-index.js';
+
+export const PREFIXES = ['eq', 'ne', 'gt', 'lt', 'ge', 'le', 'sa', 'eb', 'ap'] as const;
+export type Prefix = (typeof PREFIXES)[number];
+
+/** One value of a criterion, already parsed for its parameter type. */
+export type SearchValue =
+  | { kind: 'string'; text: string }
+  | { kind: 'token'; system: string | null | undefined; code: string | undefined }
+  | { kind: 'date'; prefix: Prefix; range: DateRange }
+  | { kind: 'number'; prefix: Prefix; value: number; precision: number }
+  | { kind: 'quantity'; prefix: Prefix; value: number; precision: number; system: string | undefined; code: string | undefined }
+  | { kind: 'reference'; type: string | undefined; id: string; raw: string }
+  | { kind: 'uri'; value: string }
+  | { kind: 'missing'; missing: boolean };
+
+/** One `param[:modifier]=v1,v2` of the query: its values are alternatives (OR); criteria AND. */
+export interface Criterion {
+  param: string;
+  table: IndexTable | '_id' | '_lastUpdated';
+  modifier: string | undefined;
+  values: SearchValue[];
+}
+
+export interface SortKey {
+  param: string;
+  table: IndexTable | '_id' | '_lastUpdated';
+  descending: boolean;
+}
+
+export interface SearchRequest {
+  resourceType: string;
+  criteria: Criterion[];
+  sort: SortKey[];
+  count: number;
+  offset: number;
+  total: 'none' | 'estimate' | 'accurate';
+  summaryCount: boolean;
+  elements: string[] | undefined;
+  /** The query the self link repeats: the recognised parameters, in order. */
+  canonical: [string, string][];
+  /** Parameters that were not understood and ignored (lenient handling). */
+  ignored: string[];
+}
+
+export const DEFAULT_COUNT = 20;
+export const MAX_COUNT = 1000;
+
+/** Modifiers understood per parameter type. */
+const MODIFIERS: Record<string, readonly string[]> = {
+  string: ['exact', 'contains', 'missing'],
+  token: ['not', 'text', 'missing'],
+  date: ['missing'],
+  number: ['missing'],
+  quantity: ['missing'],
+  reference: ['missing'],
+  uri: ['below', 'missing'],
+  _id: ['not'],
+  _lastUpdated: [],
+};
+
+function bad(param: string, message: string): DomainError {
+  return new DomainError('BAD_REQUEST', `Search parameter ${param}: ${message}`, { fieldErrors: [{ field: param, message }] });
+}
+
+/** Split on commas not escaped with a backslash, unescaping `\,`, `\|`, `\$`, `\\`. */
+function splitValues(raw: string): string[] {
+  const out: string[] = [];
+  let current = '';
+  for (let i = 0; i < raw.length; i++) {
+    const ch = raw[i]!;
+    if (ch === '\\' && i + 1 < raw.length) {
+      current += raw[++i];
+    } else if (ch === ',') {
+      out.push(current);
+      current = '';
+    } else current += ch;
+  }
+  out.push(current);
+  return out;
+}
+
+function prefixed(raw: string): { prefix: Prefix; rest: string } {
+  const p = raw.slice(0, 2) as Prefix;
+  return (PREFIXES as readonly string[]).includes(p) && /^[a-z]{2}[\d-]/.test(raw) ? { prefix: p, rest: raw.slice(2) } : { prefix: 'eq', rest: raw };
+}
+
+function decimals(text: string): number {
+  const m = /\.(\d+)$/.exec(text.split(/e/i)[0] ?? text);
+  return m?.[1]?.length ?? 0;
+}
+
+function splitToken(raw: string): { system: string | null | undefined; code: string | undefined } {
+  const bar = raw.indexOf('|');
+  if (bar === -1) return { system: undefined, code: raw };
+  const system = raw.slice(0, bar);
+  const code = raw.slice(bar + 1);
+  return { system: system === '' ? null : system, code: code === '' ? undefined : code };
+}
+
+function parseValue(param: string, table: Criterion['table'], modifier: string | undefined, raw: string): SearchValue {
+  if (modifier === 'missing') {
+    if (raw !== 'true' && raw !== 'false') throw bad(param, ':missing takes true or false');
+    return { kind: 'missing', missing: raw === 'true' };
+  }
+  switch (table) {
+    case '_id':
+      return { kind: 'token', system: undefined, code: raw };
+    case 'string':
+      return { kind: 'string', text: raw };
+    case 'token':
+      return modifier === 'text' ? { kind: 'string', text: raw } : { kind: 'token', ...splitToken(raw) };
+    case 'date':
+    case '_lastUpdated': {
+      const { prefix, rest } = prefixed(raw);
+      const range = dateRange(rest);
+      if (!range) throw bad(param, `${JSON.stringify(raw)} is not a FHIR date (YYYY, YYYY-MM, YYYY-MM-DD or a dateTime), optionally after a prefix ${PREFIXES.join(' ')}`);
+      return { kind: 'date', prefix, range };
+    }
+    case 'number': {
+      const { prefix, rest } = prefixed(raw);
+      const value = Number(rest);
+      if (rest === '' || !Number.isFinite(value)) throw bad(param, `${JSON.stringify(raw)} is not a number`);
+      return { kind: 'number', prefix, value, precision: decimals(rest) };
+    }
+    case 'quantity': {
+      const [num = '', system, code] = raw.split('|');
+      const { prefix, rest } = prefixed(num);
+      const value = Number(rest);
+      if (rest === '' || !Number.isFinite(value)) throw bad(param, `${JSON.stringify(raw)} is not a quantity ([prefix]number[|system|code])`);
+      return { kind: 'quantity', prefix, value, precision: decimals(rest), system: system || undefined, code: code || undefined };
+    }
+    case 'reference': {
+      const m = /^(?:.*\/)?(?:([A-Z][A-Za-z]+)\/)?([A-Za-z0-9\-.]{1,64})$/.exec(raw);
+      if (!m) throw bad(param, `${JSON.stringify(raw)} is not a reference ([Type/]id or a URL)`);
+      const type = modifier && /^[A-Z]/.test(modifier) ? modifier : m[1];
+      return { kind: 'reference', type, id: m[2]!, raw };
+    }
+    case 'uri':
+      return { kind: 'uri', value: raw };
+  }
+}
+
+function single(query: Record<string, string[]>, name: string): string | undefined {
+  const v = query[name];
+  if (!v || v.length === 0) return undefined;
+  if (v.length > 1) throw bad(name, 'must be given once');
+  return v[0];
+}
+
+function tableOf(resourceType: string, code: string): Criterion['table'] | undefined {
+  if (code === '_id') return '_id';
+  if (code === '_lastUpdated') return '_lastUpdated';
+  if (BUILT_IN_PARAMS.has(code)) return undefined;
+  const sp = searchParametersOf(resourceType)[code];
+  if (!sp || !INDEXED_TYPES[sp.type] || !indexedParams(resourceType).some((p) => p.code === code)) return undefined;
+  return INDEXED_TYPES[sp.type];
+}
+
+const RESULT_PARAMS = new Set(['_count', '_offset', '_sort', '_total', '_summary', '_elements', '_format', '_pretty']);
+
+/**
+ * Parse a FHIR search query (`name[:modifier]=value[,value]`, repeated names AND, commas OR) into
+ * criteria for the search tables. `strict` (Prefer: handling=strict) refuses unknown parameters
+ * with 400; otherwise they are ignored and left out of the self link.
+ */
+export function parseSearchRequest(resourceType: string, query: Record<string, string[]>, strict: boolean): SearchRequest {
+  const criteria: Criterion[] = [];
+  const canonical: [string, string][] = [];
+  const ignored: string[] = [];
+  for (const [key, values] of Object.entries(query)) {
+    if (RESULT_PARAMS.has(key)) continue;
+    const [code = '', modifier] = key.split(':', 2);
+    const table = tableOf(resourceType, code);
+    const known = table !== undefined && (modifier === undefined || MODIFIERS[table]?.includes(modifier) || (table === 'reference' && /^[A-Z][A-Za-z]+$/.test(modifier)));
+    if (!known) {
+      if (strict) throw bad(key, table === undefined ? `${resourceType} has no search parameter ${code} this server supports` : `modifier :${modifier} is not supported`);
+      ignored.push(key);
+      continue;
+    }
+    for (const value of values) {
+      if (value === '') continue;
+      criteria.push({ param: code, table, modifier, values: splitValues(value).map((v) => parseValue(key, table, modifier, v)) });
+      canonical.push([key, value]);
+    }
+  }
+
+  const sort: SortKey[] = [];
+  const sortParam = single(query, '_sort');
+  if (sortParam) {
+    for (const raw of sortParam.split(',')) {
+      const descending = raw.startsWith('-');
+      const param = descending ? raw.slice(1) : raw;
+      const table = tableOf(resourceType, param);
+      if (!table) throw bad('_sort', `${resourceType} cannot be sorted by ${param}`);
+      sort.push({ param, table, descending });
+    }
+    canonical.push(['_sort', sortParam]);
+  }
+
+  const countText = single(query, '_count');
+  const count = countText === undefined ? DEFAULT_COUNT : Number(countText);
+  if (!Number.isInteger(count) || count < 0 || count > MAX_COUNT) throw bad('_count', `must be an integer from 0 to ${MAX_COUNT}`);
+  const offsetText = single(query, '_offset');
+  const offset = offsetText === undefined ? 0 : Number(offsetText);
+  if (!Number.isInteger(offset) || offset < 0) throw bad('_offset', 'must be a non-negative integer');
+
+  const totalText = single(query, '_total') ?? 'accurate';
+  if (!['none', 'estimate', 'accurate'].includes(totalText)) throw bad('_total', 'must be none, estimate or accurate');
+  if (totalText !== 'accurate') canonical.push(['_total', totalText]);
+
+  const summary = single(query, '_summary');
+  if (summary !== undefined && summary !== 'count' && summary !== 'false') {
+    if (strict) throw bad('_summary', 'only _summary=count and _summary=false are supported');
+    ignored.push('_summary');
+  }
+  if (summary === 'count') canonical.push(['_summary', 'count']);
+
+  const elementsText = single(query, '_elements');
+  const elements = elementsText ? elementsText.split(',').map((e) => e.trim()).filter(Boolean) : undefined;
+  if (elementsText) canonical.push(['_elements', elementsText]);
+
+  return { resourceType, criteria, sort, count, offset, total: totalText as SearchRequest['total'], summaryCount: summary === 'count', elements, canonical, ignored };
+}
