@@ -10,6 +10,11 @@ function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
+/** `column LIKE pattern` with backslash escapes on both dialects (SQLite has no default escape). */
+function like(q: QB, column: string, pattern: string): void {
+  q.whereRaw(`${column} like ? escape '\\'`, [pattern]);
+}
+
 /** Date comparison of a target range [lowCol, highCol] against a search range, per prefix. */
 function dateCondition(q: QB, lowCol: string, highCol: string, prefix: Prefix, low: string, high: string): void {
   switch (prefix) {
@@ -83,10 +88,10 @@ function numberCondition(q: QB, col: string, prefix: Prefix, value: number, prec
 function valueCondition(q: QB, c: Criterion, v: SearchValue): void {
   switch (v.kind) {
     case 'string':
-      if (c.table === 'token') q.where('s.text', 'like', `%${escapeLike(normalizeString(v.text))}%`);
+      if (c.table === 'token') like(q, 's.text', `%${escapeLike(normalizeString(v.text))}%`);
       else if (c.modifier === 'exact') q.where('s.exact', v.text);
-      else if (c.modifier === 'contains') q.where('s.value', 'like', `%${escapeLike(normalizeString(v.text))}%`);
-      else q.where('s.value', 'like', `${escapeLike(normalizeString(v.text))}%`);
+      else if (c.modifier === 'contains') like(q, 's.value', `%${escapeLike(normalizeString(v.text))}%`);
+      else like(q, 's.value', `${escapeLike(normalizeString(v.text))}%`);
       return;
     case 'token':
       if (v.code !== undefined) q.where('s.code', v.code);
@@ -115,7 +120,7 @@ function valueCondition(q: QB, c: Criterion, v: SearchValue): void {
       }
       return;
     case 'uri':
-      if (c.modifier === 'below') q.where('s.value', 'like', `${escapeLike(v.value)}%`);
+      if (c.modifier === 'below') like(q, 's.value', `${escapeLike(v.value)}%`);
       else q.where('s.value', v.value);
       return;
     case 'missing':
