@@ -149,6 +149,43 @@ function bodyResource(input: RouteInput): Record<string, unknown> {
   return body as Record<string, unknown>;
 }
 
+/**
+ * SMART App Launch 2.x discovery (/.well-known/smart-configuration) built from the authorization
+ * server's own metadata, so the endpoints, grant types and client authentication methods are the
+ * ones that really run: SMART Backend Services (client_credentials with private_key_jwt) and
+ * confidential symmetric clients; SMART v1 and v2 scope syntax.
+ */
+const SMART_CONFIGURATION: GatewayOperation = {
+  document:
+    '{ oauthServerMetadata { issuer tokenEndpoint jwksUri registrationEndpoint grantTypesSupported tokenEndpointAuthMethodsSupported tokenEndpointAuthSigningAlgValuesSupported scopesSupported } }',
+  result: (data) => smartConfiguration(data),
+  respond: (data) => ({ body: smartConfiguration(data), headers: { 'cache-control': 'public, max-age=3600' }, contentType: 'application/json' }),
+};
+
+function smartConfiguration(data: Record<string, unknown>): Record<string, unknown> {
+  const m = data['oauthServerMetadata'] as Record<string, unknown> & { scopesSupported: string[]; tokenEndpointAuthMethodsSupported: string[] };
+  const methods = m.tokenEndpointAuthMethodsSupported;
+  const capabilities = [
+    ...(methods.includes('private_key_jwt') ? ['client-confidential-asymmetric'] : []),
+    ...(methods.some((x) => x.startsWith('client_secret')) ? ['client-confidential-symmetric'] : []),
+    'permission-v1',
+    'permission-v2',
+  ];
+  return {
+    issuer: m['issuer'],
+    jwks_uri: m['jwksUri'],
+    token_endpoint: m['tokenEndpoint'],
+    registration_endpoint: m['registrationEndpoint'],
+    grant_types_supported: m['grantTypesSupported'],
+    token_endpoint_auth_methods_supported: methods,
+    token_endpoint_auth_signing_alg_values_supported: m['tokenEndpointAuthSigningAlgValuesSupported'],
+    scopes_supported: m.scopesSupported,
+    response_types_supported: [],
+    capabilities,
+    code_challenge_methods_supported: [],
+  };
+}
+
 const fhir = (spec: Omit<RouteSpec, 'product' | 'format'>): RouteSpec => ({ product: 'fhir', format: 'fhir', ...spec });
 
 /** The spec's "FHIR R4" table under the base /fhir/R4, plus the REST interactions it implies. */
@@ -163,7 +200,8 @@ export const fhirRoutes: RouteSpec[] = [
     successStatus: 200,
     operation: { document: 'query Metadata { fhirCapabilityStatement }', result: (data) => data['fhirCapabilityStatement'] },
   }),
-  { id: 'fhir.smart-configuration', method: 'GET', path: '/fhir/R4/.well-known/smart-configuration', product: 'fhir', summary: 'SMART on FHIR OAuth discovery', auth: 'none', scopes: [], successStatus: 200, format: 'fhir' },
+  { id: 'fhir.smart-configuration', method: 'GET', path: '/fhir/R4/.well-known/smart-configuration', product: 'fhir', summary: 'SMART on FHIR OAuth discovery', auth: 'none', scopes: [], successStatus: 200, operation: SMART_CONFIGURATION },
+  { id: 'fhir.smart-configuration-origin', method: 'GET', path: '/.well-known/smart-configuration', product: 'fhir', summary: 'SMART on FHIR OAuth discovery (at the origin)', auth: 'none', scopes: [], successStatus: 200, operation: SMART_CONFIGURATION },
   fhir({ id: 'fhir.export', method: 'GET', path: '/fhir/R4/$export', summary: 'Bulk data export, an asynchronous job (system/*.read scope)', auth: 'bearer', scopes: ['system/*.read', 'system/Patient.read'], successStatus: 202 }),
   fhir({ id: 'fhir.search', method: 'GET', path: '/fhir/R4/{resourceType}', summary: 'Search with FHIR search parameters (cms.fhir.r4.read or a SMART .s/.read scope for the type)', auth: 'bearer', scopes: PER_INTERACTION, successStatus: 200, operation: SEARCH }),
   fhir({ id: 'fhir.search-post', method: 'POST', path: '/fhir/R4/{resourceType}/_search', summary: 'Search with parameters in a form-encoded body', auth: 'bearer', scopes: PER_INTERACTION, successStatus: 200, requestContentType: 'application/x-www-form-urlencoded', operation: SEARCH_POST }),
