@@ -140,6 +140,13 @@ const DELETE = gatewayOperation(
   (input) => ({ resourceType: input.params['resourceType'], id: input.params['id'], source: source(input) }),
 );
 
+const BUNDLE = gatewayOperation(
+  `mutation FhirBundle($bundle: JSONObject!, $returnResources: Boolean, $source: String) {
+  fhirBundle(bundle: $bundle, returnResources: $returnResources, source: $source) { ${RESPONSE_FIELDS} } }`,
+  'fhirBundle',
+  (input) => ({ bundle: bodyResource(input), returnResources: prefer(input, 'return') !== 'minimal', source: source(input) }),
+);
+
 /** A JSON object body, or a 400 OperationOutcome naming the problem. */
 function bodyResource(input: RouteInput): Record<string, unknown> {
   const body = input.body;
@@ -212,5 +219,5 @@ export const fhirRoutes: RouteSpec[] = [
   fhir({ id: 'fhir.create', method: 'POST', path: '/fhir/R4/{resourceType}', summary: 'Create a resource (write scope required; If-None-Exist for a conditional create)', auth: 'bearer', scopes: PER_INTERACTION, successStatus: 201, operation: CREATE }),
   fhir({ id: 'fhir.update', method: 'PUT', path: '/fhir/R4/{resourceType}/{id}', summary: 'Update an existing resource (If-Match for optimistic locking)', auth: 'bearer', scopes: PER_INTERACTION, successStatus: 200, operation: UPDATE }),
   fhir({ id: 'fhir.delete', method: 'DELETE', path: '/fhir/R4/{resourceType}/{id}', summary: 'Delete a resource (soft: reads answer 410 afterwards)', auth: 'bearer', scopes: PER_INTERACTION, successStatus: 204, operation: DELETE }),
-  fhir({ id: 'fhir.bundle', method: 'POST', path: '/fhir/R4', summary: 'Submit a transaction or batch Bundle', auth: 'bearer', scopes: ['cms.fhir.bundle.push', 'system/*.write'], successStatus: 200 }),
+  fhir({ id: 'fhir.bundle', method: 'POST', path: '/fhir/R4', summary: 'Submit a transaction or batch Bundle (at most 1000 entries; each entry also needs its own interaction scope)', auth: 'bearer', scopes: ['cms.fhir.bundle.push', 'system/*.write'], successStatus: 200, operation: BUNDLE }),
 ];

@@ -127,26 +127,39 @@ export async function vread(call: FhirCall, resourceType: string, id: string, ve
 export interface CreateOptions {
   /** If-None-Exist: a search query; create only when nothing matches. */
   ifNoneExist?: string | null;
+  /** A server-assigned id chosen beforehand (a transaction Bundle rewrites references to it). */
+  id?: string;
+}
+
+/** Run `work` in the caller's transaction when there is one (a transaction Bundle), else in a new one. */
+export async function inTransaction<T>(em: EntityManager, work: (em: EntityManager) => Promise<T>): Promise<T> {
+  return em.isInTransaction() ? work(em) : em.transactional(work);
+}
+
+/** The one resource a conditional query matches in the caller's view: null for none, 412 for several. */
+export async function matchOne(call: FhirCall, resourceType: string, query: string, what: string): Promise<StoredResource | null> {
+  assertMayPerform(call.principal, 'search', resourceType);
+  const params = queryFromString(query);
+  if (Object.keys(params).length === 0) throw new DomainError('BAD_REQUEST', `${what} must carry search parameters.`);
+  const request = parseSearchRequest(resourceType, params, true);
+  const found = await runSearch(call.em, { ...request, count: 2, offset: 0, total: 'none', sort: [] }, visiblePartner(call.principal));
+  if (found.rows.length > 1) throw new DomainError('PRECONDITION_FAILED', `${what} matches more than one ${resourceType}.`);
+  return found.rows[0] ?? null;
 }
 
 export async function create(call: FhirCall, resourceType: string, body: unknown, options: CreateOptions = {}): Promise<FhirOutcome> {
   prepare(call, 'create', resourceType);
   const input = assertResourceShape(body, resourceType);
   if (options.ifNoneExist) {
-    assertMayPerform(call.principal, 'search', resourceType);
-    const query = queryFromString(options.ifNoneExist);
-    if (Object.keys(query).length === 0) throw new DomainError('BAD_REQUEST', 'If-None-Exist must carry search parameters.');
-    const request = parseSearchRequest(resourceType, query, true);
-    const found = await runSearch(call.em, { ...request, count: 2, offset: 0, total: 'none', sort: [] }, visiblePartner(call.principal));
-    if (found.rows.length > 1) throw new DomainError('PRECONDITION_FAILED', `If-None-Exist matches more than one ${resourceType}.`);
-    if (found.rows[0]) return outcomeOf(call, found.rows[0], 200);
+    const match = await matchOne(call, resourceType, options.ifNoneExist, 'If-None-Exist');
+    if (match) return outcomeOf(call, match, 200);
   }
   const now = new Date().toISOString();
-  const resource = stamp(input, randomUUID(), 1, now);
+  const resource = stamp(input, options.id ?? randomUUID(), 1, now);
   validateFhirResource(resource);
   const stored: StoredResource = { resourceType, id: resource.id!, versionId: 1, partnerGpid: call.principal.partnerGpid, lastUpdated: now, deleted: false, content: JSON.stringify(resource) };
   const index = extractSearchIndex(resource);
-  await call.em.transactional(async (em) => {
+  await inTransaction(call.em, async (em) => {
     await resourceStore.insert(em, stored);
     await resourceStore.reindex(em, resourceType, stored.id, index);
     writeEvent(call, em, 'created', stored);
@@ -180,7 +193,7 @@ export async function update(call: FhirCall, resourceType: string, id: string, b
   validateFhirResource(resource);
   const stored: StoredResource = { ...current, versionId, lastUpdated: now, deleted: false, content: JSON.stringify(resource) };
   const index = extractSearchIndex(resource);
-  await call.em.transactional(async (em) => {
+  await inTransaction(call.em, async (em) => {
     if (!(await resourceStore.replace(em, stored, current.versionId))) {
       throw new DomainError('CONFLICT', `${resourceType}/${id} was changed by another request; read it again and retry.`);
     }
@@ -197,7 +210,7 @@ export async function remove(call: FhirCall, resourceType: string, id: string): 
   if (current.deleted) return { status: 204, resource: null, etag: etagOf(current.versionId), location: null, lastModified: null };
   const now = new Date().toISOString();
   const stored: StoredResource = { ...current, versionId: current.versionId + 1, lastUpdated: now, deleted: true };
-  await call.em.transactional(async (em) => {
+  await inTransaction(call.em, async (em) => {
     if (!(await resourceStore.replace(em, stored, current.versionId))) {
       throw new DomainError('CONFLICT', `${resourceType}/${id} was changed by another request; retry.`);
     }

@@ -1,4 +1,5 @@
 import { DomainError, isSourceOrigin, type SubgraphBuilder, type SubgraphContext, type SubgraphServices } from '@svc/platform';
+import { processBundle } from '../domain/bundle.js';
 import { create, history, queryFromString, read, remove, search, update, vread, type FhirCall, type FhirOutcome } from '../domain/interactions.js';
 
 /** The FHIR REST interactions as gateway operations; the REST facade's /fhir/R4 routes call these. */
@@ -80,6 +81,18 @@ export function defineFhirInteractions(builder: SubgraphBuilder, services: Subgr
       authScopes: { authenticated: true },
       args: { resourceType: t.arg.string({ required: true }), id: t.arg.id({ required: true }), resource: t.arg({ type: 'JSONObject', required: true }), ifMatch: t.arg.string(), source: t.arg.string() },
       resolve: (_r, a, ctx) => run(update(call(ctx, a.source), a.resourceType, String(a.id), a.resource, a.ifMatch ?? null)),
+    }),
+    fhirBundle: t.field({
+      type: FhirResponse,
+      description:
+        'POST [base]: a transaction Bundle (all or nothing, one database transaction; the first failing entry answers an OperationOutcome naming it) or a batch Bundle (entries independent), answered with a transaction-response or batch-response Bundle.',
+      authScopes: { authenticated: true },
+      args: {
+        bundle: t.arg({ type: 'JSONObject', required: true }),
+        returnResources: t.arg.boolean({ defaultValue: true, description: 'false for Prefer: return=minimal' }),
+        source: t.arg.string(),
+      },
+      resolve: (_r, a, ctx) => run(processBundle(call(ctx, a.source), a.bundle, { returnResources: a.returnResources ?? true })),
     }),
     fhirDelete: t.field({
       type: FhirResponse,
