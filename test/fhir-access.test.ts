@@ -89,6 +89,8 @@ describe('FHIR R4 tenancy, scopes, discovery and events', () => {
     expect(patientEntry.interaction.map((i) => i.code)).toEqual(expect.arrayContaining(['read', 'vread', 'create', 'update', 'delete', 'search-type', 'history-instance', 'history-type']));
     expect(patientEntry.searchParam).toEqual(expect.arrayContaining([{ name: 'gender', type: 'token', definition: expect.any(String) }, expect.objectContaining({ name: 'birthdate', type: 'date' }), expect.objectContaining({ name: '_id' })]));
     expect(resources.find((r) => r.type === 'Observation')!.searchParam.map((p) => p.name)).toEqual(expect.arrayContaining(['code', 'subject', 'value-quantity', 'date']));
+    expect(patientEntry).toMatchObject({ searchInclude: expect.arrayContaining(['Patient:organization']), searchRevInclude: expect.arrayContaining(['Observation:subject']) });
+    expect(cs.rest[0].interaction).toEqual(expect.arrayContaining([{ code: 'transaction' }, { code: 'batch' }]));
   });
 
   it('publishes SMART configuration at the FHIR base and at the origin, from the authorization server', async () => {

@@ -9,6 +9,23 @@ export const TYPE_INTERACTIONS = ['read', 'vread', 'update', 'delete', 'history-
 
 const cache = new Map<string, Record<string, unknown>>();
 
+let reverse: Map<string, string[]> | undefined;
+
+/** `Source:param` of every indexed reference parameter that may point at `type` (for searchRevInclude). */
+function revIncludes(type: string): string[] {
+  if (!reverse) {
+    reverse = new Map();
+    for (const source of definitions().resourceTypes) {
+      const params = searchParametersOf(source);
+      for (const p of indexedParams(source)) {
+        if (p.type !== 'reference') continue;
+        for (const target of params[p.code]?.target ?? []) reverse.set(target, [...(reverse.get(target) ?? []), `${source}:${p.code}`]);
+      }
+    }
+  }
+  return reverse.get(type) ?? [];
+}
+
 /**
  * The CapabilityStatement served at /metadata, generated from what runs: every R4 resource type of
  * the loaded definitions, the interactions of the engine, and each type's indexed search
@@ -45,6 +62,7 @@ export function capabilityStatement(publicUrl: string): Record<string, unknown> 
         },
         resource: definitions().resourceTypes.map((type) => {
           const params = searchParametersOf(type);
+          const references = indexedParams(type).filter((p) => p.type === 'reference').map((p) => p.code);
           return {
             type,
             profile: `http://hl7.org/fhir/StructureDefinition/${type}`,
@@ -56,6 +74,8 @@ export function capabilityStatement(publicUrl: string): Record<string, unknown> 
             conditionalRead: 'not-supported',
             conditionalUpdate: false,
             conditionalDelete: 'not-supported',
+            searchInclude: references.map((code) => `${type}:${code}`),
+            searchRevInclude: revIncludes(type),
             searchParam: [
               { name: '_id', type: 'token', definition: 'http://hl7.org/fhir/SearchParameter/Resource-id' },
               { name: '_lastUpdated', type: 'date', definition: 'http://hl7.org/fhir/SearchParameter/Resource-lastUpdated' },
@@ -63,7 +83,7 @@ export function capabilityStatement(publicUrl: string): Record<string, unknown> 
             ],
           };
         }),
-        interaction: [],
+        interaction: [{ code: 'transaction' }, { code: 'batch' }],
         operation: [],
       },
     ],

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/core';
 import { DomainError, makeEvent, recordEvent, type Principal, type SourceOrigin } from '@svc/platform';
 import { resourceStore, type StoredResource } from '../entities/resource-store.js';
-import { runSearch } from '../entities/search-query.js';
+import { runIncludes, runSearch } from '../entities/search-query.js';
+import { summaryOf } from './summary.js';
 import { assertMayPerform, maySee, visiblePartner, type FhirInteraction } from './access.js';
 import { extractSearchIndex } from './search-index.js';
 import { parseSearchRequest, type SearchRequest } from './search-request.js';
@@ -247,6 +248,7 @@ export async function search(call: FhirCall, resourceType: string, query: Record
   prepare(call, 'search', resourceType);
   const request: SearchRequest = parseSearchRequest(resourceType, query, strict);
   const { rows, total, hasMore } = await runSearch(call.em, request, visiblePartner(call.principal));
+  const included = await runIncludes(call.em, request, rows, visiblePartner(call.principal));
   const base = `${call.fhirBase}/${resourceType}`;
   const page = (offset: number): [string, string][] => [...request.canonical, ['_count', String(request.count)], ['_offset', String(offset)]];
   const link = [{ relation: 'self', url: linkUrl(base, page(request.offset)) }];
@@ -260,9 +262,10 @@ export async function search(call: FhirCall, resourceType: string, query: Record
     type: 'searchset',
     ...(total === undefined ? {} : { total }),
     link,
-    entry: rows.map((r) => {
+    entry: [...rows.map((r) => ({ r, mode: 'match' })), ...included.map((r) => ({ r, mode: 'include' }))].map(({ r, mode }) => {
       const resource = JSON.parse(r.content!) as FhirResource;
-      return { fullUrl: `${base}/${r.id}`, resource: request.elements ? subset(resource, request.elements) : resource, search: { mode: 'match' } };
+      const shown = request.elements ? subset(resource, request.elements) : request.summaryTrue ? summaryOf(resource) : resource;
+      return { fullUrl: `${call.fhirBase}/${r.resourceType}/${r.id}`, resource: shown, search: { mode } };
     }),
   };
   await readEvent(call, resourceType, 'search', 200);

@@ -176,9 +176,13 @@ export function extractSearchIndex(resource: FhirResource): SearchIndexRows {
           }
           break;
         }
-        case 'reference':
+        case 'reference': {
           addReference(rows.reference, p.code, v);
+          // Reference.identifier, for the :identifier modifier, as a token under `param:identifier`.
+          const identifier = (v.value as Record<string, unknown>)['identifier'];
+          if (typeof v.value === 'object' && identifier && typeof identifier === 'object') addTokens(rows.token, `${p.code}:identifier`, { type: 'Identifier', value: identifier });
           break;
+        }
         case 'uri':
           if (typeof v.value === 'string') rows.uri.push({ param: p.code, value: v.value.slice(0, 512) });
           break;

@@ -1,5 +1,5 @@
 import { DomainError } from '@svc/platform';
-import { searchParametersOf } from './definitions.js';
+import { isFhirResourceType, searchParametersOf } from './definitions.js';
 import { dateRange, type DateRange } from './fhir-dates.js';
 import { BUILT_IN_PARAMS, INDEXED_TYPES, indexedParams, type IndexTable } from './search-index.js';
 
@@ -23,6 +23,21 @@ export interface Criterion {
   table: IndexTable | '_id' | '_lastUpdated';
   modifier: string | undefined;
   values: SearchValue[];
+  /**
+   * Chaining (`subject:Patient.name=x`): a reference of `param` points at a resource of one of the
+   * target types that matches that target's criterion. `values` is then empty.
+   */
+  chain?: { type: string; criterion: Criterion }[];
+  /** Reverse chaining (`_has:Observation:patient:code=x`): a `sourceType` whose `param` refers here matches `criterion`. */
+  has?: { sourceType: string; criterion: Criterion };
+}
+
+/** `_include` / `_revinclude`: `sourceType:param[:targetType]`, `:iterate` to follow included resources too. */
+export interface IncludeSpec {
+  sourceType: string;
+  param: string;
+  targetType: string | undefined;
+  iterate: boolean;
 }
 
 export interface SortKey {
@@ -39,7 +54,11 @@ export interface SearchRequest {
   offset: number;
   total: 'none' | 'estimate' | 'accurate';
   summaryCount: boolean;
+  /** _summary=true: only the elements the definitions mark as summary. */
+  summaryTrue: boolean;
   elements: string[] | undefined;
+  include: IncludeSpec[];
+  revinclude: IncludeSpec[];
   /** The query the self link repeats: the recognised parameters, in order. */
   canonical: [string, string][];
   /** Parameters that were not understood and ignored (lenient handling). */
@@ -56,7 +75,7 @@ const MODIFIERS: Record<string, readonly string[]> = {
   date: ['missing'],
   number: ['missing'],
   quantity: ['missing'],
-  reference: ['missing'],
+  reference: ['missing', 'identifier'],
   uri: ['below', 'missing'],
   _id: ['not'],
   _lastUpdated: [],
@@ -160,7 +179,82 @@ function tableOf(resourceType: string, code: string): Criterion['table'] | undef
   return INDEXED_TYPES[sp.type];
 }
 
-const RESULT_PARAMS = new Set(['_count', '_offset', '_sort', '_total', '_summary', '_elements', '_format', '_pretty']);
+const RESULT_PARAMS = new Set(['_count', '_offset', '_sort', '_total', '_summary', '_elements', '_format', '_pretty', '_include', '_revinclude', '_include:iterate', '_revinclude:iterate']);
+
+/** How deep chains and _has may nest (`a.b.c` is two levels). */
+export const MAX_CHAIN_DEPTH = 2;
+
+/** The resource types a reference parameter may point to (its SearchParameter.target). */
+function referenceTargets(resourceType: string, code: string): string[] {
+  const sp = searchParametersOf(resourceType)[code];
+  return sp?.type === 'reference' ? (sp.target ?? []) : [];
+}
+
+/**
+ * One `key=value` of the query as a criterion on `resourceType`; null when the key is not a
+ * parameter this server supports (the caller ignores it or, strict, refuses it).
+ */
+function parseCriterion(resourceType: string, key: string, value: string, depth: number): Criterion | null {
+  if (key.startsWith('_has:')) {
+    // _has:Source:param:rest — `rest` is a criterion on Source (itself possibly chained or _has).
+    const [, sourceType = '', refParam = '', ...restParts] = key.split(':');
+    const rest = restParts.join(':');
+    if (depth >= MAX_CHAIN_DEPTH || !rest || !isFhirResourceType(sourceType) || !referenceTargets(sourceType, refParam).includes(resourceType)) return null;
+    const criterion = parseCriterion(sourceType, rest, value, depth + 1);
+    return criterion ? { param: refParam, table: 'reference', modifier: undefined, values: [], has: { sourceType, criterion } } : null;
+  }
+  const dot = key.indexOf('.');
+  if (dot > 0) {
+    const [code = '', typeModifier] = key.slice(0, dot).split(':', 2);
+    const rest = key.slice(dot + 1);
+    const targets = referenceTargets(resourceType, code);
+    if (depth >= MAX_CHAIN_DEPTH || targets.length === 0 || (typeModifier !== undefined && !targets.includes(typeModifier))) return null;
+    const chain: { type: string; criterion: Criterion }[] = [];
+    for (const type of typeModifier ? [typeModifier] : targets) {
+      if (!isFhirResourceType(type)) continue;
+      const criterion = parseCriterion(type, rest, value, depth + 1);
+      if (criterion) chain.push({ type, criterion });
+    }
+    return chain.length > 0 ? { param: code, table: 'reference', modifier: typeModifier, values: [], chain } : null;
+  }
+  const [code = '', modifier] = key.split(':', 2);
+  const table = tableOf(resourceType, code);
+  const known = table !== undefined && (modifier === undefined || MODIFIERS[table]?.includes(modifier) || (table === 'reference' && /^[A-Z][A-Za-z]+$/.test(modifier)));
+  if (!known) return null;
+  if (table === 'reference' && modifier === 'identifier') {
+    // Reference.identifier is indexed as a token under `param:identifier`.
+    return { param: `${code}:identifier`, table: 'token', modifier: undefined, values: splitValues(value).map((v) => parseValue(key, 'token', undefined, v)) };
+  }
+  return { param: code, table, modifier, values: splitValues(value).map((v) => parseValue(key, table, modifier, v)) };
+}
+
+/** Why a key was not understood, for strict handling. */
+function unknownReason(resourceType: string, key: string): string {
+  if (key.startsWith('_has:')) return `${key} is not a supported reverse chain (_has:Type:reference-param:param, at most ${MAX_CHAIN_DEPTH} levels)`;
+  if (key.includes('.')) return `${key} is not a supported chain (reference-param[:Type].param, at most ${MAX_CHAIN_DEPTH} levels)`;
+  const [code = '', modifier] = key.split(':', 2);
+  return tableOf(resourceType, code) === undefined ? `${resourceType} has no search parameter ${code} this server supports` : `modifier :${modifier} is not supported`;
+}
+
+function parseIncludes(resourceType: string, query: Record<string, string[]>, name: '_include' | '_revinclude', strict: boolean, canonical: [string, string][], ignored: string[]): IncludeSpec[] {
+  const specs: IncludeSpec[] = [];
+  for (const key of [name, `${name}:iterate`]) {
+    for (const raw of query[key] ?? []) {
+      const [sourceType = '', param = '', targetType] = raw.split(':');
+      const targets = isFhirResourceType(sourceType) ? referenceTargets(sourceType, param) : [];
+      // _include names the matched type as source; _revinclude names the type that refers to the matches.
+      const fits = targets.length > 0 && (targetType === undefined || targets.includes(targetType)) && (name === '_revinclude' || key.endsWith(':iterate') || sourceType === resourceType);
+      if (!fits) {
+        if (strict) throw bad(key, `${JSON.stringify(raw)} is not SourceType:reference-param[:TargetType]${name === '_include' ? ` with SourceType ${resourceType}` : ''}`);
+        ignored.push(key);
+        continue;
+      }
+      specs.push({ sourceType, param, targetType, iterate: key.endsWith(':iterate') });
+      canonical.push([key, raw]);
+    }
+  }
+  return specs;
+}
 
 /**
  * Parse a FHIR search query (`name[:modifier]=value[,value]`, repeated names AND, commas OR) into
@@ -173,17 +267,15 @@ export function parseSearchRequest(resourceType: string, query: Record<string, s
   const ignored: string[] = [];
   for (const [key, values] of Object.entries(query)) {
     if (RESULT_PARAMS.has(key)) continue;
-    const [code = '', modifier] = key.split(':', 2);
-    const table = tableOf(resourceType, code);
-    const known = table !== undefined && (modifier === undefined || MODIFIERS[table]?.includes(modifier) || (table === 'reference' && /^[A-Z][A-Za-z]+$/.test(modifier)));
-    if (!known) {
-      if (strict) throw bad(key, table === undefined ? `${resourceType} has no search parameter ${code} this server supports` : `modifier :${modifier} is not supported`);
-      ignored.push(key);
-      continue;
-    }
     for (const value of values) {
       if (value === '') continue;
-      criteria.push({ param: code, table, modifier, values: splitValues(value).map((v) => parseValue(key, table, modifier, v)) });
+      const criterion = parseCriterion(resourceType, key, value, 0);
+      if (!criterion) {
+        if (strict) throw bad(key, unknownReason(resourceType, key));
+        if (!ignored.includes(key)) ignored.push(key);
+        continue;
+      }
+      criteria.push(criterion);
       canonical.push([key, value]);
     }
   }
@@ -213,15 +305,32 @@ export function parseSearchRequest(resourceType: string, query: Record<string, s
   if (totalText !== 'accurate') canonical.push(['_total', totalText]);
 
   const summary = single(query, '_summary');
-  if (summary !== undefined && summary !== 'count' && summary !== 'false') {
-    if (strict) throw bad('_summary', 'only _summary=count and _summary=false are supported');
+  if (summary !== undefined && summary !== 'count' && summary !== 'true' && summary !== 'false') {
+    if (strict) throw bad('_summary', 'only _summary=count, true and false are supported');
     ignored.push('_summary');
   }
-  if (summary === 'count') canonical.push(['_summary', 'count']);
+  if (summary === 'count' || summary === 'true') canonical.push(['_summary', summary]);
 
   const elementsText = single(query, '_elements');
   const elements = elementsText ? elementsText.split(',').map((e) => e.trim()).filter(Boolean) : undefined;
   if (elementsText) canonical.push(['_elements', elementsText]);
 
-  return { resourceType, criteria, sort, count, offset, total: totalText as SearchRequest['total'], summaryCount: summary === 'count', elements, canonical, ignored };
+  const include = parseIncludes(resourceType, query, '_include', strict, canonical, ignored);
+  const revinclude = parseIncludes(resourceType, query, '_revinclude', strict, canonical, ignored);
+
+  return {
+    resourceType,
+    criteria,
+    sort,
+    count,
+    offset,
+    total: totalText as SearchRequest['total'],
+    summaryCount: summary === 'count',
+    summaryTrue: summary === 'true',
+    elements,
+    include,
+    revinclude,
+    canonical,
+    ignored,
+  };
 }

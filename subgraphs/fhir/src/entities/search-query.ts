@@ -84,81 +84,138 @@ function numberCondition(q: QB, col: string, prefix: Prefix, value: number, prec
   }
 }
 
-/** The condition one value puts on a row of the criterion's index table (alias `s`). */
-function valueCondition(q: QB, c: Criterion, v: SearchValue): void {
+/** The condition one value puts on a row of the criterion's index table (alias `a`). */
+function valueCondition(q: QB, c: Criterion, v: SearchValue, a: string): void {
   switch (v.kind) {
     case 'string':
-      if (c.table === 'token') like(q, 's.text', `%${escapeLike(normalizeString(v.text))}%`);
-      else if (c.modifier === 'exact') q.where('s.exact', v.text);
-      else if (c.modifier === 'contains') like(q, 's.value', `%${escapeLike(normalizeString(v.text))}%`);
-      else like(q, 's.value', `${escapeLike(normalizeString(v.text))}%`);
+      if (c.table === 'token') like(q, `${a}.text`, `%${escapeLike(normalizeString(v.text))}%`);
+      else if (c.modifier === 'exact') q.where(`${a}.exact`, v.text);
+      else if (c.modifier === 'contains') like(q, `${a}.value`, `%${escapeLike(normalizeString(v.text))}%`);
+      else like(q, `${a}.value`, `${escapeLike(normalizeString(v.text))}%`);
       return;
     case 'token':
-      if (v.code !== undefined) q.where('s.code', v.code);
-      if (v.system === null) q.whereNull('s.system');
-      else if (v.system !== undefined) q.where('s.system', v.system);
+      if (v.code !== undefined) q.where(`${a}.code`, v.code);
+      if (v.system === null) q.whereNull(`${a}.system`);
+      else if (v.system !== undefined) q.where(`${a}.system`, v.system);
       return;
     case 'date':
-      dateCondition(q, 's.low', 's.high', v.prefix, v.range.low, v.range.high);
+      dateCondition(q, `${a}.low`, `${a}.high`, v.prefix, v.range.low, v.range.high);
       return;
     case 'number':
-      numberCondition(q, 's.value', v.prefix, v.value, v.precision);
+      numberCondition(q, `${a}.value`, v.prefix, v.value, v.precision);
       return;
     case 'quantity':
-      numberCondition(q, 's.value', v.prefix, v.value, v.precision);
-      if (v.system) q.where('s.system', v.system);
+      numberCondition(q, `${a}.value`, v.prefix, v.value, v.precision);
+      if (v.system) q.where(`${a}.system`, v.system);
       if (v.code) {
         const code = v.code;
-        q.where((w) => w.where('s.code', code).orWhere('s.unit', code));
+        q.where((w) => w.where(`${a}.code`, code).orWhere(`${a}.unit`, code));
       }
       return;
     case 'reference':
-      if (/^https?:\/\//.test(v.raw)) q.where((w) => w.where('s.reference', v.raw).orWhere((x) => x.where('s.target_id', v.id).modify((y) => (v.type ? y.where('s.target_type', v.type) : y))));
+      if (/^https?:\/\//.test(v.raw)) q.where((w) => w.where(`${a}.reference`, v.raw).orWhere((x) => x.where(`${a}.target_id`, v.id).modify((y) => (v.type ? y.where(`${a}.target_type`, v.type) : y))));
       else {
-        q.where('s.target_id', v.id);
-        if (v.type) q.where('s.target_type', v.type);
+        q.where(`${a}.target_id`, v.id);
+        if (v.type) q.where(`${a}.target_type`, v.type);
       }
       return;
     case 'uri':
-      if (c.modifier === 'below') like(q, 's.value', `${escapeLike(v.value)}%`);
-      else q.where('s.value', v.value);
+      if (c.modifier === 'below') like(q, `${a}.value`, `${escapeLike(v.value)}%`);
+      else q.where(`${a}.value`, v.value);
       return;
     case 'missing':
       return;
   }
 }
 
-/** AND one criterion onto the resources query (alias `r`). */
-function applyCriterion(knex: Knex, q: QB, c: Criterion): void {
+/** What every criterion needs besides itself: the query builder and whose resources are visible. */
+interface Scope {
+  knex: Knex;
+  visiblePartner: string | null | undefined;
+}
+
+/** Current, undeleted, visible resources under alias `r` (the target of a chain, the source of a _has). */
+function liveResource(scope: Scope, q: QB, r: string): void {
+  q.where(`${r}.deleted`, 0);
+  if (scope.visiblePartner !== undefined) q.where(`${r}.partner_gpid`, scope.visiblePartner);
+}
+
+/**
+ * AND one criterion onto a resources query whose alias is `r`; `depth` makes the aliases of nested
+ * subqueries (chains, _has) unique.
+ */
+function applyCriterion(scope: Scope, q: QB, c: Criterion, r = 'r', depth = 0): void {
+  const { knex } = scope;
+  const a = `s${depth}`;
   if (c.table === '_id') {
     const ids = c.values.flatMap((v) => (v.kind === 'token' && v.code ? [v.code] : []));
-    if (c.modifier === 'not') q.whereNotIn('r.id', ids);
-    else q.whereIn('r.id', ids);
+    if (c.modifier === 'not') q.whereNotIn(`${r}.id`, ids);
+    else q.whereIn(`${r}.id`, ids);
     return;
   }
   if (c.table === '_lastUpdated') {
     q.where((w) => {
-      for (const v of c.values) if (v.kind === 'date') w.orWhere((x) => dateCondition(x, 'r.last_updated', 'r.last_updated', v.prefix, v.range.low, v.range.high));
+      for (const v of c.values) if (v.kind === 'date') w.orWhere((x) => dateCondition(x, `${r}.last_updated`, `${r}.last_updated`, v.prefix, v.range.low, v.range.high));
     });
     return;
   }
-  const table = INDEX_TABLES[c.table];
-  const sub = (values: SearchValue[]) =>
-    knex(`${table} as s`)
-      .select(knex.raw('1'))
-      .whereRaw('s.resource_type = r.resource_type and s.resource_id = r.id')
-      .where('s.param', c.param)
-      .where((w) => {
-        for (const v of values) w.orWhere((x) => valueCondition(x, c, v));
-      });
-  const first = c.values[0];
-  if (first?.kind === 'missing') {
-    if (first.missing) q.whereNotExists(knex(`${table} as s`).select(knex.raw('1')).whereRaw('s.resource_type = r.resource_type and s.resource_id = r.id').where('s.param', c.param));
-    else q.whereExists(knex(`${table} as s`).select(knex.raw('1')).whereRaw('s.resource_type = r.resource_type and s.resource_id = r.id').where('s.param', c.param));
+  const r2 = `r${depth + 1}`;
+  if (c.chain) {
+    // A reference of c.param points at a live, visible resource that matches the chained criterion.
+    const chain = c.chain;
+    q.whereExists(
+      knex(`${INDEX_TABLES.reference} as ${a}`)
+        .select(knex.raw('1'))
+        .whereRaw(`${a}.resource_type = ${r}.resource_type and ${a}.resource_id = ${r}.id`)
+        .where(`${a}.param`, c.param)
+        .where((w) => {
+          for (const target of chain) {
+            w.orWhere((x) =>
+              x.where(`${a}.target_type`, target.type).whereExists(
+                knex(`${RESOURCES} as ${r2}`)
+                  .select(knex.raw('1'))
+                  .whereRaw(`${r2}.resource_type = ${a}.target_type and ${r2}.id = ${a}.target_id`)
+                  .modify((y) => liveResource(scope, y, r2))
+                  .modify((y) => applyCriterion(scope, y, target.criterion, r2, depth + 2)),
+              ),
+            );
+          }
+        }),
+    );
     return;
   }
-  if (c.modifier === 'not') q.whereNotExists(sub(c.values));
-  else q.whereExists(sub(c.values));
+  if (c.has) {
+    // Some live, visible has.sourceType whose c.param refers to this resource matches the criterion.
+    const has = c.has;
+    q.whereExists(
+      knex(`${INDEX_TABLES.reference} as ${a}`)
+        .select(knex.raw('1'))
+        .where(`${a}.resource_type`, has.sourceType)
+        .where(`${a}.param`, c.param)
+        .whereRaw(`${a}.target_id = ${r}.id and ${a}.target_type = ${r}.resource_type`)
+        .whereExists(
+          knex(`${RESOURCES} as ${r2}`)
+            .select(knex.raw('1'))
+            .whereRaw(`${r2}.resource_type = ${a}.resource_type and ${r2}.id = ${a}.resource_id`)
+            .modify((y) => liveResource(scope, y, r2))
+            .modify((y) => applyCriterion(scope, y, has.criterion, r2, depth + 2)),
+        ),
+    );
+    return;
+  }
+  const table = INDEX_TABLES[c.table];
+  const rows = () => knex(`${table} as ${a}`).select(knex.raw('1')).whereRaw(`${a}.resource_type = ${r}.resource_type and ${a}.resource_id = ${r}.id`).where(`${a}.param`, c.param);
+  const first = c.values[0];
+  if (first?.kind === 'missing') {
+    if (first.missing) q.whereNotExists(rows());
+    else q.whereExists(rows());
+    return;
+  }
+  const matching = rows().where((w) => {
+    for (const v of c.values) w.orWhere((x) => valueCondition(x, c, v, a));
+  });
+  if (c.modifier === 'not') q.whereNotExists(matching);
+  else q.whereExists(matching);
 }
 
 /** The sort expression of one key: the smallest (or, descending, largest) indexed value. */
@@ -174,10 +231,11 @@ function sortExpression(knex: Knex, key: SortKey): Knex.Raw {
 /** Run a parsed search: one page of current, undeleted, visible resources, and the total when asked. */
 export async function runSearch(em: EntityManager, request: SearchRequest, visiblePartner: string | null | undefined): Promise<{ rows: StoredResource[]; total: number | undefined; hasMore: boolean }> {
   const knex = knexOf(em);
+  const scope: Scope = { knex, visiblePartner };
   const base = () => {
-    const q = knex(`${RESOURCES} as r`).where('r.resource_type', request.resourceType).where('r.deleted', 0);
-    if (visiblePartner !== undefined) q.where('r.partner_gpid', visiblePartner);
-    for (const c of request.criteria) applyCriterion(knex, q, c);
+    const q = knex(`${RESOURCES} as r`).where('r.resource_type', request.resourceType);
+    liveResource(scope, q, 'r');
+    for (const c of request.criteria) applyCriterion(scope, q, c);
     return q;
   };
   let total: number | undefined;
@@ -192,4 +250,78 @@ export async function runSearch(em: EntityManager, request: SearchRequest, visib
   q.orderBy('r.last_updated', 'asc').orderBy('r.id', 'asc');
   const rows = (await q.offset(request.offset).limit(request.count + 1)) as Parameters<typeof toStored>[0][];
   return { rows: rows.slice(0, request.count).map(toStored), total, hasMore: rows.length > request.count };
+}
+
+/** At most this many resources are added by _include/_revinclude to one page. */
+export const MAX_INCLUDED = 1000;
+/** _include:iterate / _revinclude:iterate follow included resources at most this many more rounds. */
+export const MAX_ITERATE_ROUNDS = 3;
+
+const CHUNK = 500;
+
+function chunks<T>(list: readonly T[]): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < list.length; i += CHUNK) out.push(list.slice(i, i + CHUNK));
+  return out;
+}
+
+const keyOf = (r: { resourceType: string; id: string }) => `${r.resourceType}/${r.id}`;
+
+/**
+ * The resources `_include` and `_revinclude` add to a page: only current, undeleted resources the
+ * caller may see (the same tenancy as the search itself). Round 0 follows every spec from the
+ * matches; later rounds follow only `:iterate` specs from what the previous round added, at most
+ * MAX_ITERATE_ROUNDS rounds and MAX_INCLUDED resources.
+ */
+export async function runIncludes(em: EntityManager, request: SearchRequest, matches: readonly StoredResource[], visiblePartner: string | null | undefined): Promise<StoredResource[]> {
+  if (request.include.length === 0 && request.revinclude.length === 0) return [];
+  const knex = knexOf(em);
+  const seen = new Set(matches.map(keyOf));
+  const included: StoredResource[] = [];
+  let frontier: readonly StoredResource[] = matches;
+  for (let round = 0; round <= MAX_ITERATE_ROUNDS && frontier.length > 0 && included.length < MAX_INCLUDED; round++) {
+    const wanted = new Map<string, Set<string>>();
+    const want = (type: string | null, id: string | null) => {
+      if (!type || !id || seen.has(`${type}/${id}`)) return;
+      let set = wanted.get(type);
+      if (!set) wanted.set(type, (set = new Set()));
+      set.add(id);
+    };
+    for (const spec of request.include) {
+      if (round > 0 && !spec.iterate) continue;
+      const sources = frontier.filter((r) => r.resourceType === spec.sourceType).map((r) => r.id);
+      for (const ids of chunks(sources)) {
+        const q = knex(`${INDEX_TABLES.reference}`).select('target_type', 'target_id').where({ resource_type: spec.sourceType, param: spec.param }).whereIn('resource_id', ids);
+        if (spec.targetType) q.where('target_type', spec.targetType);
+        for (const row of (await q) as { target_type: string | null; target_id: string | null }[]) want(row.target_type, row.target_id);
+      }
+    }
+    for (const spec of request.revinclude) {
+      if (round > 0 && !spec.iterate) continue;
+      const byType = new Map<string, string[]>();
+      for (const r of frontier) if (!spec.targetType || spec.targetType === r.resourceType) byType.set(r.resourceType, [...(byType.get(r.resourceType) ?? []), r.id]);
+      for (const [type, all] of byType) {
+        for (const ids of chunks(all)) {
+          const rows = (await knex(`${INDEX_TABLES.reference}`).select('resource_id').where({ resource_type: spec.sourceType, param: spec.param, target_type: type }).whereIn('target_id', ids)) as { resource_id: string }[];
+          for (const row of rows) want(spec.sourceType, row.resource_id);
+        }
+      }
+    }
+    const added: StoredResource[] = [];
+    for (const [type, idSet] of wanted) {
+      for (const ids of chunks([...idSet])) {
+        const q = knex(RESOURCES).where('resource_type', type).where('deleted', 0).whereIn('id', ids);
+        if (visiblePartner !== undefined) q.where('partner_gpid', visiblePartner);
+        for (const row of (await q) as Parameters<typeof toStored>[0][]) {
+          const stored = toStored(row);
+          if (seen.has(keyOf(stored)) || included.length + added.length >= MAX_INCLUDED) continue;
+          seen.add(keyOf(stored));
+          added.push(stored);
+        }
+      }
+    }
+    included.push(...added);
+    frontier = added;
+  }
+  return included;
 }
