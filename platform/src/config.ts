@@ -48,6 +48,8 @@ export interface Config {
   outboxPollMs: number;
   /** How long a graceful shutdown may wait for in-flight work. */
   shutdownGraceMs: number;
+  /** FHIR Bulk Data $export: resources read (and written as one chunk) per page, and a pause between pages. */
+  fhirExport: { pageSize: number; pagePauseMs: number };
 }
 
 export class ConfigError extends Error {
@@ -191,6 +193,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     fingerprintKey: { version: fingerprintVersion, secret: fingerprintSecret },
     outboxPollMs: int('SVC_OUTBOX_POLL_MS', 1000, 10, 60_000),
     shutdownGraceMs: int('SVC_SHUTDOWN_GRACE_MS', 10_000, 0, 120_000),
+    fhirExport: { pageSize: int('SVC_FHIR_EXPORT_PAGE_SIZE', 500, 1, 10_000), pagePauseMs: int('SVC_FHIR_EXPORT_PAGE_PAUSE_MS', 0, 0, 60_000) },
   };
   if (role === 'gateway' && !config.supergraphPath) {
     for (const name of SUBGRAPH_NAMES) {

@@ -98,3 +98,17 @@ export function enumeratedValueSet(url: string): ReadonlyMap<string, ReadonlySet
   expansions.set(key, result);
   return result ?? undefined;
 }
+
+let compartment: ReadonlyMap<string, readonly string[]> | undefined;
+
+/**
+ * The Patient compartment of R4 (CompartmentDefinition/patient): for each resource type in it, the
+ * search parameters that tie a resource to its patient (Observation: subject, performer). Patient
+ * itself is in its own compartment.
+ */
+export function patientCompartment(): ReadonlyMap<string, readonly string[]> {
+  if (compartment) return compartment;
+  const definition = readJson('fhir/r4/compartmentdefinition-patient.json') as { resource?: { code: string; param?: string[] }[] };
+  compartment = new Map((definition.resource ?? []).filter((r) => r.param?.length || r.code === 'Patient').map((r) => [r.code, r.param ?? []]));
+  return compartment;
+}
