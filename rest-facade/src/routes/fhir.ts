@@ -141,6 +141,39 @@ const DELETE = gatewayOperation(
   (input) => ({ resourceType: input.params['resourceType'], id: input.params['id'], source: source(input) }),
 );
 
+const PATCH_DOC = `mutation FhirPatch($resourceType: String!, $id: ID, $query: String, $patch: [JSONObject!]!, $ifMatch: String, $source: String) {
+  fhirPatch(resourceType: $resourceType, id: $id, query: $query, patch: $patch, ifMatch: $ifMatch, source: $source) { ${RESPONSE_FIELDS} } }`;
+const patchVariables = (input: RouteInput) => ({
+  resourceType: input.params['resourceType'],
+  id: input.params['id'] ?? null,
+  query: input.params['id'] ? null : queryString(input.query),
+  patch: patchBody(input),
+  ifMatch: header(input, 'if-match'),
+  source: source(input),
+});
+const PATCH = gatewayOperation(PATCH_DOC, 'fhirPatch', patchVariables, { honourReturn: true });
+const CONDITIONAL_UPDATE = gatewayOperation(
+  `mutation FhirConditionalUpdate($resourceType: String!, $query: String!, $resource: JSONObject!, $ifMatch: String, $source: String) {
+  fhirConditionalUpdate(resourceType: $resourceType, query: $query, resource: $resource, ifMatch: $ifMatch, source: $source) { ${RESPONSE_FIELDS} } }`,
+  'fhirConditionalUpdate',
+  (input) => ({ resourceType: input.params['resourceType'], query: queryString(input.query), resource: bodyResource(input), ifMatch: header(input, 'if-match'), source: source(input) }),
+  { honourReturn: true },
+);
+const CONDITIONAL_DELETE = gatewayOperation(
+  `mutation FhirConditionalDelete($resourceType: String!, $query: String!, $source: String) { fhirConditionalDelete(resourceType: $resourceType, query: $query, source: $source) { ${RESPONSE_FIELDS} } }`,
+  'fhirConditionalDelete',
+  (input) => ({ resourceType: input.params['resourceType'], query: queryString(input.query), source: source(input) }),
+);
+
+/** A JSON Patch body: an array of operation objects (checked in full by the subgraph). */
+function patchBody(input: RouteInput): Record<string, unknown>[] {
+  const body = input.body;
+  if (!Array.isArray(body) || body.some((op) => typeof op !== 'object' || op === null || Array.isArray(op))) {
+    throw new DomainError('BAD_REQUEST', 'The body must be a JSON Patch: an array of operations (application/json-patch+json).', { fieldErrors: [{ field: 'patch', message: 'an array of operation objects is required' }] });
+  }
+  return body as Record<string, unknown>[];
+}
+
 const BUNDLE = gatewayOperation(
   `mutation FhirBundle($bundle: JSONObject!, $returnResources: Boolean, $source: String) {
   fhirBundle(bundle: $bundle, returnResources: $returnResources, source: $source) { ${RESPONSE_FIELDS} } }`,
@@ -219,6 +252,10 @@ export const fhirRoutes: RouteSpec[] = [
   fhir({ id: 'fhir.history-type', method: 'GET', path: '/fhir/R4/{resourceType}/_history', summary: 'Every version of every visible resource of a type, newest first', auth: 'bearer', scopes: PER_INTERACTION, successStatus: 200, operation: gatewayOperation(HISTORY_DOC, 'fhirHistory', historyVariables) }),
   fhir({ id: 'fhir.create', method: 'POST', path: '/fhir/R4/{resourceType}', summary: 'Create a resource (write scope required; If-None-Exist for a conditional create)', auth: 'bearer', scopes: PER_INTERACTION, successStatus: 201, operation: CREATE }),
   fhir({ id: 'fhir.update', method: 'PUT', path: '/fhir/R4/{resourceType}/{id}', summary: 'Update an existing resource (If-Match for optimistic locking)', auth: 'bearer', scopes: PER_INTERACTION, successStatus: 200, operation: UPDATE }),
+  fhir({ id: 'fhir.patch', method: 'PATCH', path: '/fhir/R4/{resourceType}/{id}', summary: 'Patch a resource with a JSON Patch (application/json-patch+json; If-Match honoured)', auth: 'bearer', scopes: PER_INTERACTION, successStatus: 200, requestContentType: 'application/json-patch+json', operation: PATCH }),
+  fhir({ id: 'fhir.patch-conditional', method: 'PATCH', path: '/fhir/R4/{resourceType}', summary: 'Conditional patch: the one resource the query matches (404 none, 412 several)', auth: 'bearer', scopes: PER_INTERACTION, successStatus: 200, requestContentType: 'application/json-patch+json', operation: PATCH }),
+  fhir({ id: 'fhir.update-conditional', method: 'PUT', path: '/fhir/R4/{resourceType}', summary: 'Conditional update: create when the query matches nothing, update the one match, 412 for several', auth: 'bearer', scopes: PER_INTERACTION, successStatus: 200, operation: CONDITIONAL_UPDATE }),
+  fhir({ id: 'fhir.delete-conditional', method: 'DELETE', path: '/fhir/R4/{resourceType}', summary: 'Conditional delete of the one resource the query matches (412 for several)', auth: 'bearer', scopes: PER_INTERACTION, successStatus: 204, operation: CONDITIONAL_DELETE }),
   fhir({ id: 'fhir.delete', method: 'DELETE', path: '/fhir/R4/{resourceType}/{id}', summary: 'Delete a resource (soft: reads answer 410 afterwards)', auth: 'bearer', scopes: PER_INTERACTION, successStatus: 204, operation: DELETE }),
   fhir({ id: 'fhir.bundle', method: 'POST', path: '/fhir/R4', summary: 'Submit a transaction or batch Bundle (at most 1000 entries; each entry also needs its own interaction scope)', auth: 'bearer', scopes: ['cms.fhir.bundle.push', 'system/*.write'], successStatus: 200, operation: BUNDLE }),
 ];

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DomainError, hasAnyScope, operationOutcomeFor, type FieldError, type Principal } from '@svc/platform';
 import { create, history, inTransaction, matchOne, queryFromString, read, remove, search, update, vread, type FhirCall, type FhirOutcome } from './interactions.js';
 import { isFhirResourceType } from './definitions.js';
+import { conditionalDelete, conditionalPatch, conditionalUpdate, patch } from './conditional-and-patch.js';
 import type { FhirResource } from './validation.js';
 
 /** At most this many entries in one transaction or batch Bundle (the facade also caps the body at 5 MiB). */
@@ -10,10 +11,10 @@ export const MAX_BUNDLE_ENTRIES = 1000;
 /** The spec's bundle ingest scopes; each entry also needs its own interaction's scope. */
 export const BUNDLE_SCOPES = ['cms.fhir.bundle.push', 'system/*.write'] as const;
 
-type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** The spec's processing order inside a transaction (http://hl7.org/fhir/R4/http.html#trules). */
-const ORDER: Record<Method, number> = { DELETE: 0, POST: 1, PUT: 2, GET: 3 };
+const ORDER: Record<Method, number> = { DELETE: 0, POST: 1, PUT: 2, PATCH: 2, GET: 3 };
 
 const REASON: Record<number, string> = {
   200: 'OK',
@@ -84,15 +85,14 @@ function parseBundle(body: unknown, fhirBase: string): { type: 'transaction' | '
     const request = entry['request'] as Record<string, unknown> | undefined;
     if (typeof request !== 'object' || request === null) throw bad(`${at}.request`, 'is required in a transaction or batch');
     const method = request['method'];
-    if (method === 'PATCH') throw new DomainError('NOT_IMPLEMENTED', `${at}.request.method: PATCH is not supported yet.`, { fieldErrors: [{ field: `${at}.request.method`, message: 'PATCH is not supported yet' }] });
-    if (method !== 'GET' && method !== 'POST' && method !== 'PUT' && method !== 'DELETE') throw bad(`${at}.request.method`, 'must be GET, POST, PUT or DELETE');
+    if (method !== 'GET' && method !== 'POST' && method !== 'PUT' && method !== 'PATCH' && method !== 'DELETE') throw bad(`${at}.request.method`, 'must be GET, POST, PUT, PATCH or DELETE');
     const rawUrl = request['url'];
     if (typeof rawUrl !== 'string' || rawUrl === '') throw bad(`${at}.request.url`, 'is required');
     let url: string = rawUrl;
     if (url.startsWith(`${fhirBase}/`)) url = url.slice(fhirBase.length + 1);
     url = url.replace(/^\/+/, '');
     const resource = entry['resource'];
-    if ((method === 'POST' || method === 'PUT') && (typeof resource !== 'object' || resource === null || Array.isArray(resource))) throw bad(`${at}.resource`, `is required for ${method}`);
+    if ((method === 'POST' || method === 'PUT' || method === 'PATCH') && (typeof resource !== 'object' || resource === null || Array.isArray(resource))) throw bad(`${at}.resource`, `is required for ${method}`);
     const fullUrl = typeof entry['fullUrl'] === 'string' ? entry['fullUrl'] : undefined;
     const str = (k: string) => (typeof request[k] === 'string' && request[k] !== '' ? (request[k] as string) : undefined);
     return { index, method, url, fullUrl, resource: resource as FhirResource | undefined, ifNoneExist: str('ifNoneExist'), ifMatch: str('ifMatch') };
@@ -139,6 +139,20 @@ function responseEntry(call: FhirCall, outcome: FhirOutcome, returnResource: boo
   };
 }
 
+/** A PATCH entry's JSON Patch: a Binary resource of contentType application/json-patch+json. */
+function patchOf(entry: Entry): unknown {
+  const at = `Bundle.entry[${entry.index}].resource`;
+  const binary = entry.resource as Record<string, unknown> | undefined;
+  if (binary?.['resourceType'] !== 'Binary' || binary['contentType'] !== 'application/json-patch+json' || typeof binary['data'] !== 'string') {
+    throw bad(at, 'a PATCH entry carries its JSON Patch as a Binary with contentType application/json-patch+json and base64 data');
+  }
+  try {
+    return JSON.parse(Buffer.from(binary['data'], 'base64').toString('utf8')) as unknown;
+  } catch {
+    throw bad(`${at}.data`, 'is not a base64 JSON Patch document');
+  }
+}
+
 /** Run one entry's interaction (references already rewritten). */
 async function perform(call: FhirCall, entry: Entry, assignedId: string | undefined): Promise<FhirOutcome> {
   const { type, id, rest, query } = splitUrl(entry.index, entry.url);
@@ -147,10 +161,14 @@ async function perform(call: FhirCall, entry: Entry, assignedId: string | undefi
       if (id) throw bad(`Bundle.entry[${entry.index}].request.url`, 'a POST names the type only (Patient), not an id');
       return create(call, type, entry.resource, { ifNoneExist: entry.ifNoneExist ?? null, ...(assignedId ? { id: assignedId } : {}) });
     case 'PUT':
-      if (!id) throw bad(`Bundle.entry[${entry.index}].request.url`, 'conditional update (Type?query) is not supported yet; name the resource as Type/id');
+      if (!id) return conditionalUpdate(call, type, query, entry.resource, entry.ifMatch ?? null);
       return update(call, type, id, entry.resource, entry.ifMatch ?? null);
+    case 'PATCH': {
+      const operations = patchOf(entry);
+      return id ? patch(call, type, id, operations, entry.ifMatch ?? null) : conditionalPatch(call, type, query, operations, entry.ifMatch ?? null);
+    }
     case 'DELETE':
-      if (!id) throw bad(`Bundle.entry[${entry.index}].request.url`, 'conditional delete (Type?query) is not supported yet; name the resource as Type/id');
+      if (!id) return conditionalDelete(call, type, query);
       return remove(call, type, id);
     case 'GET':
       if (!id) return search(call, type, queryFromString(query), false);

@@ -5,7 +5,7 @@ import { indexedParams } from './search-index.js';
 export const FHIR_VERSION = '4.0.1';
 
 /** The interactions every resource type supports, as the REST routes serve them. */
-export const TYPE_INTERACTIONS = ['read', 'vread', 'update', 'delete', 'history-instance', 'history-type', 'create', 'search-type'] as const;
+export const TYPE_INTERACTIONS = ['read', 'vread', 'update', 'patch', 'delete', 'history-instance', 'history-type', 'create', 'search-type'] as const;
 
 const cache = new Map<string, Record<string, unknown>>();
 
@@ -45,7 +45,7 @@ export function capabilityStatement(publicUrl: string): Record<string, unknown> 
     implementation: { description: 'Partner platform FHIR R4 endpoint', url: fhirBase },
     fhirVersion: FHIR_VERSION,
     format: ['application/fhir+json', 'json'],
-    patchFormat: [],
+    patchFormat: ['application/json-patch+json'],
     rest: [
       {
         mode: 'server',
@@ -72,8 +72,8 @@ export function capabilityStatement(publicUrl: string): Record<string, unknown> 
             updateCreate: false,
             conditionalCreate: true,
             conditionalRead: 'not-supported',
-            conditionalUpdate: false,
-            conditionalDelete: 'not-supported',
+            conditionalUpdate: true,
+            conditionalDelete: 'single',
             searchInclude: references.map((code) => `${type}:${code}`),
             searchRevInclude: revIncludes(type),
             searchParam: [

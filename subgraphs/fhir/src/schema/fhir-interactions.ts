@@ -1,5 +1,6 @@
 import { DomainError, isSourceOrigin, type SubgraphBuilder, type SubgraphContext, type SubgraphServices } from '@svc/platform';
 import { processBundle } from '../domain/bundle.js';
+import { conditionalDelete, conditionalPatch, conditionalUpdate, patch } from '../domain/conditional-and-patch.js';
 import { create, history, queryFromString, read, remove, search, update, vread, type FhirCall, type FhirOutcome } from '../domain/interactions.js';
 
 /** The FHIR REST interactions as gateway operations; the REST facade's /fhir/R4 routes call these. */
@@ -93,6 +94,39 @@ export function defineFhirInteractions(builder: SubgraphBuilder, services: Subgr
         source: t.arg.string(),
       },
       resolve: (_r, a, ctx) => run(processBundle(call(ctx, a.source), a.bundle, { returnResources: a.returnResources ?? true })),
+    }),
+    fhirPatch: t.field({
+      type: FhirResponse,
+      description: 'FHIR patch with a JSON Patch (RFC 6902): of the resource `id`, or (conditional patch) of the one match of `query`.',
+      authScopes: { authenticated: true },
+      args: {
+        resourceType: t.arg.string({ required: true }),
+        id: t.arg.id(),
+        query: t.arg.string({ description: 'Conditional patch: the search that must match exactly one resource.' }),
+        patch: t.arg({ type: ['JSONObject'], required: true }),
+        ifMatch: t.arg.string(),
+        source: t.arg.string(),
+      },
+      resolve: (_r, a, ctx) =>
+        run(
+          a.id
+            ? patch(call(ctx, a.source), a.resourceType, String(a.id), a.patch, a.ifMatch ?? null)
+            : conditionalPatch(call(ctx, a.source), a.resourceType, a.query ?? '', a.patch, a.ifMatch ?? null),
+        ),
+    }),
+    fhirConditionalUpdate: t.field({
+      type: FhirResponse,
+      description: 'FHIR conditional update (PUT [type]?query): no match creates (201), one match is updated, several are 412.',
+      authScopes: { authenticated: true },
+      args: { resourceType: t.arg.string({ required: true }), query: t.arg.string({ required: true }), resource: t.arg({ type: 'JSONObject', required: true }), ifMatch: t.arg.string(), source: t.arg.string() },
+      resolve: (_r, a, ctx) => run(conditionalUpdate(call(ctx, a.source), a.resourceType, a.query, a.resource, a.ifMatch ?? null)),
+    }),
+    fhirConditionalDelete: t.field({
+      type: FhirResponse,
+      description: 'FHIR conditional delete (DELETE [type]?query, single): no match or one deleted is 204, several are 412.',
+      authScopes: { authenticated: true },
+      args: { resourceType: t.arg.string({ required: true }), query: t.arg.string({ required: true }), source: t.arg.string() },
+      resolve: (_r, a, ctx) => run(conditionalDelete(call(ctx, a.source), a.resourceType, a.query)),
     }),
     fhirDelete: t.field({
       type: FhirResponse,
