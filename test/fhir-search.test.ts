@@ -100,6 +100,29 @@ describe('FHIR R4 search', () => {
     expect(await found('/Observation?value-quantity=lt200||beats/min')).toEqual(names('hr1'));
     expect(await found('/ValueSet?url=http://example.org/fhir/ValueSet/colours')).toEqual(names('vs'));
     expect(await found('/ValueSet?url:below=http://example.org/fhir')).toEqual(names('vs'));
+    expect(await found('/ValueSet?url:above=http://example.org/fhir/ValueSet/colours/v2')).toEqual(names('vs'));
+    expect(await found('/ValueSet?url:above=http://example.org/fhir')).toEqual([]);
+  });
+
+  it('token :in and :not-in with value sets that enumerate their codes', async () => {
+    const gender = 'http://hl7.org/fhir/ValueSet/administrative-gender';
+    expect(await found(`/Patient?gender:in=${gender}`)).toEqual(names('ada', 'ben', 'cyd'));
+    expect(await found(`/Patient?gender:not-in=${gender}`)).toEqual(names('dee'));
+    expect(await found('/Observation?status:in=http://hl7.org/fhir/ValueSet/observation-status')).toEqual(names('hr1', 'hr2'));
+    const unknown = await fhir(t, token, 'GET', '/Patient?gender:in=http://loinc.org/vs');
+    expect(unknown.statusCode).toBe(400);
+    expect(unknown.json().issue[0].expression).toEqual(['gender:in']);
+  });
+
+  it('_summary=text keeps text and mandatory elements, _summary=data drops text', async () => {
+    const text = { status: 'generated', div: '<div xmlns="http://www.w3.org/1999/xhtml">Heart rate 72</div>' };
+    const { id } = (await fhir(t, token, 'POST', '/Observation', { resourceType: 'Observation', text, status: 'final', code: { text: 'Heart rate' }, subject: { reference: `Patient/${ids['ada']}` }, valueQuantity: { value: 72 } })).json();
+    const textOnly = (await search(`/Observation?_id=${id}&_summary=text`)).entry![0]!.resource;
+    expect(Object.keys(textOnly).sort()).toEqual(['code', 'id', 'meta', 'resourceType', 'status', 'text']);
+    const data = (await search(`/Observation?_id=${id}&_summary=data`)).entry![0]!.resource;
+    expect(data['text']).toBeUndefined();
+    expect(data).toMatchObject({ subject: { reference: `Patient/${ids['ada']}` }, valueQuantity: { value: 72 } });
+    await fhir(t, token, 'DELETE', `/Observation/${id}`);
   });
 
   it('_id, _lastUpdated, _sort, _total, _summary=count and POST _search', async () => {

@@ -264,7 +264,7 @@ export async function search(call: FhirCall, resourceType: string, query: Record
     link,
     entry: [...rows.map((r) => ({ r, mode: 'match' })), ...included.map((r) => ({ r, mode: 'include' }))].map(({ r, mode }) => {
       const resource = JSON.parse(r.content!) as FhirResource;
-      const shown = request.elements ? subset(resource, request.elements) : request.summaryTrue ? summaryOf(resource) : resource;
+      const shown = request.elements ? subset(resource, request.elements) : request.summary ? summaryOf(resource, request.summary) : resource;
       return { fullUrl: `${call.fhirBase}/${r.resourceType}/${r.id}`, resource: shown, search: { mode } };
     }),
   };

@@ -1,5 +1,5 @@
 import { DomainError } from '@svc/platform';
-import { isFhirResourceType, searchParametersOf } from './definitions.js';
+import { enumeratedValueSet, isFhirResourceType, searchParametersOf } from './definitions.js';
 import { dateRange, type DateRange } from './fhir-dates.js';
 import { BUILT_IN_PARAMS, INDEXED_TYPES, indexedParams, type IndexTable } from './search-index.js';
 
@@ -15,6 +15,8 @@ export type SearchValue =
   | { kind: 'quantity'; prefix: Prefix; value: number; precision: number; system: string | undefined; code: string | undefined }
   | { kind: 'reference'; type: string | undefined; id: string; raw: string }
   | { kind: 'uri'; value: string }
+  /** `:in` / `:not-in`: the codes of an enumerated value set, by system. */
+  | { kind: 'valueset'; url: string; codes: { system: string; code: string }[] }
   | { kind: 'missing'; missing: boolean };
 
 /** One `param[:modifier]=v1,v2` of the query: its values are alternatives (OR); criteria AND. */
@@ -54,8 +56,8 @@ export interface SearchRequest {
   offset: number;
   total: 'none' | 'estimate' | 'accurate';
   summaryCount: boolean;
-  /** _summary=true: only the elements the definitions mark as summary. */
-  summaryTrue: boolean;
+  /** _summary=true | text | data: which elements each resource keeps (see summary.ts). */
+  summary: 'true' | 'text' | 'data' | undefined;
   elements: string[] | undefined;
   include: IncludeSpec[];
   revinclude: IncludeSpec[];
@@ -71,12 +73,12 @@ export const MAX_COUNT = 1000;
 /** Modifiers understood per parameter type. */
 const MODIFIERS: Record<string, readonly string[]> = {
   string: ['exact', 'contains', 'missing'],
-  token: ['not', 'text', 'missing'],
+  token: ['not', 'text', 'missing', 'in', 'not-in'],
   date: ['missing'],
   number: ['missing'],
   quantity: ['missing'],
   reference: ['missing', 'identifier'],
-  uri: ['below', 'missing'],
+  uri: ['below', 'above', 'missing'],
   _id: ['not'],
   _lastUpdated: [],
 };
@@ -130,8 +132,15 @@ function parseValue(param: string, table: Criterion['table'], modifier: string |
       return { kind: 'token', system: undefined, code: raw };
     case 'string':
       return { kind: 'string', text: raw };
-    case 'token':
-      return modifier === 'text' ? { kind: 'string', text: raw } : { kind: 'token', ...splitToken(raw) };
+    case 'token': {
+      if (modifier === 'text') return { kind: 'string', text: raw };
+      if (modifier === 'in' || modifier === 'not-in') {
+        const set = enumeratedValueSet(raw);
+        if (!set) throw bad(param, `${JSON.stringify(raw)} is not a value set this server can expand (only R4 value sets that enumerate their codes)`);
+        return { kind: 'valueset', url: raw, codes: [...set].flatMap(([system, codes]) => [...codes].map((code) => ({ system, code }))) };
+      }
+      return { kind: 'token', ...splitToken(raw) };
+    }
     case 'date':
     case '_lastUpdated': {
       const { prefix, rest } = prefixed(raw);
@@ -305,11 +314,12 @@ export function parseSearchRequest(resourceType: string, query: Record<string, s
   if (totalText !== 'accurate') canonical.push(['_total', totalText]);
 
   const summary = single(query, '_summary');
-  if (summary !== undefined && summary !== 'count' && summary !== 'true' && summary !== 'false') {
-    if (strict) throw bad('_summary', 'only _summary=count, true and false are supported');
+  const SUMMARIES = ['count', 'true', 'text', 'data', 'false'];
+  if (summary !== undefined && !SUMMARIES.includes(summary)) {
+    if (strict) throw bad('_summary', `must be one of ${SUMMARIES.join(', ')}`);
     ignored.push('_summary');
   }
-  if (summary === 'count' || summary === 'true') canonical.push(['_summary', summary]);
+  if (summary !== undefined && summary !== 'false' && SUMMARIES.includes(summary)) canonical.push(['_summary', summary]);
 
   const elementsText = single(query, '_elements');
   const elements = elementsText ? elementsText.split(',').map((e) => e.trim()).filter(Boolean) : undefined;
@@ -326,7 +336,7 @@ export function parseSearchRequest(resourceType: string, query: Record<string, s
     offset,
     total: totalText as SearchRequest['total'],
     summaryCount: summary === 'count',
-    summaryTrue: summary === 'true',
+    summary: summary === 'true' || summary === 'text' || summary === 'data' ? summary : undefined,
     elements,
     include,
     revinclude,

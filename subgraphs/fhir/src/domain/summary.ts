@@ -12,14 +12,16 @@ function isSummaryKey(key: string, summary: ReadonlySet<string>): boolean {
 }
 
 /**
- * `_summary=true`: the resource with only its top-level elements that the R4 definitions mark as
- * summary (isSummary), plus resourceType, id and meta, tagged SUBSETTED. Elements inside a kept
- * element are kept whole.
+ * `_summary`, tagged SUBSETTED: `true` keeps the top-level elements the R4 definitions mark as
+ * summary (isSummary); `text` keeps `text` and the top-level mandatory elements; `data` drops
+ * `text`. resourceType, id and meta always stay; a kept element is kept whole.
  */
-export function summaryOf(resource: FhirResource): FhirResource {
+export function summaryOf(resource: FhirResource, mode: 'true' | 'text' | 'data'): FhirResource {
   definitions();
-  const summary = getDataType(resource.resourceType).summaryProperties ?? new Set<string>();
-  const out = Object.fromEntries(Object.entries(resource).filter(([k]) => k === 'resourceType' || k === 'id' || k === 'meta' || isSummaryKey(k, summary))) as FhirResource;
+  const schema = getDataType(resource.resourceType);
+  const wanted = mode === 'true' ? (schema.summaryProperties ?? new Set<string>()) : new Set(['text', ...(schema.mandatoryProperties ?? [])]);
+  const keep = (k: string) => k === 'resourceType' || k === 'id' || k === 'meta' || (mode === 'data' ? k !== 'text' : isSummaryKey(k, wanted));
+  const out = Object.fromEntries(Object.entries(resource).filter(([k]) => keep(k))) as FhirResource;
   const meta = (out.meta ?? {}) as { tag?: unknown[] };
   out.meta = { ...meta, tag: [...(meta.tag ?? []), SUBSETTED] };
   return out;

@@ -121,8 +121,20 @@ function valueCondition(q: QB, c: Criterion, v: SearchValue, a: string): void {
       return;
     case 'uri':
       if (c.modifier === 'below') like(q, `${a}.value`, `${escapeLike(v.value)}%`);
+      // :above: the stored URI is a prefix of the searched one (substr, not LIKE: URIs hold _ and %).
+      else if (c.modifier === 'above') q.whereRaw(`substr(?, 1, length(${a}.value)) = ${a}.value`, [v.value]);
       else q.where(`${a}.value`, v.value);
       return;
+    case 'valueset': {
+      // A Coding must carry the code system; a bare `code` element (no system indexed) matches by code.
+      const bySystem = new Map<string, string[]>();
+      for (const { system, code } of v.codes) bySystem.set(system, [...(bySystem.get(system) ?? []), code]);
+      q.where((w) => {
+        for (const [system, codes] of bySystem) w.orWhere((x) => x.where(`${a}.system`, system).whereIn(`${a}.code`, codes));
+        w.orWhere((x) => x.whereNull(`${a}.system`).whereIn(`${a}.code`, [...new Set(v.codes.map((c) => c.code))]));
+      });
+      return;
+    }
     case 'missing':
       return;
   }
@@ -214,7 +226,7 @@ function applyCriterion(scope: Scope, q: QB, c: Criterion, r = 'r', depth = 0): 
   const matching = rows().where((w) => {
     for (const v of c.values) w.orWhere((x) => valueCondition(x, c, v, a));
   });
-  if (c.modifier === 'not') q.whereNotExists(matching);
+  if (c.modifier === 'not' || c.modifier === 'not-in') q.whereNotExists(matching);
   else q.whereExists(matching);
 }
 
