@@ -62,6 +62,8 @@ export interface Config {
   operationLimits: OperationLimits;
   /** How many `event(waitMs:)` reads one pipeline process lets wait at once. */
   eventMaxWaiters: number;
+  /** FHIR Bulk Data $export: resources read (and written as one chunk) per page, and a pause between pages. */
+  fhirExport: { pageSize: number; pagePauseMs: number };
 }
 
 export class ConfigError extends Error {
@@ -215,6 +217,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     upstreamTimeoutMs: int('SVC_UPSTREAM_TIMEOUT_MS', 30_000, 100, 600_000),
     operationLimits: readOperationLimits(int),
     eventMaxWaiters: int('SVC_EVENT_MAX_WAITERS', 1000, 1, 1_000_000),
+    fhirExport: { pageSize: int('SVC_FHIR_EXPORT_PAGE_SIZE', 500, 1, 10_000), pagePauseMs: int('SVC_FHIR_EXPORT_PAGE_PAUSE_MS', 0, 0, 60_000) },
   };
   if (role === 'gateway' && !config.supergraphPath) {
     for (const name of SUBGRAPH_NAMES) {

@@ -1,11 +1,237 @@
-import { capabilityRoute } from '@svc/platform';
-import type { RouteSpec } from './route.js';
+import { capabilityRoute, DomainError } from '@svc/platform';
+import type { GatewayOperation, RouteInput, RouteResult, RouteSpec } from './route.js';
+import { fhirBulkExportRoutes } from './fhir-bulk-export.js';
 
-const READ = ['cms.fhir.r4.read', 'patient/Patient.read'];
+/**
+ * Scopes are decided per interaction and resource type by the FHIR subgraph (the spec's FHIR scope
+ * table plus SMART v1/v2 scopes, see subgraphs/fhir/README.md), so the resource routes only require
+ * a bearer credential here: a route-level list could not express `system/Observation.rs`.
+ */
+const PER_INTERACTION: readonly string[] = [];
 
-/** The spec's "FHIR R4" table, under the base /fhir/R4. */
+const RESPONSE_FIELDS = 'status resource etag location lastModified';
+
+interface FhirResponse {
+  status: number;
+  resource: Record<string, unknown> | null;
+  etag: string | null;
+  location: string | null;
+  lastModified: string | null;
+}
+
+function header(input: RouteInput, name: string): string | null {
+  const value = input.headers[name];
+  if (Array.isArray(value)) return value.join(',');
+  return value === undefined || value === '' ? null : value;
+}
+
+/** One `Prefer` token's value (`return`, `handling`). */
+function prefer(input: RouteInput, key: string): string | null {
+  const raw = header(input, 'prefer');
+  if (!raw) return null;
+  for (const part of raw.split(/[;,]/)) {
+    const [k, v] = part.trim().split('=');
+    if (k?.trim().toLowerCase() === key) return (v ?? '').trim().replace(/^"|"$/g, '');
+  }
+  return null;
+}
+
+/** The X-Svc-Source of a write, passed through for the subgraph to check and record. */
+function source(input: RouteInput): string | null {
+  return header(input, 'x-svc-source')?.trim() ?? null;
+}
+
+/** The HTTP answer of a FhirResponse: status, ETag, Location, Last-Modified and Prefer: return. */
+function respondWith(field: string, options: { honourReturn?: boolean } = {}) {
+  return (data: Record<string, unknown>, input: RouteInput): RouteResult => {
+    const out = data[field] as FhirResponse;
+    const headers: Record<string, string> = {};
+    if (out.etag) headers['etag'] = out.etag;
+    if (out.lastModified) headers['last-modified'] = out.lastModified;
+    if (out.location && out.status === 201) headers['location'] = out.location;
+    if (out.location && options.honourReturn) headers['content-location'] = out.location;
+    let body: unknown = out.resource ?? undefined;
+    if (options.honourReturn) {
+      const wanted = prefer(input, 'return');
+      if (wanted === 'minimal') body = undefined;
+      else if (wanted === 'OperationOutcome') {
+        body = {
+          resourceType: 'OperationOutcome',
+          issue: [{ severity: 'information', code: 'informational', diagnostics: `${out.status === 201 ? 'Created' : 'Updated'} ${out.location ?? ''}`.trim() }],
+        };
+      }
+    }
+    return { status: out.status, headers, body };
+  };
+}
+
+function gatewayOperation(document: string, field: string, variables: (input: RouteInput) => Record<string, unknown>, options: { honourReturn?: boolean } = {}): GatewayOperation {
+  return { document, variables, result: (data) => (data[field] as FhirResponse).resource, respond: respondWith(field, options) };
+}
+
+/** The request's query as a URL query string, repeats kept (`a=1&a=2`). */
+function queryString(query: RouteInput['query'], extra: Record<string, unknown> = {}): string {
+  const params = new URLSearchParams();
+  for (const source of [query, extra]) {
+    for (const [k, v] of Object.entries(source)) {
+      if (Array.isArray(v)) v.forEach((x) => params.append(k, String(x)));
+      else if (v !== undefined && v !== null) params.append(k, String(v));
+    }
+  }
+  return params.toString();
+}
+
+function intParam(input: RouteInput, name: string, fallback: number): number {
+  const raw = input.query[name];
+  if (raw === undefined) return fallback;
+  const n = Number(Array.isArray(raw) ? raw[0] : raw);
+  if (!Number.isInteger(n)) throw new DomainError('BAD_REQUEST', `${name} must be an integer.`, { fieldErrors: [{ field: name, message: 'must be an integer' }] });
+  return n;
+}
+
+function stringParam(input: RouteInput, name: string): string | null {
+  const raw = input.query[name];
+  return raw === undefined ? null : Array.isArray(raw) ? (raw[0] ?? null) : raw;
+}
+
+const READ = gatewayOperation(
+  `query FhirRead($resourceType: String!, $id: ID!) { fhirRead(resourceType: $resourceType, id: $id) { ${RESPONSE_FIELDS} } }`,
+  'fhirRead',
+  ({ params }) => ({ resourceType: params['resourceType'], id: params['id'] }),
+);
+const VREAD = gatewayOperation(
+  `query FhirVread($resourceType: String!, $id: ID!, $versionId: ID!) { fhirVread(resourceType: $resourceType, id: $id, versionId: $versionId) { ${RESPONSE_FIELDS} } }`,
+  'fhirVread',
+  ({ params }) => ({ resourceType: params['resourceType'], id: params['id'], versionId: params['versionId'] }),
+);
+const HISTORY_DOC = `query FhirHistory($resourceType: String!, $id: ID, $count: Int, $offset: Int, $since: String) {
+  fhirHistory(resourceType: $resourceType, id: $id, count: $count, offset: $offset, since: $since) { ${RESPONSE_FIELDS} } }`;
+const historyVariables = (input: RouteInput) => ({
+  resourceType: input.params['resourceType'],
+  id: input.params['id'] ?? null,
+  count: intParam(input, '_count', 20),
+  offset: intParam(input, '_offset', 0),
+  since: stringParam(input, '_since'),
+});
+const SEARCH_DOC = `query FhirSearch($resourceType: String!, $query: String!, $strict: Boolean) {
+  fhirSearch(resourceType: $resourceType, query: $query, strict: $strict) { ${RESPONSE_FIELDS} } }`;
+const strict = (input: RouteInput) => prefer(input, 'handling') === 'strict';
+const SEARCH = gatewayOperation(SEARCH_DOC, 'fhirSearch', (input) => ({ resourceType: input.params['resourceType'], query: queryString(input.query), strict: strict(input) }));
+const SEARCH_POST = gatewayOperation(SEARCH_DOC, 'fhirSearch', (input) => {
+  const form = input.body && typeof input.body === 'object' && !Array.isArray(input.body) ? (input.body as Record<string, unknown>) : {};
+  return { resourceType: input.params['resourceType'], query: queryString(input.query, form), strict: strict(input) };
+});
+const CREATE = gatewayOperation(
+  `mutation FhirCreate($resourceType: String!, $resource: JSONObject!, $ifNoneExist: String, $source: String) {
+  fhirCreate(resourceType: $resourceType, resource: $resource, ifNoneExist: $ifNoneExist, source: $source) { ${RESPONSE_FIELDS} } }`,
+  'fhirCreate',
+  (input) => ({ resourceType: input.params['resourceType'], resource: bodyResource(input), ifNoneExist: header(input, 'if-none-exist'), source: source(input) }),
+  { honourReturn: true },
+);
+const UPDATE = gatewayOperation(
+  `mutation FhirUpdate($resourceType: String!, $id: ID!, $resource: JSONObject!, $ifMatch: String, $source: String) {
+  fhirUpdate(resourceType: $resourceType, id: $id, resource: $resource, ifMatch: $ifMatch, source: $source) { ${RESPONSE_FIELDS} } }`,
+  'fhirUpdate',
+  (input) => ({ resourceType: input.params['resourceType'], id: input.params['id'], resource: bodyResource(input), ifMatch: header(input, 'if-match'), source: source(input) }),
+  { honourReturn: true },
+);
+const DELETE = gatewayOperation(
+  `mutation FhirDelete($resourceType: String!, $id: ID!, $source: String) { fhirDelete(resourceType: $resourceType, id: $id, source: $source) { ${RESPONSE_FIELDS} } }`,
+  'fhirDelete',
+  (input) => ({ resourceType: input.params['resourceType'], id: input.params['id'], source: source(input) }),
+);
+
+const PATCH_DOC = `mutation FhirPatch($resourceType: String!, $id: ID, $query: String, $patch: [JSONObject!]!, $ifMatch: String, $source: String) {
+  fhirPatch(resourceType: $resourceType, id: $id, query: $query, patch: $patch, ifMatch: $ifMatch, source: $source) { ${RESPONSE_FIELDS} } }`;
+const patchVariables = (input: RouteInput) => ({
+  resourceType: input.params['resourceType'],
+  id: input.params['id'] ?? null,
+  query: input.params['id'] ? null : queryString(input.query),
+  patch: patchBody(input),
+  ifMatch: header(input, 'if-match'),
+  source: source(input),
+});
+const PATCH = gatewayOperation(PATCH_DOC, 'fhirPatch', patchVariables, { honourReturn: true });
+const CONDITIONAL_UPDATE = gatewayOperation(
+  `mutation FhirConditionalUpdate($resourceType: String!, $query: String!, $resource: JSONObject!, $ifMatch: String, $source: String) {
+  fhirConditionalUpdate(resourceType: $resourceType, query: $query, resource: $resource, ifMatch: $ifMatch, source: $source) { ${RESPONSE_FIELDS} } }`,
+  'fhirConditionalUpdate',
+  (input) => ({ resourceType: input.params['resourceType'], query: queryString(input.query), resource: bodyResource(input), ifMatch: header(input, 'if-match'), source: source(input) }),
+  { honourReturn: true },
+);
+const CONDITIONAL_DELETE = gatewayOperation(
+  `mutation FhirConditionalDelete($resourceType: String!, $query: String!, $source: String) { fhirConditionalDelete(resourceType: $resourceType, query: $query, source: $source) { ${RESPONSE_FIELDS} } }`,
+  'fhirConditionalDelete',
+  (input) => ({ resourceType: input.params['resourceType'], query: queryString(input.query), source: source(input) }),
+);
+
+/** A JSON Patch body: an array of operation objects (checked in full by the subgraph). */
+function patchBody(input: RouteInput): Record<string, unknown>[] {
+  const body = input.body;
+  if (!Array.isArray(body) || body.some((op) => typeof op !== 'object' || op === null || Array.isArray(op))) {
+    throw new DomainError('BAD_REQUEST', 'The body must be a JSON Patch: an array of operations (application/json-patch+json).', { fieldErrors: [{ field: 'patch', message: 'an array of operation objects is required' }] });
+  }
+  return body as Record<string, unknown>[];
+}
+
+const BUNDLE = gatewayOperation(
+  `mutation FhirBundle($bundle: JSONObject!, $returnResources: Boolean, $source: String) {
+  fhirBundle(bundle: $bundle, returnResources: $returnResources, source: $source) { ${RESPONSE_FIELDS} } }`,
+  'fhirBundle',
+  (input) => ({ bundle: bodyResource(input), returnResources: prefer(input, 'return') !== 'minimal', source: source(input) }),
+);
+
+/** A JSON object body, or a 400 OperationOutcome naming the problem. */
+function bodyResource(input: RouteInput): Record<string, unknown> {
+  const body = input.body;
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new DomainError('BAD_REQUEST', 'The body must be a FHIR resource in JSON (application/fhir+json).', { fieldErrors: [{ field: input.params['resourceType'] ?? '', message: 'a JSON object is required' }] });
+  }
+  return body as Record<string, unknown>;
+}
+
+/**
+ * SMART App Launch 2.x discovery (/.well-known/smart-configuration) built from the authorization
+ * server's own metadata, so the endpoints, grant types and client authentication methods are the
+ * ones that really run: SMART Backend Services (client_credentials with private_key_jwt) and
+ * confidential symmetric clients; SMART v1 and v2 scope syntax.
+ */
+const SMART_CONFIGURATION: GatewayOperation = {
+  document:
+    '{ oauthServerMetadata { issuer tokenEndpoint jwksUri registrationEndpoint grantTypesSupported tokenEndpointAuthMethodsSupported tokenEndpointAuthSigningAlgValuesSupported scopesSupported } }',
+  result: (data) => smartConfiguration(data),
+  respond: (data) => ({ body: smartConfiguration(data), headers: { 'cache-control': 'public, max-age=3600' }, contentType: 'application/json' }),
+};
+
+function smartConfiguration(data: Record<string, unknown>): Record<string, unknown> {
+  const m = data['oauthServerMetadata'] as Record<string, unknown> & { scopesSupported: string[]; tokenEndpointAuthMethodsSupported: string[] };
+  const methods = m.tokenEndpointAuthMethodsSupported;
+  const capabilities = [
+    ...(methods.includes('private_key_jwt') ? ['client-confidential-asymmetric'] : []),
+    ...(methods.some((x) => x.startsWith('client_secret')) ? ['client-confidential-symmetric'] : []),
+    'permission-v1',
+    'permission-v2',
+  ];
+  return {
+    issuer: m['issuer'],
+    jwks_uri: m['jwksUri'],
+    token_endpoint: m['tokenEndpoint'],
+    registration_endpoint: m['registrationEndpoint'],
+    grant_types_supported: m['grantTypesSupported'],
+    token_endpoint_auth_methods_supported: methods,
+    token_endpoint_auth_signing_alg_values_supported: m['tokenEndpointAuthSigningAlgValuesSupported'],
+    scopes_supported: m.scopesSupported,
+    response_types_supported: [],
+    capabilities,
+    code_challenge_methods_supported: [],
+  };
+}
+
+const fhir = (spec: Omit<RouteSpec, 'product' | 'format'>): RouteSpec => ({ product: 'fhir', format: 'fhir', ...spec });
+
+/** The spec's "FHIR R4" table under the base /fhir/R4, plus the REST interactions it implies. */
 export const fhirRoutes: RouteSpec[] = [
-  {
+  fhir({
     id: 'fhir.metadata',
     method: 'GET',
     path: '/fhir/R4/metadata',
@@ -14,14 +240,23 @@ export const fhirRoutes: RouteSpec[] = [
     auth: 'none',
     scopes: [],
     successStatus: 200,
-    format: 'fhir',
     operation: { document: 'query Metadata { fhirCapabilityStatement }', result: (data) => data['fhirCapabilityStatement'] },
-  },
-  { id: 'fhir.smart-configuration', method: 'GET', path: '/fhir/R4/.well-known/smart-configuration', product: 'fhir', summary: 'SMART on FHIR OAuth discovery', auth: 'none', scopes: [], successStatus: 200, format: 'fhir' },
-  { id: 'fhir.export', method: 'GET', path: '/fhir/R4/$export', product: 'fhir', summary: 'Bulk data export, an asynchronous job (system/*.read scope)', auth: 'bearer', scopes: ['system/*.read', 'system/Patient.read'], successStatus: 202, format: 'fhir' },
-  { id: 'fhir.search', method: 'GET', path: '/fhir/R4/{resourceType}', product: 'fhir', summary: 'Search with FHIR search parameters', auth: 'bearer', scopes: READ, successStatus: 200, format: 'fhir' },
-  { id: 'fhir.read', method: 'GET', path: '/fhir/R4/{resourceType}/{id}', product: 'fhir', summary: 'Read one resource by logical id', auth: 'bearer', scopes: READ, successStatus: 200, format: 'fhir' },
-  { id: 'fhir.create', method: 'POST', path: '/fhir/R4/{resourceType}', product: 'fhir', summary: 'Create a resource (write scope required)', auth: 'bearer', scopes: ['cms.fhir.rest.write'], successStatus: 201, format: 'fhir' },
-  { id: 'fhir.update', method: 'PUT', path: '/fhir/R4/{resourceType}/{id}', product: 'fhir', summary: 'Update an existing resource', auth: 'bearer', scopes: ['cms.fhir.rest.write'], successStatus: 200, format: 'fhir' },
-  { id: 'fhir.bundle', method: 'POST', path: '/fhir/R4', product: 'fhir', summary: 'Submit a transaction or batch Bundle', auth: 'bearer', scopes: ['cms.fhir.bundle.push', 'system/*.write'], successStatus: 200, format: 'fhir' },
+  }),
+  { id: 'fhir.smart-configuration', method: 'GET', path: '/fhir/R4/.well-known/smart-configuration', product: 'fhir', summary: 'SMART on FHIR OAuth discovery', auth: 'none', scopes: [], successStatus: 200, operation: SMART_CONFIGURATION },
+  { id: 'fhir.smart-configuration-origin', method: 'GET', path: '/.well-known/smart-configuration', product: 'fhir', summary: 'SMART on FHIR OAuth discovery (at the origin)', auth: 'none', scopes: [], successStatus: 200, operation: SMART_CONFIGURATION },
+  ...fhirBulkExportRoutes,
+  fhir({ id: 'fhir.search', method: 'GET', path: '/fhir/R4/{resourceType}', summary: 'Search with FHIR search parameters (cms.fhir.r4.read or a SMART .s/.read scope for the type)', auth: 'bearer', scopes: PER_INTERACTION, successStatus: 200, operation: SEARCH }),
+  fhir({ id: 'fhir.search-post', method: 'POST', path: '/fhir/R4/{resourceType}/_search', summary: 'Search with parameters in a form-encoded body', auth: 'bearer', scopes: PER_INTERACTION, successStatus: 200, requestContentType: 'application/x-www-form-urlencoded', operation: SEARCH_POST }),
+  fhir({ id: 'fhir.read', method: 'GET', path: '/fhir/R4/{resourceType}/{id}', summary: 'Read one resource by logical id (cms.fhir.r4.read or a SMART .r/.read scope for the type)', auth: 'bearer', scopes: PER_INTERACTION, successStatus: 200, operation: READ }),
+  fhir({ id: 'fhir.vread', method: 'GET', path: '/fhir/R4/{resourceType}/{id}/_history/{versionId}', summary: 'Read one version of a resource', auth: 'bearer', scopes: PER_INTERACTION, successStatus: 200, operation: VREAD }),
+  fhir({ id: 'fhir.history-instance', method: 'GET', path: '/fhir/R4/{resourceType}/{id}/_history', summary: 'Every version of one resource, newest first', auth: 'bearer', scopes: PER_INTERACTION, successStatus: 200, operation: gatewayOperation(HISTORY_DOC, 'fhirHistory', historyVariables) }),
+  fhir({ id: 'fhir.history-type', method: 'GET', path: '/fhir/R4/{resourceType}/_history', summary: 'Every version of every visible resource of a type, newest first', auth: 'bearer', scopes: PER_INTERACTION, successStatus: 200, operation: gatewayOperation(HISTORY_DOC, 'fhirHistory', historyVariables) }),
+  fhir({ id: 'fhir.create', method: 'POST', path: '/fhir/R4/{resourceType}', summary: 'Create a resource (write scope required; If-None-Exist for a conditional create)', auth: 'bearer', scopes: PER_INTERACTION, successStatus: 201, operation: CREATE }),
+  fhir({ id: 'fhir.update', method: 'PUT', path: '/fhir/R4/{resourceType}/{id}', summary: 'Update an existing resource (If-Match for optimistic locking)', auth: 'bearer', scopes: PER_INTERACTION, successStatus: 200, operation: UPDATE }),
+  fhir({ id: 'fhir.patch', method: 'PATCH', path: '/fhir/R4/{resourceType}/{id}', summary: 'Patch a resource with a JSON Patch (application/json-patch+json; If-Match honoured)', auth: 'bearer', scopes: PER_INTERACTION, successStatus: 200, requestContentType: 'application/json-patch+json', operation: PATCH }),
+  fhir({ id: 'fhir.patch-conditional', method: 'PATCH', path: '/fhir/R4/{resourceType}', summary: 'Conditional patch: the one resource the query matches (404 none, 412 several)', auth: 'bearer', scopes: PER_INTERACTION, successStatus: 200, requestContentType: 'application/json-patch+json', operation: PATCH }),
+  fhir({ id: 'fhir.update-conditional', method: 'PUT', path: '/fhir/R4/{resourceType}', summary: 'Conditional update: create when the query matches nothing, update the one match, 412 for several', auth: 'bearer', scopes: PER_INTERACTION, successStatus: 200, operation: CONDITIONAL_UPDATE }),
+  fhir({ id: 'fhir.delete-conditional', method: 'DELETE', path: '/fhir/R4/{resourceType}', summary: 'Conditional delete of the one resource the query matches (412 for several)', auth: 'bearer', scopes: PER_INTERACTION, successStatus: 204, operation: CONDITIONAL_DELETE }),
+  fhir({ id: 'fhir.delete', method: 'DELETE', path: '/fhir/R4/{resourceType}/{id}', summary: 'Delete a resource (soft: reads answer 410 afterwards)', auth: 'bearer', scopes: PER_INTERACTION, successStatus: 204, operation: DELETE }),
+  fhir({ id: 'fhir.bundle', method: 'POST', path: '/fhir/R4', summary: 'Submit a transaction or batch Bundle (at most 1000 entries; each entry also needs its own interaction scope)', auth: 'bearer', scopes: ['cms.fhir.bundle.push', 'system/*.write'], successStatus: 200, operation: BUNDLE }),
 ];

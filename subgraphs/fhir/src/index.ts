@@ -1,11 +1,32 @@
 import { assembleSubgraph, type SubgraphDefinition } from '@svc/platform';
-import { migrations } from './migrations/m001-outbox.js';
-import { buildFhirSchema } from './schema/index.js';
+import { migrations } from './migrations/index.js';
+import { definitions } from './domain/definitions.js';
+import { ExportWorker } from './domain/bulk-export.js';
+import { buildFhirSchema, type ExportWakeup } from './schema/index.js';
 
-/** The FHIR R4 store: search, read, create, update, bundles, $export. */
+/** The FHIR R4 store: one generic engine for every R4 resource type, driven by the official definitions. */
 export const fhirSubgraph: SubgraphDefinition = {
   name: 'fhir',
   defaultPort: 4103,
-  create: (runtime) =>
-    assembleSubgraph(runtime, { name: 'fhir', entities: [], migrations, buildSchema: buildFhirSchema }),
+  create: (runtime) => {
+    // Index the definitions at start, not on the first request.
+    definitions();
+    const wakeup: ExportWakeup = {};
+    return assembleSubgraph(runtime, {
+      name: 'fhir',
+      entities: [],
+      migrations,
+      buildSchema: (services) => buildFhirSchema(services, wakeup),
+      async startWorkers({ orm, runtime: rt }) {
+        // The Bulk Data $export jobs (durable: resumed after a restart).
+        const worker = new ExportWorker(() => orm.em.fork(), { ...rt.config.fhirExport, pollMs: 1000, singleProcess: rt.config.databaseUrl === undefined }, rt.logger.child({ worker: 'fhir-export' }));
+        worker.start();
+        wakeup.wake = () => worker.wake();
+        return async () => {
+          wakeup.wake = undefined;
+          await worker.stop();
+        };
+      },
+    });
+  },
 };

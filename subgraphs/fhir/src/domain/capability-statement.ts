@@ -1,24 +1,51 @@
+import { definitions, searchParametersOf } from './definitions.js';
+import { indexedParams } from './search-index.js';
+
 /** FHIR R4 release this server implements. */
 export const FHIR_VERSION = '4.0.1';
 
-/** Resource types the store accepts today; the list grows with the FHIR store. */
-export const SUPPORTED_RESOURCE_TYPES = ['Patient', 'Observation', 'Encounter', 'Condition', 'Practitioner', 'Organization'] as const;
+/** The interactions every resource type supports, as the REST routes serve them. */
+export const TYPE_INTERACTIONS = ['read', 'vread', 'update', 'patch', 'delete', 'history-instance', 'history-type', 'create', 'search-type'] as const;
+
+const cache = new Map<string, Record<string, unknown>>();
+
+let reverse: Map<string, string[]> | undefined;
+
+/** `Source:param` of every indexed reference parameter that may point at `type` (for searchRevInclude). */
+function revIncludes(type: string): string[] {
+  if (!reverse) {
+    reverse = new Map();
+    for (const source of definitions().resourceTypes) {
+      const params = searchParametersOf(source);
+      for (const p of indexedParams(source)) {
+        if (p.type !== 'reference') continue;
+        for (const target of params[p.code]?.target ?? []) reverse.set(target, [...(reverse.get(target) ?? []), `${source}:${p.code}`]);
+      }
+    }
+  }
+  return reverse.get(type) ?? [];
+}
 
 /**
- * The CapabilityStatement served at /metadata: what this server supports, with the SMART on FHIR
- * security extension that points at our OAuth endpoints.
+ * The CapabilityStatement served at /metadata, generated from what runs: every R4 resource type of
+ * the loaded definitions, the interactions of the engine, and each type's indexed search
+ * parameters (those the search tables answer), with the SMART security extension that points at
+ * the OAuth endpoints. Built once per base URL.
  */
-export function capabilityStatement(publicUrl: string, now: Date = new Date()): Record<string, unknown> {
+export function capabilityStatement(publicUrl: string): Record<string, unknown> {
+  const cached = cache.get(publicUrl);
+  if (cached) return cached;
   const fhirBase = `${publicUrl}/fhir/R4`;
-  return {
+  const statement = {
     resourceType: 'CapabilityStatement',
     status: 'active',
-    date: now.toISOString(),
+    date: '2026-01-01',
     kind: 'instance',
     software: { name: 'health-partner-platform', version: '0.1.0' },
     implementation: { description: 'Partner platform FHIR R4 endpoint', url: fhirBase },
     fhirVersion: FHIR_VERSION,
     format: ['application/fhir+json', 'json'],
+    patchFormat: ['application/json-patch+json'],
     rest: [
       {
         mode: 'server',
@@ -31,17 +58,36 @@ export function capabilityStatement(publicUrl: string, now: Date = new Date()): 
               extension: [{ url: 'token', valueUri: `${publicUrl}/oauth/token` }],
             },
           ],
+          description: 'OAuth 2.0 client_credentials (SMART Backend Services) or partner API tokens; see /.well-known/smart-configuration.',
         },
-        resource: SUPPORTED_RESOURCE_TYPES.map((type) => ({
-          type,
-          versioning: 'versioned',
-          readHistory: false,
-          updateCreate: false,
-          interaction: ['read', 'search-type', 'create', 'update'].map((code) => ({ code })),
-        })),
+        resource: definitions().resourceTypes.map((type) => {
+          const params = searchParametersOf(type);
+          const references = indexedParams(type).filter((p) => p.type === 'reference').map((p) => p.code);
+          return {
+            type,
+            profile: `http://hl7.org/fhir/StructureDefinition/${type}`,
+            interaction: TYPE_INTERACTIONS.map((code) => ({ code })),
+            versioning: 'versioned-update',
+            readHistory: true,
+            updateCreate: false,
+            conditionalCreate: true,
+            conditionalRead: 'not-supported',
+            conditionalUpdate: true,
+            conditionalDelete: 'single',
+            searchInclude: references.map((code) => `${type}:${code}`),
+            searchRevInclude: revIncludes(type),
+            searchParam: [
+              { name: '_id', type: 'token', definition: 'http://hl7.org/fhir/SearchParameter/Resource-id' },
+              { name: '_lastUpdated', type: 'date', definition: 'http://hl7.org/fhir/SearchParameter/Resource-lastUpdated' },
+              ...indexedParams(type).map((p) => ({ name: p.code, type: params[p.code]?.type ?? p.type, definition: params[p.code]?.url })),
+            ],
+          };
+        }),
         interaction: [{ code: 'transaction' }, { code: 'batch' }],
-        operation: [{ name: 'export', definition: 'http://hl7.org/fhir/uv/bulkdata/OperationDefinition/export' }],
+        operation: [],
       },
     ],
   };
+  cache.set(publicUrl, statement);
+  return statement;
 }

@@ -5,5 +5,3 @@ export class M001Outbox extends SchemaMigration {
     this.schema((s) => createOutboxTable(s, 'fhir'));
   }
 }
-
-export const migrations = [{ name: 'm001-outbox', class: M001Outbox }];

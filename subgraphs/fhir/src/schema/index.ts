@@ -1,10 +1,15 @@
 import type { GraphQLSchema } from 'graphql';
 import { createSubgraphBuilder, type SubgraphServices } from '@svc/platform';
 import { capabilityStatement } from '../domain/capability-statement.js';
+import { defineFhirInteractions } from './fhir-interactions.js';
+import { defineBulkExport, type ExportWakeup } from './bulk-export.js';
+
+export type { ExportWakeup };
 
 /** The FHIR subgraph's federated schema. */
-export function buildFhirSchema(services: SubgraphServices): GraphQLSchema {
+export function buildFhirSchema(services: SubgraphServices, exportWakeup: ExportWakeup = {}): GraphQLSchema {
   const builder = createSubgraphBuilder();
+  builder.mutationType({});
   builder.queryFields((t) => ({
     fhirCapabilityStatement: t.field({
       type: 'JSONObject',
@@ -12,5 +17,7 @@ export function buildFhirSchema(services: SubgraphServices): GraphQLSchema {
       resolve: () => capabilityStatement(services.runtime.config.publicUrl),
     }),
   }));
+  defineFhirInteractions(builder, services);
+  defineBulkExport(builder, services, exportWakeup);
   return builder.toSubGraphSchema({ linkUrl: 'https://specs.apollo.dev/federation/v2.6' });
 }

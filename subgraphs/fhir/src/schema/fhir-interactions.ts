@@ -1,0 +1,139 @@
+import { DomainError, isSourceOrigin, type SubgraphBuilder, type SubgraphContext, type SubgraphServices } from '@svc/platform';
+import { processBundle } from '../domain/bundle.js';
+import { conditionalDelete, conditionalPatch, conditionalUpdate, patch } from '../domain/conditional-and-patch.js';
+import { create, history, queryFromString, read, remove, search, update, vread, type FhirCall, type FhirOutcome } from '../domain/interactions.js';
+
+/** The FHIR REST interactions as gateway operations; the REST facade's /fhir/R4 routes call these. */
+export function defineFhirInteractions(builder: SubgraphBuilder, services: SubgraphServices) {
+  const FhirResponse = builder.objectRef<FhirOutcome>('FhirResponse').implement({
+    description: 'The outcome of a FHIR interaction: HTTP status, the resource or Bundle, and the headers REST answers with.',
+    fields: (t) => ({
+      status: t.exposeInt('status', { description: 'HTTP status of the interaction (200, 201, 204).' }),
+      resource: t.field({ type: 'JSONObject', nullable: true, description: 'The resource or Bundle (null for a delete).', resolve: (o) => o.resource }),
+      etag: t.exposeString('etag', { nullable: true, description: 'W/"versionId" of the resource.' }),
+      location: t.exposeString('location', { nullable: true, description: 'Absolute URL of this version (…/_history/n).' }),
+      lastModified: t.exposeString('lastModified', { nullable: true, description: 'meta.lastUpdated as an HTTP-date.' }),
+    }),
+  });
+
+  const fhirBase = `${services.runtime.config.publicUrl}/fhir/R4`;
+  const call = (ctx: SubgraphContext, source?: string | null): FhirCall => {
+    if (source !== undefined && source !== null && !isSourceOrigin(source)) {
+      throw new DomainError('INVALID_SOURCE_HEADER', 'The X-Svc-Source header must be one of the 8 source origins.', { details: { header: 'X-Svc-Source' } });
+    }
+    return { em: ctx.em, principal: ctx.principal, requestId: ctx.requestId, source: source ?? null, fhirBase };
+  };
+  /** Every interaction may stage an event; publish it once committed. */
+  const run = async (work: Promise<FhirOutcome>): Promise<FhirOutcome> => {
+    const outcome = await work;
+    services.publishCommitted();
+    return outcome;
+  };
+
+  builder.queryFields((t) => ({
+    fhirRead: t.field({
+      type: FhirResponse,
+      description: 'FHIR read: the current version of a resource (404 missing or not visible, 410 deleted).',
+      authScopes: { authenticated: true },
+      args: { resourceType: t.arg.string({ required: true }), id: t.arg.id({ required: true }) },
+      resolve: (_r, a, ctx) => run(read(call(ctx), a.resourceType, String(a.id))),
+    }),
+    fhirVread: t.field({
+      type: FhirResponse,
+      description: 'FHIR vread: one version of a resource.',
+      authScopes: { authenticated: true },
+      args: { resourceType: t.arg.string({ required: true }), id: t.arg.id({ required: true }), versionId: t.arg.id({ required: true }) },
+      resolve: (_r, a, ctx) => run(vread(call(ctx), a.resourceType, String(a.id), String(a.versionId))),
+    }),
+    fhirHistory: t.field({
+      type: FhirResponse,
+      description: 'FHIR history of one resource (with id) or of a type: a history Bundle, newest first.',
+      authScopes: { authenticated: true },
+      args: {
+        resourceType: t.arg.string({ required: true }),
+        id: t.arg.id(),
+        count: t.arg.int({ defaultValue: 20 }),
+        offset: t.arg.int({ defaultValue: 0 }),
+        since: t.arg.string(),
+      },
+      resolve: (_r, a, ctx) =>
+        run(history(call(ctx), { resourceType: a.resourceType, ...(a.id ? { id: String(a.id) } : {}), count: a.count ?? 20, offset: a.offset ?? 0, ...(a.since ? { since: a.since } : {}) })),
+    }),
+    fhirSearch: t.field({
+      type: FhirResponse,
+      description: 'FHIR search: a searchset Bundle. `query` is the URL query string (name[:modifier]=value&…).',
+      authScopes: { authenticated: true },
+      args: { resourceType: t.arg.string({ required: true }), query: t.arg.string({ defaultValue: '' }), strict: t.arg.boolean({ defaultValue: false, description: 'Prefer: handling=strict' }) },
+      resolve: (_r, a, ctx) => run(search(call(ctx), a.resourceType, queryFromString(a.query ?? ''), a.strict ?? false)),
+    }),
+  }));
+
+  builder.mutationFields((t) => ({
+    fhirCreate: t.field({
+      type: FhirResponse,
+      description: 'FHIR create (201), or conditional create with ifNoneExist (200 with the match, 412 for several).',
+      authScopes: { authenticated: true },
+      args: { resourceType: t.arg.string({ required: true }), resource: t.arg({ type: 'JSONObject', required: true }), ifNoneExist: t.arg.string(), source: t.arg.string() },
+      resolve: (_r, a, ctx) => run(create(call(ctx, a.source), a.resourceType, a.resource, { ifNoneExist: a.ifNoneExist ?? null })),
+    }),
+    fhirUpdate: t.field({
+      type: FhirResponse,
+      description: 'FHIR update: a new version (412 when ifMatch names another version; never creates).',
+      authScopes: { authenticated: true },
+      args: { resourceType: t.arg.string({ required: true }), id: t.arg.id({ required: true }), resource: t.arg({ type: 'JSONObject', required: true }), ifMatch: t.arg.string(), source: t.arg.string() },
+      resolve: (_r, a, ctx) => run(update(call(ctx, a.source), a.resourceType, String(a.id), a.resource, a.ifMatch ?? null)),
+    }),
+    fhirBundle: t.field({
+      type: FhirResponse,
+      description:
+        'POST [base]: a transaction Bundle (all or nothing, one database transaction; the first failing entry answers an OperationOutcome naming it) or a batch Bundle (entries independent), answered with a transaction-response or batch-response Bundle.',
+      authScopes: { authenticated: true },
+      args: {
+        bundle: t.arg({ type: 'JSONObject', required: true }),
+        returnResources: t.arg.boolean({ defaultValue: true, description: 'false for Prefer: return=minimal' }),
+        source: t.arg.string(),
+      },
+      resolve: (_r, a, ctx) => run(processBundle(call(ctx, a.source), a.bundle, { returnResources: a.returnResources ?? true })),
+    }),
+    fhirPatch: t.field({
+      type: FhirResponse,
+      description: 'FHIR patch with a JSON Patch (RFC 6902): of the resource `id`, or (conditional patch) of the one match of `query`.',
+      authScopes: { authenticated: true },
+      args: {
+        resourceType: t.arg.string({ required: true }),
+        id: t.arg.id(),
+        query: t.arg.string({ description: 'Conditional patch: the search that must match exactly one resource.' }),
+        patch: t.arg({ type: ['JSONObject'], required: true }),
+        ifMatch: t.arg.string(),
+        source: t.arg.string(),
+      },
+      resolve: (_r, a, ctx) =>
+        run(
+          a.id
+            ? patch(call(ctx, a.source), a.resourceType, String(a.id), a.patch, a.ifMatch ?? null)
+            : conditionalPatch(call(ctx, a.source), a.resourceType, a.query ?? '', a.patch, a.ifMatch ?? null),
+        ),
+    }),
+    fhirConditionalUpdate: t.field({
+      type: FhirResponse,
+      description: 'FHIR conditional update (PUT [type]?query): no match creates (201), one match is updated, several are 412.',
+      authScopes: { authenticated: true },
+      args: { resourceType: t.arg.string({ required: true }), query: t.arg.string({ required: true }), resource: t.arg({ type: 'JSONObject', required: true }), ifMatch: t.arg.string(), source: t.arg.string() },
+      resolve: (_r, a, ctx) => run(conditionalUpdate(call(ctx, a.source), a.resourceType, a.query, a.resource, a.ifMatch ?? null)),
+    }),
+    fhirConditionalDelete: t.field({
+      type: FhirResponse,
+      description: 'FHIR conditional delete (DELETE [type]?query, single): no match or one deleted is 204, several are 412.',
+      authScopes: { authenticated: true },
+      args: { resourceType: t.arg.string({ required: true }), query: t.arg.string({ required: true }), source: t.arg.string() },
+      resolve: (_r, a, ctx) => run(conditionalDelete(call(ctx, a.source), a.resourceType, a.query)),
+    }),
+    fhirDelete: t.field({
+      type: FhirResponse,
+      description: 'FHIR delete (soft): a deleted version; reads answer 410 afterwards.',
+      authScopes: { authenticated: true },
+      args: { resourceType: t.arg.string({ required: true }), id: t.arg.id({ required: true }), source: t.arg.string() },
+      resolve: (_r, a, ctx) => run(remove(call(ctx, a.source), a.resourceType, String(a.id))),
+    }),
+  }));
+}

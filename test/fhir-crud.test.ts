@@ -1,0 +1,149 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bootSystem, type TestSystem } from './support/system.js';
+import { apiToken, fhir, registerPartner } from './support/fhir.js';
+
+/**
+ * The FHIR REST interactions through the facade and the gateway, on the real database: create,
+ * read, vread, update with versions and If-Match, conditional create, soft delete, history,
+ * Prefer: return, and validation errors that name the element.
+ */
+describe('FHIR R4 create, read, update, delete and history', () => {
+  let t: TestSystem;
+  let writer: string;
+
+  beforeAll(async () => {
+    // Many requests a second: the burst limit is not what this file tests.
+    t = await bootSystem({ SVC_RATE_LIMITS: 'off' });
+    const gpid = await registerPartner(t, 'Harbor Clinic');
+    writer = await apiToken(t, gpid, ['cms.fhir.r4.read', 'cms.fhir.rest.write']);
+  });
+  afterAll(() => t?.close());
+
+  const patient = { resourceType: 'Patient', active: true, gender: 'female', birthDate: '1984-03-02', name: [{ family: 'Okafor', given: ['Adaeze'] }] };
+
+  it('creates with a server-assigned id, 201, Location and ETag, and reads it back', async () => {
+    const created = await fhir(t, writer, 'POST', '/Patient', { ...patient, id: 'client-chosen' }, { 'x-svc-source': 'lake' });
+    expect(created.statusCode).toBe(201);
+    expect(created.headers['content-type']).toMatch(/^application\/fhir\+json/);
+    const body = created.json();
+    expect(body.id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(body.meta).toMatchObject({ versionId: '1', lastUpdated: expect.stringMatching(/Z$/) });
+    expect(created.headers['etag']).toBe('W/"1"');
+    expect(created.headers['location']).toBe(`${t.config.publicUrl}/fhir/R4/Patient/${body.id}/_history/1`);
+
+    const read = await fhir(t, writer, 'GET', `/Patient/${body.id}`);
+    expect(read.statusCode).toBe(200);
+    expect(read.headers['etag']).toBe('W/"1"');
+    expect(read.headers['last-modified']).toBe(new Date(body.meta.lastUpdated).toUTCString());
+    expect(read.json()).toEqual(body);
+  });
+
+  it('updates into new versions, keeps each for vread and history, and refuses a stale If-Match with 412', async () => {
+    const { id } = (await fhir(t, writer, 'POST', '/Patient', patient)).json();
+    const v2 = await fhir(t, writer, 'PUT', `/Patient/${id}`, { ...patient, id, active: false }, { 'if-match': 'W/"1"' });
+    expect(v2.statusCode).toBe(200);
+    expect(v2.headers['etag']).toBe('W/"2"');
+    expect(v2.json()).toMatchObject({ id, active: false, meta: { versionId: '2' } });
+    const v3 = await fhir(t, writer, 'PUT', `/Patient/${id}`, { ...patient, id, gender: 'other' });
+    expect(v3.json().meta.versionId).toBe('3');
+
+    const stale = await fhir(t, writer, 'PUT', `/Patient/${id}`, { ...patient, id }, { 'if-match': 'W/"2"' });
+    expect(stale.statusCode).toBe(412);
+    expect(stale.json()).toMatchObject({ resourceType: 'OperationOutcome', issue: [{ severity: 'error', code: 'conflict' }] });
+
+    const old = await fhir(t, writer, 'GET', `/Patient/${id}/_history/2`);
+    expect(old.statusCode).toBe(200);
+    expect(old.json()).toMatchObject({ active: false, meta: { versionId: '2' } });
+    expect((await fhir(t, writer, 'GET', `/Patient/${id}/_history/9`)).statusCode).toBe(404);
+
+    const history = (await fhir(t, writer, 'GET', `/Patient/${id}/_history`)).json();
+    expect(history).toMatchObject({ resourceType: 'Bundle', type: 'history', total: 3 });
+    expect(history.entry.map((e: { resource: { meta: { versionId: string } } }) => e.resource.meta.versionId)).toEqual(['3', '2', '1']);
+    expect(history.entry[2].request).toEqual({ method: 'POST', url: 'Patient' });
+
+    const typeHistory = (await fhir(t, writer, 'GET', '/Patient/_history?_count=2')).json();
+    expect(typeHistory.entry).toHaveLength(2);
+    expect(typeHistory.link.find((l: { relation: string }) => l.relation === 'next').url).toContain('_offset=2');
+  });
+
+  it('does not create on PUT (updateCreate false) and checks the body id', async () => {
+    const missing = await fhir(t, writer, 'PUT', '/Patient/not-here', { ...patient, id: 'not-here' });
+    expect(missing.statusCode).toBe(404);
+    const { id } = (await fhir(t, writer, 'POST', '/Patient', patient)).json();
+    const mismatch = await fhir(t, writer, 'PUT', `/Patient/${id}`, { ...patient, id: 'other' });
+    expect(mismatch.statusCode).toBe(400);
+    expect(mismatch.json().issue[0].expression).toEqual(['Patient.id']);
+  });
+
+  it('conditionally creates with If-None-Exist: once, then answers the match; 412 when several match', async () => {
+    const conditional = { resourceType: 'Patient', identifier: [{ system: 'urn:mrn', value: 'MRN-77' }], gender: 'male' };
+    const first = await fhir(t, writer, 'POST', '/Patient', conditional, { 'if-none-exist': 'identifier=urn:mrn|MRN-77' });
+    expect(first.statusCode).toBe(201);
+    const again = await fhir(t, writer, 'POST', '/Patient', conditional, { 'if-none-exist': 'identifier=urn:mrn|MRN-77' });
+    expect(again.statusCode).toBe(200);
+    expect(again.json().id).toBe(first.json().id);
+
+    await fhir(t, writer, 'POST', '/Patient', { ...conditional, identifier: [{ system: 'urn:mrn', value: 'MRN-78' }] });
+    await fhir(t, writer, 'POST', '/Patient', { ...conditional, identifier: [{ system: 'urn:mrn', value: 'MRN-78' }] });
+    const ambiguous = await fhir(t, writer, 'POST', '/Patient', conditional, { 'if-none-exist': 'identifier=urn:mrn|MRN-78' });
+    expect(ambiguous.statusCode).toBe(412);
+  });
+
+  it('deletes softly: 204, then 410 on read, history keeps the deletion, search no longer finds it', async () => {
+    const { id } = (await fhir(t, writer, 'POST', '/Patient', { ...patient, name: [{ family: 'Vanishing' }] })).json();
+    const deleted = await fhir(t, writer, 'DELETE', `/Patient/${id}`);
+    expect(deleted.statusCode).toBe(204);
+    const gone = await fhir(t, writer, 'GET', `/Patient/${id}`);
+    expect(gone.statusCode).toBe(410);
+    expect(gone.json()).toMatchObject({ resourceType: 'OperationOutcome', issue: [{ code: 'deleted' }] });
+    expect((await fhir(t, writer, 'DELETE', `/Patient/${id}`)).statusCode).toBe(204);
+    expect((await fhir(t, writer, 'GET', `/Patient/${id}/_history/1`)).statusCode).toBe(200);
+    const history = (await fhir(t, writer, 'GET', `/Patient/${id}/_history`)).json();
+    expect(history.entry[0]).toMatchObject({ request: { method: 'DELETE' }, response: { status: '204 No Content' } });
+    expect(history.entry[0].resource).toBeUndefined();
+    expect((await fhir(t, writer, 'GET', '/Patient?family=vanishing')).json().total).toBe(0);
+  });
+
+  it('honours Prefer: return=minimal and return=OperationOutcome', async () => {
+    const minimal = await fhir(t, writer, 'POST', '/Patient', patient, { prefer: 'return=minimal' });
+    expect(minimal.statusCode).toBe(201);
+    expect(minimal.body).toBe('');
+    expect(minimal.headers['location']).toMatch(/\/fhir\/R4\/Patient\/[0-9a-f-]{36}\/_history\/1$/);
+    const outcome = await fhir(t, writer, 'POST', '/Patient', patient, { prefer: 'return=OperationOutcome' });
+    expect(outcome.json()).toMatchObject({ resourceType: 'OperationOutcome', issue: [{ severity: 'information' }] });
+  });
+
+  it('refuses invalid resources with an OperationOutcome naming each element', async () => {
+    const res = await fhir(t, writer, 'POST', '/Patient', { resourceType: 'Patient', gender: 'xyz', birthDate: '1984-13-45', name: [{ family: 3, use: 'nickname-ish' }], colour: 'blue' });
+    expect(res.statusCode).toBe(422);
+    const issues = res.json().issue as { severity: string; code: string; expression: string[] }[];
+    expect(issues.every((i) => i.severity === 'error' && i.code === 'invalid')).toBe(true);
+    expect(issues.map((i) => i.expression[0])).toEqual(expect.arrayContaining(['Patient.gender', 'Patient.birthDate', 'Patient.name[0].family', 'Patient.name[0].use', 'Patient.colour']));
+
+    const status = await fhir(t, writer, 'POST', '/Observation', { resourceType: 'Observation', status: 'done', code: { text: 'x' } });
+    expect(status.statusCode).toBe(422);
+    expect(status.json().issue.map((i: { expression: string[] }) => i.expression[0])).toEqual(['Observation.status']);
+    const cardinality = await fhir(t, writer, 'POST', '/Observation', { resourceType: 'Observation', status: 'final' });
+    expect(cardinality.statusCode).toBe(422);
+    expect(cardinality.json().issue[0].expression).toEqual(['Observation.code']);
+
+    const wrongType = await fhir(t, writer, 'POST', '/Patient', { resourceType: 'Observation', status: 'final', code: { text: 'x' } });
+    expect(wrongType.statusCode).toBe(400);
+    expect(wrongType.json().issue[0].expression).toEqual(['Patient.resourceType']);
+    expect((await fhir(t, writer, 'POST', '/NotAType', { resourceType: 'NotAType' })).statusCode).toBe(404);
+    expect((await fhir(t, writer, 'GET', '/Patient/bad$id')).statusCode).toBe(400);
+  });
+
+  it('stores any R4 type generically', async () => {
+    for (const resource of [
+      { resourceType: 'Observation', status: 'final', code: { coding: [{ system: 'http://loinc.org', code: '8867-4' }] }, valueQuantity: { value: 72, unit: '/min', system: 'http://unitsofmeasure.org', code: '/min' } },
+      { resourceType: 'Organization', name: 'Harbor Clinic' },
+      { resourceType: 'MedicationRequest', status: 'active', intent: 'order', subject: { reference: 'Patient/x' }, medicationCodeableConcept: { text: 'aspirin' } },
+      { resourceType: 'ResearchStudy', status: 'active' },
+    ]) {
+      const res = await fhir(t, writer, 'POST', `/${resource.resourceType}`, resource);
+      expect(res.statusCode, resource.resourceType).toBe(201);
+      expect((await fhir(t, writer, 'GET', `/${resource.resourceType}/${res.json().id}`)).json()).toMatchObject(resource);
+    }
+  });
+});

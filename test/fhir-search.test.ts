@@ -1,0 +1,171 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bootSystem, type TestSystem } from './support/system.js';
+import { apiToken, fhir, registerPartner } from './support/fhir.js';
+
+interface Bundle {
+  total?: number;
+  link: { relation: string; url: string }[];
+  entry?: { resource: { id: string; [k: string]: unknown } }[];
+}
+
+/** Search on the indexed tables: every parameter type, prefixes, modifiers, sorting and paging. */
+describe('FHIR R4 search', () => {
+  let t: TestSystem;
+  let token: string;
+  const ids: Record<string, string> = {};
+
+  const search = async (query: string, headers: Record<string, string> = {}): Promise<Bundle> => {
+    const res = await fhir(t, token, 'GET', query, undefined, headers);
+    expect(res.statusCode, `${query}: ${res.body}`).toBe(200);
+    return res.json() as Bundle;
+  };
+  const found = async (query: string): Promise<string[]> => ((await search(query)).entry ?? []).map((e) => e.resource.id).sort();
+  const names = (...keys: string[]) => keys.map((k) => ids[k]!).sort();
+
+  beforeAll(async () => {
+    // Many searches a second: the burst limit is not what this file tests.
+    t = await bootSystem({ SVC_RATE_LIMITS: 'off' });
+    token = await apiToken(t, await registerPartner(t, 'Search Clinic'), ['cms.fhir.r4.read', 'cms.fhir.rest.write']);
+    const create = async (key: string, resource: Record<string, unknown>) => {
+      const res = await fhir(t, token, 'POST', `/${resource['resourceType'] as string}`, resource);
+      expect(res.statusCode, res.body).toBe(201);
+      ids[key] = res.json().id;
+    };
+    await create('ada', { resourceType: 'Patient', gender: 'female', birthDate: '1984-03-02', name: [{ family: 'Müller', given: ['Ada'] }], identifier: [{ system: 'urn:mrn', value: 'A1' }], telecom: [{ system: 'email', value: 'ada@example.org' }] });
+    await create('ben', { resourceType: 'Patient', gender: 'male', birthDate: '1990-07', name: [{ family: 'Mullins', given: ['Ben'] }], identifier: [{ value: 'B2' }] });
+    await create('cyd', { resourceType: 'Patient', gender: 'other', birthDate: '2001-11-20', name: [{ family: 'Castro', given: ['Cyd'] }], identifier: [{ system: 'urn:other', value: 'A1' }] });
+    await create('dee', { resourceType: 'Patient', name: [{ family: 'Dee' }] });
+    await create('hr1', { resourceType: 'Observation', status: 'final', code: { coding: [{ system: 'http://loinc.org', code: '8867-4', display: 'Heart rate' }] }, subject: { reference: `Patient/${ids['ada']}` }, effectiveDateTime: '2024-05-01T10:00:00Z', valueQuantity: { value: 72, unit: 'beats/min', system: 'http://unitsofmeasure.org', code: '/min' } });
+    await create('hr2', { resourceType: 'Observation', status: 'final', code: { coding: [{ system: 'http://loinc.org', code: '8867-4' }] }, subject: { reference: `Patient/${ids['ben']}` }, effectivePeriod: { start: '2024-06-01', end: '2024-06-03' }, valueQuantity: { value: 110.5, system: 'http://unitsofmeasure.org', code: '/min' } });
+    await create('risk', { resourceType: 'RiskAssessment', status: 'final', subject: { reference: `Patient/${ids['cyd']}` }, prediction: [{ probabilityDecimal: 0.25 }] });
+    await create('vs', { resourceType: 'ValueSet', status: 'active', url: 'http://example.org/fhir/ValueSet/colours' });
+  });
+  afterAll(() => t?.close());
+
+  it('string: starts-with ignoring case and accents, :exact and :contains', async () => {
+    expect(await found('/Patient?family=mul')).toEqual(names('ada', 'ben'));
+    expect(await found('/Patient?name=ADA')).toEqual(names('ada'));
+    expect(await found('/Patient?family:exact=Müller')).toEqual(names('ada'));
+    expect(await found('/Patient?family:exact=muller')).toEqual([]);
+    expect(await found('/Patient?family:contains=stro')).toEqual(names('cyd'));
+    expect(await found('/Patient?family:contains=%25')).toEqual([]);
+    expect(await found('/Patient?family=_ee')).toEqual([]);
+    expect(await found('/Patient?family=castro,dee')).toEqual(names('cyd', 'dee'));
+  });
+
+  it('token: code, system|code, |code, system|, :not, :missing, :text', async () => {
+    expect(await found('/Patient?gender=female')).toEqual(names('ada'));
+    expect(await found('/Patient?identifier=A1')).toEqual(names('ada', 'cyd'));
+    expect(await found('/Patient?identifier=urn:mrn|A1')).toEqual(names('ada'));
+    expect(await found('/Patient?identifier=|B2')).toEqual(names('ben'));
+    expect(await found('/Patient?identifier=urn:other|')).toEqual(names('cyd'));
+    expect(await found('/Patient?gender:not=female')).toEqual(names('ben', 'cyd', 'dee'));
+    expect(await found('/Patient?gender:missing=true')).toEqual(names('dee'));
+    expect(await found('/Patient?birthdate:missing=false&gender=male')).toEqual(names('ben'));
+    expect(await found('/Patient?email=ada@example.org')).toEqual(names('ada'));
+    expect(await found('/Observation?code:text=heart')).toEqual(names('hr1'));
+  });
+
+  it('date: ranges with every prefix, and partial dates', async () => {
+    expect(await found('/Patient?birthdate=1984')).toEqual(names('ada'));
+    expect(await found('/Patient?birthdate=1990-07-15')).toEqual([]);
+    expect(await found('/Patient?birthdate=eq1990-07')).toEqual(names('ben'));
+    expect(await found('/Patient?birthdate=ne1984-03-02')).toEqual(names('ben', 'cyd'));
+    expect(await found('/Patient?birthdate=gt1990')).toEqual(names('cyd'));
+    expect(await found('/Patient?birthdate=lt1990-07-01')).toEqual(names('ada'));
+    expect(await found('/Patient?birthdate=ge1990-07-15')).toEqual(names('ben', 'cyd'));
+    expect(await found('/Patient?birthdate=le1990-07-15')).toEqual(names('ada', 'ben'));
+    expect(await found('/Patient?birthdate=sa1990-07-31')).toEqual(names('cyd'));
+    expect(await found('/Patient?birthdate=eb1990-07-01')).toEqual(names('ada'));
+    expect(await found('/Patient?birthdate=ap1984-03-01')).toEqual(names('ada'));
+    expect(await found('/Patient?birthdate=ge1980&birthdate=lt1995')).toEqual(names('ada', 'ben'));
+    expect(await found('/Observation?date=2024-06-02')).toEqual([]);
+    expect(await found('/Observation?date=le2024-06-02')).toEqual(names('hr1', 'hr2'));
+    expect(await found('/Observation?date=ge2024-05-01T11:00:00Z')).toEqual(names('hr2'));
+    const bad = await fhir(t, token, 'GET', '/Patient?birthdate=yesterday');
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().issue[0].expression).toEqual(['birthdate']);
+  });
+
+  it('reference, number, quantity and uri', async () => {
+    expect(await found(`/Observation?subject=Patient/${ids['ada']}`)).toEqual(names('hr1'));
+    expect(await found(`/Observation?subject=${ids['ben']}`)).toEqual(names('hr2'));
+    expect(await found(`/Observation?subject:Patient=${ids['ben']}`)).toEqual(names('hr2'));
+    expect(await found(`/Observation?patient=${ids['ada']},${ids['ben']}`)).toEqual(names('hr1', 'hr2'));
+    expect(await found('/RiskAssessment?probability=0.25')).toEqual(names('risk'));
+    expect(await found('/RiskAssessment?probability=gt0.3')).toEqual([]);
+    expect(await found('/RiskAssessment?probability=le0.3')).toEqual(names('risk'));
+    expect(await found('/Observation?value-quantity=72')).toEqual(names('hr1'));
+    expect(await found('/Observation?value-quantity=gt100|http://unitsofmeasure.org|/min')).toEqual(names('hr2'));
+    expect(await found('/Observation?value-quantity=lt200||beats/min')).toEqual(names('hr1'));
+    expect(await found('/ValueSet?url=http://example.org/fhir/ValueSet/colours')).toEqual(names('vs'));
+    expect(await found('/ValueSet?url:below=http://example.org/fhir')).toEqual(names('vs'));
+    expect(await found('/ValueSet?url:above=http://example.org/fhir/ValueSet/colours/v2')).toEqual(names('vs'));
+    expect(await found('/ValueSet?url:above=http://example.org/fhir')).toEqual([]);
+  });
+
+  it('token :in and :not-in with value sets that enumerate their codes', async () => {
+    const gender = 'http://hl7.org/fhir/ValueSet/administrative-gender';
+    expect(await found(`/Patient?gender:in=${gender}`)).toEqual(names('ada', 'ben', 'cyd'));
+    expect(await found(`/Patient?gender:not-in=${gender}`)).toEqual(names('dee'));
+    expect(await found('/Observation?status:in=http://hl7.org/fhir/ValueSet/observation-status')).toEqual(names('hr1', 'hr2'));
+    const unknown = await fhir(t, token, 'GET', '/Patient?gender:in=http://loinc.org/vs');
+    expect(unknown.statusCode).toBe(400);
+    expect(unknown.json().issue[0].expression).toEqual(['gender:in']);
+  });
+
+  it('_summary=text keeps text and mandatory elements, _summary=data drops text', async () => {
+    const text = { status: 'generated', div: '<div xmlns="http://www.w3.org/1999/xhtml">Heart rate 72</div>' };
+    const { id } = (await fhir(t, token, 'POST', '/Observation', { resourceType: 'Observation', text, status: 'final', code: { text: 'Heart rate' }, subject: { reference: `Patient/${ids['ada']}` }, valueQuantity: { value: 72 } })).json();
+    const textOnly = (await search(`/Observation?_id=${id}&_summary=text`)).entry![0]!.resource;
+    expect(Object.keys(textOnly).sort()).toEqual(['code', 'id', 'meta', 'resourceType', 'status', 'text']);
+    const data = (await search(`/Observation?_id=${id}&_summary=data`)).entry![0]!.resource;
+    expect(data['text']).toBeUndefined();
+    expect(data).toMatchObject({ subject: { reference: `Patient/${ids['ada']}` }, valueQuantity: { value: 72 } });
+    await fhir(t, token, 'DELETE', `/Observation/${id}`);
+  });
+
+  it('_id, _lastUpdated, _sort, _total, _summary=count and POST _search', async () => {
+    expect(await found(`/Patient?_id=${ids['ada']},${ids['dee']}`)).toEqual(names('ada', 'dee'));
+    expect(await found('/Patient?_lastUpdated=gt2000-01-01')).toHaveLength(4);
+    expect(await found('/Patient?_lastUpdated=lt2000-01-01')).toEqual([]);
+    const sorted = await search('/Patient?_sort=-birthdate,family&gender:missing=false');
+    expect(sorted.entry!.map((e) => e.resource.id)).toEqual([ids['cyd'], ids['ben'], ids['ada']]);
+    const byFamily = await search('/Patient?_sort=family');
+    expect(byFamily.entry!.map((e) => e.resource.id)).toEqual([ids['cyd'], ids['dee'], ids['ada'], ids['ben']]);
+    expect((await search('/Patient?_total=none')).total).toBeUndefined();
+    const count = await search('/Patient?_summary=count');
+    expect(count.total).toBe(4);
+    expect(count.entry ?? []).toEqual([]);
+
+    const posted = await t.request({ method: 'POST', url: '/fhir/R4/Patient/_search', token, headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'family=mul&gender=male' });
+    expect(posted.statusCode).toBe(200);
+    expect(posted.json().entry.map((e: { resource: { id: string } }) => e.resource.id)).toEqual([ids['ben']]);
+  });
+
+  it('pages with _count and stable next/previous links', async () => {
+    const first = await search('/Patient?_count=3');
+    expect(first.total).toBe(4);
+    expect(first.entry).toHaveLength(3);
+    const next = first.link.find((l) => l.relation === 'next')!.url;
+    expect(next).toContain('_offset=3');
+    const second = await search(next.slice(next.indexOf('/Patient')));
+    expect(second.entry).toHaveLength(1);
+    expect(second.link.find((l) => l.relation === 'next')).toBeUndefined();
+    const previous = second.link.find((l) => l.relation === 'previous')!.url;
+    expect((await search(previous.slice(previous.indexOf('/Patient')))).entry!.map((e) => e.resource.id)).toEqual(first.entry!.map((e) => e.resource.id));
+    expect(new Set([...first.entry!, ...second.entry!].map((e) => e.resource.id)).size).toBe(4);
+    const paged = await search('/Patient?_count=2&_elements=gender');
+    expect(paged.entry![0]!.resource).not.toHaveProperty('name');
+    expect(paged.entry![0]!.resource['meta']).toMatchObject({ tag: [{ code: 'SUBSETTED' }] });
+  });
+
+  it('ignores unknown parameters leniently (not in the self link), refuses them with Prefer: handling=strict', async () => {
+    const lenient = await search('/Patient?family=castro&shoe-size=9');
+    expect(lenient.entry).toHaveLength(1);
+    expect(lenient.link.find((l) => l.relation === 'self')!.url).not.toContain('shoe-size');
+    const strict = await fhir(t, token, 'GET', '/Patient?family=castro&shoe-size=9', undefined, { prefer: 'handling=strict' });
+    expect(strict.statusCode).toBe(400);
+    expect(strict.json().issue[0].expression).toEqual(['shoe-size']);
+  });
+});
