@@ -42,6 +42,15 @@ export function knexOf(em: EntityManager): Knex {
   return trx ?? (em.getConnection() as unknown as { getKnex(): Knex }).getKnex();
 }
 
+/**
+ * Keep only the rows a caller may see: no filter for an operator (`undefined`), one partner's rows,
+ * or none at all for a credential without a partner (`null` must not become `IS NULL`).
+ */
+export function whereVisible<Q extends Knex.QueryBuilder>(q: Q, column: string, visiblePartner: string | null | undefined): Q {
+  if (visiblePartner === undefined) return q;
+  return (visiblePartner === null ? q.whereRaw('1 = 0') : q.where(column, visiblePartner)) as Q;
+}
+
 export function toStored(row: Row): StoredResource {
   return {
     resourceType: row.resource_type,
@@ -111,7 +120,7 @@ export const resourceStore = {
       const q = knex(HISTORY);
       if (filter.resourceType) q.where('resource_type', filter.resourceType);
       if (filter.id) q.where('id', filter.id);
-      if (filter.partnerGpid !== undefined) q.where('partner_gpid', filter.partnerGpid);
+      whereVisible(q, 'partner_gpid', filter.partnerGpid);
       if (filter.since) q.where('last_updated', '>=', filter.since);
       return q;
     };

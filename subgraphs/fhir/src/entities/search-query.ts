@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/core';
 import type { Knex } from '@mikro-orm/knex';
 import type { Criterion, Prefix, SearchRequest, SearchValue, SortKey } from '../domain/search-request.js';
 import { normalizeString } from '../domain/search-index.js';
-import { INDEX_TABLES, RESOURCES, knexOf, toStored, type StoredResource } from './resource-store.js';
+import { INDEX_TABLES, RESOURCES, knexOf, toStored, whereVisible, type StoredResource } from './resource-store.js';
 
 type QB = Knex.QueryBuilder;
 
@@ -149,7 +149,7 @@ interface Scope {
 /** Current, undeleted, visible resources under alias `r` (the target of a chain, the source of a _has). */
 function liveResource(scope: Scope, q: QB, r: string): void {
   q.where(`${r}.deleted`, 0);
-  if (scope.visiblePartner !== undefined) q.where(`${r}.partner_gpid`, scope.visiblePartner);
+  whereVisible(q, `${r}.partner_gpid`, scope.visiblePartner);
 }
 
 /**
@@ -323,7 +323,7 @@ export async function runIncludes(em: EntityManager, request: SearchRequest, mat
     for (const [type, idSet] of wanted) {
       for (const ids of chunks([...idSet])) {
         const q = knex(RESOURCES).where('resource_type', type).where('deleted', 0).whereIn('id', ids);
-        if (visiblePartner !== undefined) q.where('partner_gpid', visiblePartner);
+        whereVisible(q, 'partner_gpid', visiblePartner);
         for (const row of (await q) as Parameters<typeof toStored>[0][]) {
           const stored = toStored(row);
           if (seen.has(keyOf(stored)) || included.length + added.length >= MAX_INCLUDED) continue;
