@@ -94,6 +94,25 @@ export const CAPABILITIES = {
   'certification.progress': capability('certification.progress', 'partner-ecosystem', perMinute(30), ['Mutation.updateCertificationProgress']),
   'changelog.rss': capability('changelog.rss', 'platform', perMinute(60), ['Query.releaseHistory']),
   'fhir.metadata': capability('fhir.metadata', 'fhir', undefined, ['Query.fhirCapabilityStatement']),
+  // The FHIR interactions have no per-route limit in the spec: over GraphQL they spend the FHIR
+  // product's overall and burst counters, which the REST routes under /fhir/R4 spend too.
+  'fhir.interactions': capability('fhir.interactions', 'fhir', undefined, [
+    'Query.fhirRead',
+    'Query.fhirVread',
+    'Query.fhirHistory',
+    'Query.fhirSearch',
+    'Query.fhirExportStatus',
+    'Query.fhirExportChunk',
+    'Mutation.fhirCreate',
+    'Mutation.fhirUpdate',
+    'Mutation.fhirPatch',
+    'Mutation.fhirConditionalUpdate',
+    'Mutation.fhirConditionalDelete',
+    'Mutation.fhirDelete',
+    'Mutation.fhirBundle',
+    'Mutation.fhirExportKickoff',
+    'Mutation.fhirExportCancel',
+  ]),
   // Anonymous onboarding over GraphQL (no REST route): per address, like sign-in.
   'onboarding.start': capability('onboarding.start', 'partner-ecosystem', perMinute(10), ['Mutation.startPartnerApplication']),
   'onboarding.resume': capability('onboarding.resume', 'partner-ecosystem', perMinute(60), [
