@@ -40,4 +40,13 @@ describe('REST fuzzer regressions', () => {
       expect(res.json()).toMatchObject({ code: 'BAD_REQUEST', request_id: res.headers['x-request-id'] });
     });
   });
+  it('FHIR search parameters named like Object.prototype members are plain parameter names', async () => {
+    for (const name of ['toString', 'constructor', '__proto__', 'hasOwnProperty']) {
+      const get = await t.request({ url: `/fhir/R4/Patient?${name}=1` });
+      expect(get.statusCode, name).toBe(200);
+      expect(get.json()).toMatchObject({ resourceType: 'Bundle', type: 'searchset' });
+      const post = await t.request({ method: 'POST', url: '/fhir/R4/Patient/_search', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `${name}=true` });
+      expect(post.statusCode, name).toBe(200);
+    }
+  });
 });

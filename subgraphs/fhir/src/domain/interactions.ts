@@ -223,9 +223,9 @@ export async function remove(call: FhirCall, resourceType: string, id: string): 
   return { status: 204, resource: null, etag: etagOf(stored.versionId), location: null, lastModified: null };
 }
 
-/** `a=1&b=2&a=3` → { a: ['1','3'], b: ['2'] } */
+/** `a=1&b=2&a=3` → { a: ['1','3'], b: ['2'] }; a map without a prototype, so `toString=` or `__proto__=` are plain names. */
 export function queryFromString(query: string): Record<string, string[]> {
-  const out: Record<string, string[]> = {};
+  const out = Object.create(null) as Record<string, string[]>;
   for (const [k, v] of new URLSearchParams(query.startsWith('?') ? query.slice(1) : query)) (out[k] ??= []).push(v);
   return out;
 }
