@@ -118,7 +118,7 @@ describe('route catalog, OpenAPI documents and changelog, generated from the rou
 
     it('serves one valid document per product', async () => {
       for (const [name, expectedPaths] of [
-        ['partner-ecosystem.yaml', ['/cms/tokens', '/cms-ecosystem/sdk-catalog', '/cms/legal/documents']],
+        ['partner-ecosystem.yaml', ['/cms/tokens', '/cms-ecosystem/sdk-catalog', '/cms/legal/documents', '/cms/partners/{gpid}/scopes']],
         ['identity.yaml', ['/api/identity/match', '/api/identity/{gpid}']],
         ['fhir.yaml', ['/fhir/R4/metadata', '/fhir/R4/{resourceType}/{id}']],
         ['tefca.yaml', ['/tefca/xcpd/search', '/tefca/v1/patient-discovery']],

@@ -1,7 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootSystem, type TestSystem } from '../support/system.js';
 import { eventsOf, eventually, identityClient, mintToken, registerPartner } from '../support/identity.js';
@@ -37,25 +34,12 @@ describe('tenant isolation of identities, sync jobs and events', () => {
     return res.json().access_token as string;
   }
 
-  /**
-   * The operator's grant of merge, split and approve to a partner. The platform has no API for a
-   * grant yet (partner grants are set by operators in the partner registry), so the test writes it
-   * where the partner subgraph keeps it.
-   */
+  /** The operator's grant of merge, split and approve to a partner, through the operator API. */
   async function grantStewardScopes(partnerGpid: string): Promise<void> {
     const { DEFAULT_PARTNER_SCOPES } = await import('../../subgraphs/partner/src/domain/partner-scopes.js');
-    const grant = JSON.stringify([...DEFAULT_PARTNER_SCOPES, 'identity.merge', 'identity.split', 'identity.approve']);
-    if (t.config.databaseUrl) {
-      const client = new pg.Client({ connectionString: t.config.databaseUrl });
-      await client.connect();
-      await client.query('update partner_partners set granted_scopes = $1 where gpid = $2', [grant, partnerGpid]);
-      await client.end();
-      return;
-    }
-    const Database = createRequire(import.meta.url)('better-sqlite3') as new (file: string) => { prepare(sql: string): { run(...a: unknown[]): unknown }; close(): void };
-    const db = new Database(join(t.config.dataDir, 'partner.sqlite'));
-    db.prepare('update partner_partners set granted_scopes = ? where gpid = ?').run(grant, partnerGpid);
-    db.close();
+    const res = await t.request({ method: 'PUT', url: `/cms/partners/${partnerGpid}/scopes`, body: { scopes: [...DEFAULT_PARTNER_SCOPES, 'identity.merge', 'identity.split', 'identity.approve'] } });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().added_scopes).toEqual(['identity.merge', 'identity.split', 'identity.approve']);
   }
 
   const randomGpid = () => `SVC-${randomBytes(4).toString('hex').toUpperCase()}`;

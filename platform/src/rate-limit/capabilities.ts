@@ -77,6 +77,8 @@ export const CAPABILITIES = {
   'pipeline.partners': capability('pipeline.partners', 'partner-ecosystem', perMinute(30), ['Query.partners', 'Query.partner.syncJobs']),
   // Both SDK catalog paths serve one capability and share its counter.
   'sdk.catalog': capability('sdk.catalog', 'partner-ecosystem', perMinute(60), ['Query.sdkCatalog']),
+  // Operators: replace a partner's granted scopes.
+  'partners.scopes.update': capability('partners.scopes.update', 'partner-ecosystem', perMinute(30), ['Mutation.updatePartnerScopeGrant']),
   // Identity
   'identity.match': capability('identity.match', 'identity', perMinute(120), ['Query.identityMatch']),
   'identity.resolve': capability('identity.resolve', 'identity', perMinute(60), ['Mutation.resolveIdentity']),

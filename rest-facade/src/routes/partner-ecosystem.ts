@@ -19,6 +19,7 @@ import {
   tokenExchangeSchemas,
 } from './credential-operations.js';
 import { SDK_CATALOG_SCHEMA, sdkCatalogOperation } from '../catalog/sdk-catalog.js';
+import { updatePartnerScopes, updatePartnerScopesSchemas } from './partner-scope-grant-operation.js';
 
 const TOKEN_FIELDS = 'tokenId partnerGpid name scopes createdAt expiresAt';
 const JOB_FIELDS = 'jobId status recordsProcessed completedAt failedAt';
@@ -156,6 +157,19 @@ export const partnerEcosystemRoutes: RouteSpec[] = [
         return { partners: partner ? [partnerMetrics(partner)] : [], next_cursor: null };
       },
     },
+  },
+  // Not in the spec's table: operators change which scopes a partner holds.
+  {
+    id: 'partners.scopes.update',
+    method: 'PUT',
+    path: '/cms/partners/{gpid}/scopes',
+    ...capabilityRoute('partners.scopes.update'),
+    summary: "Replace a partner's granted scopes (operators)",
+    auth: 'bearer',
+    scopes: ['cms.admin'],
+    successStatus: 200,
+    operation: updatePartnerScopes,
+    ...updatePartnerScopesSchemas,
   },
   { id: 'sdk.catalog', method: 'GET', path: '/cms-ecosystem/sdk-catalog', ...capabilityRoute('sdk.catalog'), summary: 'SDK catalog', auth: 'bearer', scopes: ['cms.sdk.read'], successStatus: 200, latency: ['30ms', '80ms'], operation: sdkCatalogOperation, responseBody: SDK_CATALOG_SCHEMA },
 ];

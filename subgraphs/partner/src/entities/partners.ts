@@ -20,6 +20,11 @@ export const partners = {
     return em.findOne(PartnerEntity, { gpid }, { lockMode: LockMode.PESSIMISTIC_WRITE });
   },
 
+  /** Replace a partner's grant (staged in `em`; the caller flushes inside its transaction). */
+  setGrantedScopes(partner: Partner, scopes: readonly string[]): void {
+    partner.grantedScopes = [...scopes];
+  },
+
   /** Load many partners in one statement (DataLoader batch). */
   async byGpids(em: EntityManager, gpids: readonly string[]): Promise<(Partner | null)[]> {
     const rows = await em.find(PartnerEntity, { gpid: { $in: [...gpids] } });

@@ -10,4 +10,9 @@ export const portalSessions = {
   byId(em: EntityManager, id: string): Promise<PortalSession | null> {
     return em.findOne(PortalSessionEntity, { id });
   },
+
+  /** Sessions of a partner that are neither ended nor expired; newest first. */
+  active(em: EntityManager, partnerGpid: string, now = new Date()): Promise<PortalSession[]> {
+    return em.find(PortalSessionEntity, { partnerGpid, revokedAt: null, expiresAt: { $gt: now } }, { orderBy: { id: 'desc' } });
+  },
 };

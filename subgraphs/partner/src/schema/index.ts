@@ -7,6 +7,7 @@ import { defineOAuthClient } from './oauth-client.js';
 import { defineOAuthServer } from './oauth-server.js';
 import { definePartner } from './partner.js';
 import { definePartnerCredentials } from './partner-credentials.js';
+import { definePartnerScopeGrant } from './partner-scope-grant.js';
 import { definePortalAccount } from './portal-account.js';
 import { defineTokenRevocation } from './token-revocation.js';
 import { defineViewer } from './viewer.js';
@@ -19,6 +20,7 @@ export function buildPartnerSchema(services: SubgraphServices): GraphQLSchema {
   const revocation = defineTokenRevocation(builder);
   const tokens = defineApiToken(builder, services, revocation);
   const partner = definePartner(builder, services, tokens);
+  definePartnerScopeGrant(builder, services, partner);
   defineViewer(builder);
   defineOnboardingLegalCertification(builder, services, partner);
   defineCredentialLookups(builder);

@@ -15,3 +15,20 @@ export async function publishRevocation(services: SubgraphServices, ctx: Subgrap
   const published = await outboxEvents.awaitPublished(ctx.em, eventId, REVOCATION_PUBLISH_WAIT_MS);
   if (!published) services.runtime.logger.warn({ eventId, requestId: ctx.requestId }, 'revocation committed but its event is not published yet');
 }
+
+/**
+ * {@link publishRevocation} for a change that staged several events: one wait covers them all
+ * (the relay publishes in commit order), bounded by the same 2 s, so every revoked credential is
+ * refused from the caller's next request on.
+ */
+export async function publishRevocations(services: SubgraphServices, ctx: SubgraphContext, eventIds: readonly string[]): Promise<void> {
+  services.publishCommitted();
+  const deadline = Date.now() + REVOCATION_PUBLISH_WAIT_MS;
+  for (const eventId of eventIds) {
+    const published = await outboxEvents.awaitPublished(ctx.em, eventId, Math.max(0, deadline - Date.now()));
+    if (!published) {
+      services.runtime.logger.warn({ eventId, requestId: ctx.requestId }, 'revocation committed but its event is not published yet');
+      return;
+    }
+  }
+}
