@@ -203,6 +203,21 @@ describe('tenant isolation of identities, sync jobs and events', () => {
     expect(comparable(otherRequestAfter.body, requestId)).toBe(comparable(noRequest.body, missingId));
   });
 
+  it("answers B's read of partner A exactly like a partner GPID nobody has", async () => {
+    const query = 'query($g: ID!) { partner(gpid: $g) { gpid legalName grantedScopes } }';
+    let missing: string;
+    do missing = `CMS-${String(randomBytes(4).readUInt32BE(0) % 100_000_000).padStart(8, '0')}`;
+    while (missing === partners.a.gpid || missing === partners.b.gpid);
+    for (const token of [partners.b.service, partners.b.steward]) {
+      const other = await gql(query, { g: partners.a.gpid }, token);
+      const none = await gql(query, { g: missing }, token);
+      expect(JSON.parse(other.body)).toEqual({ data: { partner: null } });
+      expect(comparable(other.body, partners.a.gpid)).toBe(comparable(none.body, missing));
+    }
+    const own = await t.graphql<{ partner: { gpid: string } | null }>('query($g: ID!) { partner(gpid: $g) { gpid legalName } }', { g: partners.a.gpid }, partners.a.steward);
+    expect(own.data!.partner?.gpid).toBe(partners.a.gpid);
+  });
+
   it("answers B's reads of A's sync job and A's events exactly like missing ones", async () => {
     const created = await t.graphql<{ createSyncJob: { jobId: string } }>('mutation($p: ID!) { createSyncJob(partnerGpid: $p, resourceTypes: ["Patient"]) { jobId } }', { p: partners.a.gpid });
     expect(created.errors).toBeUndefined();

@@ -39,11 +39,11 @@ export function definePartner(builder: Builder, services: SubgraphServices, toke
     partner: t.field({
       type: PartnerType,
       nullable: true,
-      description: 'A partner by CMS GPID: your own, or any partner for operators.',
+      description: 'A partner by CMS GPID: your own, or any partner for operators. Another partner answers null, exactly like a GPID nobody has.',
       args: { gpid: t.arg.id({ required: true }) },
       authScopes: { authenticated: true },
       resolve: async (_root, { gpid }, ctx) => {
-        if (!actsFor(ctx.principal, String(gpid))) throw new DomainError('FORBIDDEN', 'Another partner is not visible to this credential.');
+        if (!actsFor(ctx.principal, String(gpid))) return null;
         return load(ctx, String(gpid));
       },
     }),
