@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { WebSocketServer } from 'ws';
 import { useServer } from 'graphql-ws/use/ws';
 import { GraphQLError, print, type GraphQLSchema } from 'graphql';
-import { authenticateBearer, DomainError, INTERNAL_PRINCIPAL_HEADER, newId, RETRY_AFTER_SECONDS, RevocationList, type Logger, type Principal, type RateLimiter } from '@svc/platform';
+import { authenticateBearer, DomainError, errorDocument, INTERNAL_PRINCIPAL_HEADER, newId, queryCredentialRefusal, writeErrorDocument, RETRY_AFTER_SECONDS, RevocationList, type Logger, type Principal, type RateLimiter } from '@svc/platform';
 import type { Gateway, GatewayContext } from './gateway.js';
 import type { Authenticator } from './authenticate.js';
 import { SubscriptionHub, withSubscriptions } from './subscriptions.js';
@@ -175,6 +175,18 @@ function attachWebSocket(app: FastifyInstance, options: GatewayHttpOptions): voi
   );
 
   app.server.on('upgrade', (request, socket, head) => {
+    // Fastify hooks do not run on upgrades: the query-string credential rule is applied here, with
+    // a problem document written before any handshake. The URL itself is never logged.
+    const refusal = queryCredentialRefusal(request.url ?? '/');
+    if (refusal) {
+      const requestId = newId('req');
+      const detail = refusal.kind === 'oauth' ? refusal.description : refusal.detail;
+      const fieldErrors = refusal.kind === 'oauth' ? [] : refusal.fieldErrors;
+      options.logger.info({ requestId, path: (request.url ?? '/').split('?')[0], fields: fieldErrors.map((f) => f.field) }, 'WebSocket upgrade refused: credentials in the query string');
+      writeErrorDocument(socket, errorDocument(request.url ?? '/', 'BAD_REQUEST', detail, { requestId, fieldErrors }), requestId);
+      socket.end(() => socket.destroy());
+      return;
+    }
     const path = new URL(request.url ?? '/', 'http://gateway').pathname;
     if (path !== '/graphql') {
       socket.destroy();
