@@ -2,7 +2,7 @@ import { HeaderMap } from '@apollo/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { WebSocketServer } from 'ws';
 import { useServer } from 'graphql-ws/use/ws';
-import { GraphQLError, print, type GraphQLSchema } from 'graphql';
+import { GraphQLError, print, type ExecutionResult, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import { authenticateBearer, DomainError, errorDocument, INTERNAL_PRINCIPAL_HEADER, newId, queryCredentialRefusal, writeErrorDocument, RETRY_AFTER_SECONDS, RevocationList, type Logger, type Principal, type RateLimiter } from '@svc/platform';
 import type { Gateway, GatewayContext } from './gateway.js';
 import type { Authenticator } from './authenticate.js';
@@ -114,6 +114,16 @@ function socketAddress(request: import('node:http').IncomingMessage): string {
   return request.socket.remoteAddress ?? 'unknown';
 }
 
+/**
+ * The gateway's answer as graphql-ws sends it: graphql-ws serializes each error with `toJSON()`, which
+ * the already formatted errors of Apollo's answer do not have; each is sent exactly as formatted.
+ */
+function executionResultOf(response: { data?: Record<string, unknown> | null; errors?: readonly GraphQLFormattedError[] }): ExecutionResult {
+  if (!response.errors) return response as ExecutionResult;
+  const errors = response.errors.map((formatted) => Object.assign(new GraphQLError(formatted.message), { toJSON: () => formatted }));
+  return { ...response, errors } as ExecutionResult;
+}
+
 function attachWebSocket(app: FastifyInstance, options: GatewayHttpOptions): void {
   const wss = new WebSocketServer({ noServer: true });
   const principals = new WeakMap<object, Principal>();
@@ -167,7 +177,7 @@ function attachWebSocket(app: FastifyInstance, options: GatewayHttpOptions): voi
           { query: print(args.document), variables: (args.variableValues as Record<string, unknown> | undefined) ?? null, operationName: args.operationName ?? null },
           args.contextValue as GatewayContext,
         );
-        return response as import('graphql').ExecutionResult;
+        return executionResultOf(response);
       },
       subscribe: (args) => options.hub.subscribe(args),
     },
