@@ -81,6 +81,30 @@ describe.runIf(USE_POSTGRES)('distributed mode: one component per process over H
     await client.dispose();
   });
 
+  it('counts a REST call once although the facade runs it on the gateway: 5 of POST /cms/tokens (5/min), then 429', async () => {
+    const create = (i: number) =>
+      fetch(`${facade.url}/cms/tokens`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify({ name: `counted once ${i}`, scopes: ['cms.sdk.read'] }),
+      });
+    const remaining: (string | null)[] = [];
+    for (let i = 0; i < 5; i++) {
+      const res = await create(i);
+      expect(res.status).toBe(201);
+      expect(res.headers.get('x-ratelimit-limit')).toBe('5');
+      remaining.push(res.headers.get('x-ratelimit-remaining'));
+    }
+    expect(remaining).toEqual(['4', '3', '2', '1', '0']);
+    const refused = await create(5);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(((await refused.json()) as { code: string }).code).toBe('RATE_LIMITED');
+    const listed = (await (await fetch(`${facade.url}/cms/tokens`, { headers: { authorization: `Bearer ${token}` } })).json()) as { tokens: { name: string }[] };
+    expect(listed.tokens.filter((t) => t.name.startsWith('counted once')).length).toBe(5);
+  });
+
   it('shuts down gracefully on SIGTERM', async () => {
     const code = await facade.stop('SIGTERM');
     expect(code).toBe(0);

@@ -2,8 +2,8 @@ import { HeaderMap } from '@apollo/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { WebSocketServer } from 'ws';
 import { useServer } from 'graphql-ws/use/ws';
-import { GraphQLError, print, type GraphQLSchema } from 'graphql';
-import { authenticateBearer, DomainError, INTERNAL_PRINCIPAL_HEADER, newId, RETRY_AFTER_SECONDS, RevocationList, type Logger, type Principal, type RateLimiter } from '@svc/platform';
+import { GraphQLError, print, type ExecutionResult, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
+import { authenticateBearer, DomainError, errorDocument, INTERNAL_PRINCIPAL_HEADER, newId, queryCredentialRefusal, writeErrorDocument, RETRY_AFTER_SECONDS, RevocationList, type Logger, type Principal, type RateLimiter } from '@svc/platform';
 import type { Gateway, GatewayContext } from './gateway.js';
 import type { Authenticator } from './authenticate.js';
 import { SubscriptionHub, withSubscriptions } from './subscriptions.js';
@@ -114,6 +114,16 @@ function socketAddress(request: import('node:http').IncomingMessage): string {
   return request.socket.remoteAddress ?? 'unknown';
 }
 
+/**
+ * The gateway's answer as graphql-ws sends it: graphql-ws serializes each error with `toJSON()`, which
+ * the already formatted errors of Apollo's answer do not have; each is sent exactly as formatted.
+ */
+function executionResultOf(response: { data?: Record<string, unknown> | null; errors?: readonly GraphQLFormattedError[] }): ExecutionResult {
+  if (!response.errors) return response as ExecutionResult;
+  const errors = response.errors.map((formatted) => Object.assign(new GraphQLError(formatted.message), { toJSON: () => formatted }));
+  return { ...response, errors } as ExecutionResult;
+}
+
 function attachWebSocket(app: FastifyInstance, options: GatewayHttpOptions): void {
   const wss = new WebSocketServer({ noServer: true });
   const principals = new WeakMap<object, Principal>();
@@ -167,7 +177,7 @@ function attachWebSocket(app: FastifyInstance, options: GatewayHttpOptions): voi
           { query: print(args.document), variables: (args.variableValues as Record<string, unknown> | undefined) ?? null, operationName: args.operationName ?? null },
           args.contextValue as GatewayContext,
         );
-        return response as import('graphql').ExecutionResult;
+        return executionResultOf(response);
       },
       subscribe: (args) => options.hub.subscribe(args),
     },
@@ -175,6 +185,18 @@ function attachWebSocket(app: FastifyInstance, options: GatewayHttpOptions): voi
   );
 
   app.server.on('upgrade', (request, socket, head) => {
+    // Fastify hooks do not run on upgrades: the query-string credential rule is applied here, with
+    // a problem document written before any handshake. The URL itself is never logged.
+    const refusal = queryCredentialRefusal(request.url ?? '/');
+    if (refusal) {
+      const requestId = newId('req');
+      const detail = refusal.kind === 'oauth' ? refusal.description : refusal.detail;
+      const fieldErrors = refusal.kind === 'oauth' ? [] : refusal.fieldErrors;
+      options.logger.info({ requestId, path: (request.url ?? '/').split('?')[0], fields: fieldErrors.map((f) => f.field) }, 'WebSocket upgrade refused: credentials in the query string');
+      writeErrorDocument(socket, errorDocument(request.url ?? '/', 'BAD_REQUEST', detail, { requestId, fieldErrors }), requestId);
+      socket.end(() => socket.destroy());
+      return;
+    }
     const path = new URL(request.url ?? '/', 'http://gateway').pathname;
     if (path !== '/graphql') {
       socket.destroy();

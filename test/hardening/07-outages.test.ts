@@ -12,6 +12,7 @@ import { startSystem, type RunningSystem } from '../../system.js';
 import { freshStorage, USE_POSTGRES, type TestStorage } from '../support/databases.js';
 import { freePort, startProcess, waitUntilReady, type ServiceProcess } from '../support/processes.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
+import { bootSystem, type TestSystem } from '../support/system.js';
 
 const GRAPHQL_RESPONSE = 'application/graphql-response+json';
 
@@ -72,7 +73,7 @@ function expectProblem503(answer: Answer): void {
  * The distributed mode as separate processes, with Redis and PostgreSQL reached through TCP proxies
  * the test takes down and brings back (the shared servers keep running for the other test files).
  */
-describe.runIf(USE_POSTGRES)('outages in the distributed mode: a subgraph, Redis and the database go away and come back', () => {
+describe.runIf(USE_POSTGRES)('outages in the distributed mode: a subgraph, Redis and the database go away and come back', { timeout: 150_000 }, () => {
   let storage: TestStorage;
   let redisProxy: TcpProxy;
   let pgProxy: TcpProxy;
@@ -81,8 +82,9 @@ describe.runIf(USE_POSTGRES)('outages in the distributed mode: a subgraph, Redis
   const retired: ServiceProcess[] = [];
   let gateway: ServiceProcess;
   let facade: ServiceProcess;
+  let worker: ServiceProcess;
   const token = `out_${randomBytes(18).toString('base64url')}`;
-  const all = () => [...subgraphs.values(), gateway, facade];
+  const all = () => [...subgraphs.values(), gateway, facade, worker];
 
   const graphql = (accept: string) =>
     call(`${gateway.url}/graphql`, {
@@ -112,18 +114,30 @@ describe.runIf(USE_POSTGRES)('outages in the distributed mode: a subgraph, Redis
     );
     for (const s of started) subgraphs.set(s.role.split(':')[1]!, s);
     await Promise.all(started.map((s) => waitUntilReady(s)));
+    // The worker (outbox relays and background jobs of every subgraph) starts once the schemas exist.
+    worker = await startProcess('worker', shared);
+    await waitUntilReady(worker);
     const urls = Object.fromEntries(started.map((s) => [`SVC_SUBGRAPH_${s.role.split(':')[1]!.toUpperCase()}_URL`, `${s.url}/graphql`]));
     gateway = await startProcess('gateway', { ...shared, ...urls });
     await waitUntilReady(gateway);
     facade = await startProcess('facade', { ...shared, SVC_GATEWAY_URL: gateway.internalUrl });
     await waitUntilReady(facade);
-  }, 120_000);
+  }, 360_000);
 
   afterAll(async () => {
     await Promise.all([...all(), ...retired].filter(Boolean).map((s) => s.stop()));
     await redisProxy?.close();
     await pgProxy?.close();
     await storage?.dispose();
+  });
+
+  it('the worker\'s /ready lists Redis and the database of each subgraph it runs', async () => {
+    const answer = await ready(worker);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({
+      status: 'ready',
+      checks: { redis: true, 'database:partner': true, 'database:identity': true, 'database:fhir': true, 'database:pipeline': true },
+    });
   });
 
   it('a killed subgraph: GraphQL and REST answer 503 with Retry-After, /ready names it, and all recover when it restarts', async () => {
@@ -168,6 +182,11 @@ describe.runIf(USE_POSTGRES)('outages in the distributed mode: a subgraph, Redis
       const answer = await eventually(() => ready(service), (a) => a.status === 503);
       expect(answer.body.checks).toMatchObject({ redis: false });
     }
+    // The worker names Redis alone: its databases are still reachable.
+    expect((await ready(worker)).body).toEqual({
+      status: 'not_ready',
+      checks: { redis: false, 'database:partner': true, 'database:identity': true, 'database:fhir': true, 'database:pipeline': true },
+    });
 
     await redisProxy.open();
     for (const service of all()) await eventually(() => ready(service), (a) => a.status === 200);
@@ -189,6 +208,7 @@ describe.runIf(USE_POSTGRES)('outages in the distributed mode: a subgraph, Redis
     expect((await eventually(() => ready(pipeline), (a) => a.status === 503)).body.checks).toMatchObject({ 'database:pipeline': false, redis: true });
     expect((await eventually(() => ready(gateway), (a) => a.status === 503)).body.checks).toMatchObject({ 'subgraph:pipeline': false });
     expect((await eventually(() => ready(facade), (a) => a.status === 503)).body.checks).toMatchObject({ gateway: false });
+    expect((await eventually(() => ready(worker), (a) => a.status === 503)).body.checks).toMatchObject({ 'database:pipeline': false, redis: true });
 
     await pgProxy.open();
     for (const service of all()) await eventually(() => ready(service), (a) => a.status === 200);
@@ -320,5 +340,37 @@ describe('outages in one process: a gateway whose subgraph stops, a facade whose
     expect(res.json()).toEqual({ data: { forecast: { sky: 'clear' } } });
     await eventually(async () => logged('subgraph:weather'), (c) => c.length === 2);
     expect(logged('subgraph:weather')).toEqual(['down', 'up']);
+  });
+});
+
+/** The embedded default with Redis (PostgreSQL pass): its /ready names Redis and every database, and follows Redis. */
+describe.runIf(USE_POSTGRES)('the embedded default with Redis: /ready follows Redis', () => {
+  let storage: TestStorage;
+  let redisProxy: TcpProxy;
+  let t: TestSystem;
+  const ready = async () => {
+    const res = await t.system.app.inject({ url: '/ready' });
+    return { status: res.statusCode, body: res.json() as { status: string; checks: Record<string, boolean> } };
+  };
+  const checks = (redis: boolean) => ({ supergraph: true, redis, 'database:partner': true, 'database:identity': true, 'database:fhir': true, 'database:pipeline': true });
+
+  beforeAll(async () => {
+    storage = await freshStorage();
+    const redisUrl = new URL(storage.env['SVC_REDIS_URL']!);
+    redisProxy = await startTcpProxy(Number(redisUrl.port || 6379), redisUrl.hostname);
+    t = await bootSystem({ SVC_REDIS_URL: redisProxy.url(redisUrl.toString()) }, { storage });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await redisProxy?.close();
+    await storage?.dispose();
+  });
+
+  it('lists Redis and each database, turns 503 while Redis is unreachable and 200 when it returns', async () => {
+    expect(await ready()).toEqual({ status: 200, body: { status: 'ready', checks: checks(true) } });
+    await redisProxy.close();
+    expect(await eventually(ready, (a) => a.status === 503)).toEqual({ status: 503, body: { status: 'not_ready', checks: checks(false) } });
+    await redisProxy.open();
+    expect(await eventually(ready, (a) => a.status === 200)).toEqual({ status: 200, body: { status: 'ready', checks: checks(true) } });
   });
 });

@@ -1,4 +1,5 @@
 import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { httpStatusFor, problemFor, type ErrorCode, type FieldError } from '../errors.js';
@@ -93,12 +94,19 @@ export function clientErrorHandler(this: FastifyInstance, err: NodeJS.ErrnoExcep
   this.log.info({ requestId, code, parserError: err.code }, 'request refused by the HTTP parser');
   // A URL too long to read is not echoed back; it still decides the dialect.
   const target = !url.startsWith('/') ? '/' : code === 'URI_TOO_LONG' ? (isFhirPath(url) ? '/fhir/R4' : '/') : url;
-  const doc = errorDocument(target, code, detail, { requestId });
+  writeErrorDocument(socket, errorDocument(target, code, detail, { requestId }), requestId);
+  socket.destroy(err);
+}
+
+/**
+ * Write an error document as a whole HTTP/1.1 response on a raw socket (a request Node's parser
+ * refused, or a WebSocket upgrade refused before the handshake). The caller closes the socket.
+ */
+export function writeErrorDocument(socket: Duplex, doc: { status: number; contentType: string; body: Record<string, unknown> }, requestId: string): void {
   const body = JSON.stringify(doc.body);
   if (socket.writable) {
     socket.write(
-      `HTTP/1.1 ${doc.status} ${STATUS_CODES[doc.status] ?? 'Error'}\r\nContent-Type: ${doc.contentType}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+      `HTTP/1.1 ${doc.status} ${STATUS_CODES[doc.status] ?? 'Error'}\r\nContent-Type: ${doc.contentType}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
     );
   }
-  socket.destroy(err);
 }
