@@ -15,7 +15,8 @@ describe('secrets in query strings are refused, and never reach a log line', () 
     sys = await bootSystem({}, { logger });
     const created = await sys.request({ method: 'POST', url: '/cms/tokens', body: { name: 'log test', scopes: ['cms.tokens.read'] } });
     expect(created.statusCode).toBe(201);
-    apiToken = created.json().token;
+    apiToken = created.json().secret;
+    expect(apiToken).toMatch(/^svc_pat_/);
   });
   afterAll(() => sys?.close());
 
