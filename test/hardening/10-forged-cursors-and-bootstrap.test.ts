@@ -13,6 +13,8 @@ const LISTS = [
   'partnerApplications(first: 2, after: $c) { edges { cursor } }',
   'identityChangeRequests(first: 2, after: $c) { edges { cursor } }',
   'identityAuditEntries(first: 2, after: $c) { edges { cursor } }',
+  // One of the typed FHIR search connections: they share one cursor decoder.
+  'fhirPatients(first: 2, after: $c) { edges { cursor } }',
 ];
 
 describe('forged pagination cursors are a 400 naming the argument, on GraphQL and REST', () => {

@@ -3,6 +3,7 @@ import { createSubgraphBuilder, type SubgraphServices } from '@svc/platform';
 import { capabilityStatement } from '../domain/capability-statement.js';
 import { defineFhirInteractions } from './fhir-interactions.js';
 import { defineBulkExport, type ExportWakeup } from './bulk-export.js';
+import { defineTypedFhir } from './fhir-typed.js';
 
 export type { ExportWakeup };
 
@@ -19,5 +20,6 @@ export function buildFhirSchema(services: SubgraphServices, exportWakeup: Export
   }));
   defineFhirInteractions(builder, services);
   defineBulkExport(builder, services, exportWakeup);
+  defineTypedFhir(builder, services);
   return builder.toSubGraphSchema({ linkUrl: 'https://specs.apollo.dev/federation/v2.6' });
 }
