@@ -15,7 +15,7 @@ import {
   claimedClient,
   clientSubject,
   DomainError,
-  GRAPHQL_TWINS,
+  graphqlTwin,
   rateLimitedError,
   rateLimitHeaders,
   rateLimitSubject,
@@ -76,7 +76,7 @@ export function operationCost(
 
   for (const field of fieldsOf(operation.selectionSet, fragments)) {
     const name = `${root}.${field.name.value}`;
-    const twin = GRAPHQL_TWINS.get(name);
+    const twin = graphqlTwin(name);
     if (twin?.clientAuthentication) {
       const definition = rootType?.getFields()[field.name.value];
       let claim: ClientClaim = { clientId: null, secretHash: null };
@@ -92,7 +92,7 @@ export function operationCost(
     }
     if (field.selectionSet) {
       for (const child of fieldsOf(field.selectionSet, fragments)) {
-        const nested = GRAPHQL_TWINS.get(`${name}.${child.name.value}`);
+        const nested = graphqlTwin(`${name}.${child.name.value}`);
         if (nested) uses.push({ capability: nested, subject, points: 1 });
       }
     }

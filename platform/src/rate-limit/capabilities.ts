@@ -96,25 +96,10 @@ export const CAPABILITIES = {
   'certification.progress': capability('certification.progress', 'partner-ecosystem', perMinute(30), ['Mutation.updateCertificationProgress']),
   'changelog.rss': capability('changelog.rss', 'platform', perMinute(60), ['Query.releaseHistory']),
   'fhir.metadata': capability('fhir.metadata', 'fhir', undefined, ['Query.fhirCapabilityStatement']),
-  // The FHIR interactions have no per-route limit in the spec: over GraphQL they spend the FHIR
-  // product's overall and burst counters, which the REST routes under /fhir/R4 spend too.
-  'fhir.interactions': capability('fhir.interactions', 'fhir', undefined, [
-    'Query.fhirRead',
-    'Query.fhirVread',
-    'Query.fhirHistory',
-    'Query.fhirSearch',
-    'Query.fhirExportStatus',
-    'Query.fhirExportChunk',
-    'Mutation.fhirCreate',
-    'Mutation.fhirUpdate',
-    'Mutation.fhirPatch',
-    'Mutation.fhirConditionalUpdate',
-    'Mutation.fhirConditionalDelete',
-    'Mutation.fhirDelete',
-    'Mutation.fhirBundle',
-    'Mutation.fhirExportKickoff',
-    'Mutation.fhirExportCancel',
-  ]),
+  // The FHIR interactions have no per-route limit in the spec: over GraphQL every fhir* field (the
+  // generic JSON ones and the typed fhir<Type> / fhir<Type>s ones) spends the FHIR product's overall
+  // and burst counters, which the REST routes under /fhir/R4 spend too.
+  'fhir.interactions': capability('fhir.interactions', 'fhir', undefined, ['Query.fhir*', 'Mutation.fhir*']),
   // Anonymous onboarding over GraphQL (no REST route): per address, like sign-in.
   'onboarding.start': capability('onboarding.start', 'partner-ecosystem', perMinute(10), ['Mutation.startPartnerApplication']),
   'onboarding.resume': capability('onboarding.resume', 'partner-ecosystem', perMinute(60), [
@@ -126,10 +111,18 @@ export const CAPABILITIES = {
 
 export type CapabilityId = keyof typeof CAPABILITIES;
 
-/** `Mutation.portalLogin` (or `Query.partner.baaSignatures`) → its capability. */
-export const GRAPHQL_TWINS: ReadonlyMap<string, Capability> = new Map(
-  Object.values(CAPABILITIES as Record<string, Capability>).flatMap((c) => c.graphql.map((field) => [field, c] as const)),
-);
+const TWIN_FIELDS = Object.values(CAPABILITIES as Record<string, Capability>).flatMap((c) => c.graphql.map((field) => [field, c] as const));
+const EXACT_TWINS: ReadonlyMap<string, Capability> = new Map(TWIN_FIELDS.filter(([field]) => !field.endsWith('*')));
+const PREFIX_TWINS = TWIN_FIELDS.filter(([field]) => field.endsWith('*')).map(([field, c]) => [field.slice(0, -1), c] as const);
+
+/**
+ * The capability a GraphQL field is the twin of: `Mutation.portalLogin`, or a nested one such as
+ * `Query.partner.baaSignatures`. An entry ending in `*` names every field that starts with it
+ * (`Query.fhir*`); an exact entry wins over a prefix.
+ */
+export function graphqlTwin(field: string): Capability | undefined {
+  return EXACT_TWINS.get(field) ?? PREFIX_TWINS.find(([prefix]) => field.startsWith(prefix))?.[1];
+}
 
 /** What a REST route spreads into its spec: the capability it serves, its product and its limit. */
 export function capabilityRoute(id: CapabilityId): { capability: CapabilityId; product: Product; rateLimit?: RateLimit } {
