@@ -25,6 +25,9 @@ import { fhir } from './support/fhir.js';
  * or a primitive's pattern); the test asserts that each is still refused with 422, so an exclusion
  * cannot outlive its reason.
  *
+ * One known engine bug is documented rather than hidden: decimal precision (`125.00` reads back
+ * as `125`; DECIMAL_PRECISION_LOST lists the 41 examples it touches, and the list must match).
+ *
  * Bundles (44) are stored as Bundle resources with POST /fhir/R4/Bundle, whatever their type: the
  * transaction examples point at ids of the specification's own server (Patient/example, …), so
  * processing them as transactions would test those references, not the example.
@@ -67,8 +70,47 @@ const INVALID: Readonly<Record<string, { reason: string; expression: string }>> 
   ),
 };
 
+/**
+ * Engine bug: a decimal's written precision is not kept. R4 says `125.00` and `125` are different
+ * values (precision is significant), but the body is parsed into JavaScript numbers on the way in
+ * (facade, gateway and subgraph all carry the resource as JSON), so `125.00` reads back as `125`.
+ * These examples are accepted and read back equal as JSON values, but their decimal literals differ.
+ */
+const DECIMAL_PRECISION_LOST: readonly string[] = [
+  'Bundle/101', 'Bundle/72ac8493-52ac-41bd-8d5d-7258c289b5ea', 'Bundle/ghp', 'Bundle/lipids',
+  'Bundle/profiles-others', 'Claim/100151', 'Claim/100153', 'Claim/100156', 'Claim/660150', 'Claim/660151',
+  'Claim/660152', 'Claim/760150', 'Claim/760151', 'Claim/760152', 'Claim/860150', 'Claim/960150',
+  'Claim/960151', 'Claim/MED-00050', 'ClaimResponse/R3500', 'ClaimResponse/R3502', 'ClaimResponse/R3503',
+  'ClaimResponse/UR3503', 'Contract/C-123', 'Contract/INS-101', 'Coverage/7546D',
+  'CoverageEligibilityResponse/E2502', 'DeviceRequest/left-lens', 'DeviceRequest/right-lens',
+  'ExplanationOfBenefit/EB3500', 'ExplanationOfBenefit/EB3501', 'Location/hl7',
+  'MolecularSequence/fda-vcf-comparison', 'Observation/body-height', 'Observation/decimal',
+  'Observation/f003', 'PaymentNotice/77654', 'PaymentReconciliation/ER2500', 'RiskAssessment/genetic',
+  'TestReport/testreport-example', 'VisionPrescription/33123', 'VisionPrescription/33124',
+];
+
+function raw(ref: string): string {
+  return readFileSync(join(dir, `${ref.replace('/', '-')}.json`), 'utf8');
+}
+
 function load(ref: string): FhirResource {
-  return JSON.parse(readFileSync(join(dir, `${ref.replace('/', '-')}.json`), 'utf8')) as FhirResource;
+  return JSON.parse(raw(ref)) as FhirResource;
+}
+
+/** The number literals of a JSON text as written (outside strings), sorted: `125.00` stays `125.00`. */
+function numberLiterals(json: string): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < json.length; i++) {
+    const c = json[i]!;
+    if (c === '"') {
+      for (i++; i < json.length && json[i] !== '"'; i++) if (json[i] === '\\') i++;
+    } else if (c === '-' || (c >= '0' && c <= '9')) {
+      const m = /^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/.exec(json.slice(i, i + 64))!;
+      out.push(m[0]);
+      i += m[0].length - 1;
+    }
+  }
+  return out.sort();
 }
 
 function withoutMetaAndId(resource: FhirResource): Record<string, unknown> {
@@ -118,6 +160,7 @@ describe('the official HL7 FHIR R4 examples', () => {
   it('creates every valid example (201) and reads it back identical apart from meta and id', async () => {
     const valid = exampleRefs.filter((ref) => !(ref in TOO_LARGE) && !(ref in INVALID));
     const failures: string[] = [];
+    const precisionLost: string[] = [];
     await inBatches(valid, 4, async (ref) => {
       const example = load(ref);
       const res = await fhir(t, t.operatorToken, 'POST', `/${example.resourceType}`, example);
@@ -134,9 +177,12 @@ describe('the official HL7 FHIR R4 examples', () => {
       } catch {
         failures.push(`${ref}: reads back differently`);
       }
+      if (JSON.stringify(numberLiterals(read.body)) !== JSON.stringify(numberLiterals(raw(ref)))) precisionLost.push(ref);
     });
     expect(failures).toEqual([]);
     expect(created.size).toBe(valid.length);
+    // Known engine bug, listed so that it cannot grow silently: see DECIMAL_PRECISION_LOST.
+    expect(precisionLost.sort()).toEqual([...DECIMAL_PRECISION_LOST].sort());
   }, 120_000);
 
   it('finds one example of every type by a search on its own indexed value', async () => {
