@@ -146,4 +146,17 @@ describe('FHIR R4 create, read, update, delete and history', () => {
       expect((await fhir(t, writer, 'GET', `/${resource.resourceType}/${res.json().id}`)).json()).toMatchObject(resource);
     }
   });
+
+  it('accepts base64Binary wrapped with whitespace, as R4 allows, and keeps it as sent; still refuses non-base64', async () => {
+    const wrapped = { resourceType: 'Binary', contentType: 'text/plain', data: 'SGVs bG8g\nV29y bGQh' };
+    const created = await fhir(t, writer, 'POST', '/Binary', wrapped);
+    expect(created.statusCode).toBe(201);
+    expect((await fhir(t, writer, 'GET', `/Binary/${created.json().id}`)).json()).toMatchObject({ data: wrapped.data });
+    const media = { resourceType: 'Media', status: 'completed', content: { contentType: 'image/gif', data: 'R0lG ODlh' } };
+    expect((await fhir(t, writer, 'POST', '/Media', media)).statusCode).toBe(201);
+
+    const broken = await fhir(t, writer, 'POST', '/Binary', { ...wrapped, data: 'SGVs bG8*' });
+    expect(broken.statusCode).toBe(422);
+    expect(broken.json().issue[0].expression).toEqual(['Binary.data']);
+  });
 });
