@@ -13,6 +13,9 @@ export default defineConfig({
     include: ['**/*.test.ts'],
     exclude: ['**/node_modules/**', 'bench/**'],
     pool: 'forks',
+    // Vitest's default is one worker fewer than the cores (one, on a 2-core machine); the files here
+    // mostly wait on databases, timers and child processes, so two run side by side.
+    maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },
