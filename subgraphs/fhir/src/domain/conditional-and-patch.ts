@@ -4,6 +4,8 @@ import { resourceStore } from '../entities/resource-store.js';
 import { assertMayPerform, maySee } from './access.js';
 import { create, etagOf, matchOne, remove, update, type FhirCall, type FhirOutcome } from './interactions.js';
 import { assertKnownType, type FhirResource } from './validation.js';
+import { withExactNumbersAsTokens } from './exact-json.js';
+import { parseStoredResource } from './stored-content.js';
 
 /**
  * PATCH with JSON Patch (RFC 6902, `application/json-patch+json`) and the conditional interactions
@@ -31,8 +33,12 @@ function parsePatch(body: unknown): Operation[] {
 /** Apply a patch to a copy of the resource; a failed `test` or a missing path is a 422 naming the operation. */
 export function applyJsonPatch(resource: FhirResource, patchBody: unknown): FhirResource {
   const operations = parsePatch(patchBody);
-  const copy = structuredClone(resource);
-  const results = applyPatch(copy, operations);
+  // Exact number literals (125.00) go through rfc6902 as opaque tokens: its clone would flatten them.
+  let results: ReturnType<typeof applyPatch> = [];
+  const copy = withExactNumbersAsTokens([resource, operations] as [FhirResource, Operation[]], (target, ops) => {
+    results = applyPatch(target, ops);
+    return target;
+  });
   const failed = results.findIndex((r) => r !== null);
   if (failed >= 0) {
     const err = results[failed]!;
@@ -50,7 +56,7 @@ export async function patch(call: FhirCall, resourceType: string, id: string, pa
   const current = await resourceStore.current(call.em, resourceType, id);
   if (!current || !maySee(call.principal, current.partnerGpid)) throw new DomainError('NOT_FOUND', `${resourceType}/${id} does not exist.`);
   if (current.deleted) throw new DomainError('GONE', `${resourceType}/${id} was deleted.`);
-  const patched = applyJsonPatch(JSON.parse(current.content!) as FhirResource, patchBody);
+  const patched = applyJsonPatch(parseStoredResource(current.content!), patchBody);
   try {
     // Update exactly the version that was patched: a write in between is a conflict, not a lost update.
     return await update(call, resourceType, id, patched, ifMatch ?? etagOf(current.versionId));
