@@ -85,11 +85,17 @@ describe('FHIR decimal precision, end to end', () => {
     const put = await send('PUT', `/Observation/${id}`, observationText('precision-create', '72.50').replace('{"resourceType":"Observation",', `{"resourceType":"Observation","id":"${id}",`));
     expect(put.statusCode, put.body).toBe(200);
     expectExact(put.body, '72.50');
+    // RFC 6902 `test` compares numbers by value: the stored 72.50 equals 72.5 and 72.500.
     const patch = [
       { op: 'test', path: '/valueQuantity/value', value: 'X' },
+      { op: 'test', path: '/valueQuantity', value: { value: 72.5, unit: 'mg' } },
       { op: 'replace', path: '/valueQuantity/value', value: 'Y' },
+      { op: 'test', path: '/valueQuantity/value', value: 'Z' },
     ];
-    const patchText = JSON.stringify(patch).replace('"X"', '72.50').replace('"Y"', '3.140');
+    const patchText = JSON.stringify(patch).replace('"X"', '72.500').replace('"Y"', '3.140').replace('"Z"', '3.14');
+    const refused = await send('PATCH', `/Observation/${id}`, JSON.stringify([{ op: 'test', path: '/valueQuantity/value', value: 72.51 }]), { 'content-type': 'application/json-patch+json' });
+    expect(refused.statusCode, refused.body).toBe(422);
+    expect(refused.json().issue[0].expression).toEqual(['patch[0]']);
     const patched = await send('PATCH', `/Observation/${id}`, patchText, { 'content-type': 'application/json-patch+json' });
     expect(patched.statusCode, patched.body).toBe(200);
     expectExact(patched.body, '3.140');
