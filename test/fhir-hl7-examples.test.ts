@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseExactJson, stringifyExactJson } from '../subgraphs/fhir/src/domain/exact-json.js';
 import { extractSearchIndex } from '../subgraphs/fhir/src/domain/search-index.js';
 import type { FhirResource } from '../subgraphs/fhir/src/domain/validation.js';
 import { bootSystem, type TestSystem } from './support/system.js';
@@ -25,8 +26,9 @@ import { fhir } from './support/fhir.js';
  * or a primitive's pattern); the test asserts that each is still refused with 422, so an exclusion
  * cannot outlive its reason.
  *
- * One known engine bug is documented rather than hidden: decimal precision (`125.00` reads back
- * as `125`; DECIMAL_PRECISION_LOST lists the 41 examples it touches, and the list must match).
+ * Every number reads back as written: each example is sent as its file's own text, and read back
+ * equal with every number literal compared as text (`125.00` is not `125`: R4 makes a decimal's
+ * written precision significant; 41 examples write such decimals).
  *
  * Bundles (44) are stored as Bundle resources with POST /fhir/R4/Bundle, whatever their type: the
  * transaction examples point at ids of the specification's own server (Patient/example, …), so
@@ -70,25 +72,6 @@ const INVALID: Readonly<Record<string, { reason: string; expression: string }>> 
   ),
 };
 
-/**
- * Engine bug: a decimal's written precision is not kept. R4 says `125.00` and `125` are different
- * values (precision is significant), but the body is parsed into JavaScript numbers on the way in
- * (facade, gateway and subgraph all carry the resource as JSON), so `125.00` reads back as `125`.
- * These examples are accepted and read back equal as JSON values, but their decimal literals differ.
- */
-const DECIMAL_PRECISION_LOST: readonly string[] = [
-  'Bundle/101', 'Bundle/72ac8493-52ac-41bd-8d5d-7258c289b5ea', 'Bundle/ghp', 'Bundle/lipids',
-  'Bundle/profiles-others', 'Claim/100151', 'Claim/100153', 'Claim/100156', 'Claim/660150', 'Claim/660151',
-  'Claim/660152', 'Claim/760150', 'Claim/760151', 'Claim/760152', 'Claim/860150', 'Claim/960150',
-  'Claim/960151', 'Claim/MED-00050', 'ClaimResponse/R3500', 'ClaimResponse/R3502', 'ClaimResponse/R3503',
-  'ClaimResponse/UR3503', 'Contract/C-123', 'Contract/INS-101', 'Coverage/7546D',
-  'CoverageEligibilityResponse/E2502', 'DeviceRequest/left-lens', 'DeviceRequest/right-lens',
-  'ExplanationOfBenefit/EB3500', 'ExplanationOfBenefit/EB3501', 'Location/hl7',
-  'MolecularSequence/fda-vcf-comparison', 'Observation/body-height', 'Observation/decimal',
-  'Observation/f003', 'PaymentNotice/77654', 'PaymentReconciliation/ER2500', 'RiskAssessment/genetic',
-  'TestReport/testreport-example', 'VisionPrescription/33123', 'VisionPrescription/33124',
-];
-
 function raw(ref: string): string {
   return readFileSync(join(dir, `${ref.replace('/', '-')}.json`), 'utf8');
 }
@@ -111,6 +94,11 @@ function numberLiterals(json: string): string[] {
     }
   }
   return out.sort();
+}
+
+/** The JSON of a text with every number a JavaScript number would rewrite kept as its literal, so equality compares literals. */
+function exact(json: string): FhirResource {
+  return parseExactJson(json, 'body') as FhirResource;
 }
 
 function withoutMetaAndId(resource: FhirResource): Record<string, unknown> {
@@ -157,13 +145,16 @@ describe('the official HL7 FHIR R4 examples', () => {
     for (const ref of [...Object.keys(TOO_LARGE), ...Object.keys(INVALID)]) expect(exampleRefs).toContain(ref);
   });
 
-  it('creates every valid example (201) and reads it back identical apart from meta and id', async () => {
+  it('creates every valid example (201) and reads it back identical apart from meta and id, number literals included', async () => {
     const valid = exampleRefs.filter((ref) => !(ref in TOO_LARGE) && !(ref in INVALID));
     const failures: string[] = [];
     const precisionLost: string[] = [];
     await inBatches(valid, 4, async (ref) => {
       const example = load(ref);
-      const res = await fhir(t, t.operatorToken, 'POST', `/${example.resourceType}`, example);
+      // The file's own text, minified as any client would send it (keeps Bundle/profiles-others
+      // under the 5 MiB body limit), with every number literal as the file writes it.
+      const text = stringifyExactJson(exact(raw(ref)));
+      const res = await t.request({ method: 'POST', url: `/fhir/R4/${example.resourceType}`, headers: { 'content-type': 'application/fhir+json' }, body: text });
       if (res.statusCode !== 201) {
         failures.push(`${ref}: ${res.statusCode} ${res.body.slice(0, 300)}`);
         return;
@@ -171,9 +162,8 @@ describe('the official HL7 FHIR R4 examples', () => {
       const id = (res.json() as FhirResource).id!;
       created.set(ref, id);
       const read = await fhir(t, t.operatorToken, 'GET', `/${example.resourceType}/${id}`);
-      const back = read.json() as FhirResource;
       try {
-        expect(withoutMetaAndId(back), ref).toEqual(withoutMetaAndId(example));
+        expect(withoutMetaAndId(exact(read.body)), ref).toEqual(withoutMetaAndId(exact(text)));
       } catch {
         failures.push(`${ref}: reads back differently`);
       }
@@ -181,9 +171,10 @@ describe('the official HL7 FHIR R4 examples', () => {
     });
     expect(failures).toEqual([]);
     expect(created.size).toBe(valid.length);
-    // Known engine bug, listed so that it cannot grow silently: see DECIMAL_PRECISION_LOST.
-    expect(precisionLost.sort()).toEqual([...DECIMAL_PRECISION_LOST].sort());
-  }, 120_000);
+    expect(precisionLost).toEqual([]);
+    // The examples that write a number a JavaScript number would rewrite (125.00, 1.0): all kept.
+    expect(valid.filter((ref) => numberLiterals(raw(ref)).some((l) => String(Number(l)) !== l))).toHaveLength(41);
+  }, 240_000);
 
   it('finds one example of every type by a search on its own indexed value', async () => {
     const firstOfType = new Map<string, string>();

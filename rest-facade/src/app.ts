@@ -4,6 +4,7 @@ import { ROUTES } from './routes/table.js';
 import { routeHandler, type HandlerDeps } from './handler.js';
 import { DomainError, type ErrorCode } from '@svc/platform';
 import { sendError } from './render-error.js';
+import { parseJsonKeepingText } from './raw-body.js';
 import { sendOAuthError } from './render-oauth-error.js';
 
 /** `/api/identity/{gpid}` → `/api/identity/:gpid` */
@@ -18,13 +19,7 @@ export type FacadeOptions = Omit<HandlerDeps, 'routes'> & { routes?: readonly Ro
  * shared handler, plus problem+json (or OperationOutcome) for everything that goes wrong outside one.
  */
 export async function registerFacade(app: FastifyInstance, options: FacadeOptions): Promise<void> {
-  app.addContentTypeParser(['application/fhir+json', 'application/json-patch+json'], { parseAs: 'string' }, (_req, body, done) => {
-    try {
-      done(null, body === '' ? undefined : JSON.parse(body as string));
-    } catch {
-      done(Object.assign(new Error('The body is not valid JSON.'), { statusCode: 400 }), undefined);
-    }
-  });
+  parseJsonKeepingText(app);
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
     done(null, Object.fromEntries(new URLSearchParams(body as string)));
   });

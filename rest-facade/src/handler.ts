@@ -28,6 +28,7 @@ import type { RouteInput, RouteResult, RouteSpec } from './routes/route.js';
 import type { FacadeGateway } from './gateway-client.js';
 import { deprecationHeaders, isSunset } from './deprecation.js';
 import { sendDomainError, sendError } from './render-error.js';
+import { rawBodyOf } from './raw-body.js';
 import { sendOAuthError } from './render-oauth-error.js';
 
 export interface HandlerDeps {
@@ -105,6 +106,7 @@ export function routeHandler(route: RouteSpec, deps: HandlerDeps) {
         params: (req.params ?? {}) as Record<string, string>,
         query: (req.query ?? {}) as RouteInput['query'],
         body: req.body,
+        ...(rawBodyOf(req) === undefined ? {} : { rawBody: rawBodyOf(req) }),
         headers: req.headers,
         principal,
         clientIp: req.ip,

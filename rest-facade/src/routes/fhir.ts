@@ -9,11 +9,17 @@ import { fhirBulkExportRoutes } from './fhir-bulk-export.js';
  */
 const PER_INTERACTION: readonly string[] = [];
 
-const RESPONSE_FIELDS = 'status resource etag location lastModified';
+/**
+ * The body travels as JSON text both ways (`resourceText` in the variables and in the answer), never
+ * as parsed JSON: a JavaScript number would turn the decimal `125.00` into `125`, and R4 makes the
+ * written precision significant. The answer's text is the HTTP body as is.
+ */
+const RESPONSE_FIELDS = 'status resourceText etag location lastModified';
 
 interface FhirResponse {
   status: number;
-  resource: Record<string, unknown> | null;
+  /** The resource or Bundle as JSON text, numbers exactly as stored. */
+  resourceText: string | null;
   etag: string | null;
   location: string | null;
   lastModified: string | null;
@@ -50,7 +56,7 @@ function respondWith(field: string, options: { honourReturn?: boolean } = {}) {
     if (out.lastModified) headers['last-modified'] = out.lastModified;
     if (out.location && out.status === 201) headers['location'] = out.location;
     if (out.location && options.honourReturn) headers['content-location'] = out.location;
-    let body: unknown = out.resource ?? undefined;
+    let body: unknown = out.resourceText ?? undefined;
     if (options.honourReturn) {
       const wanted = prefer(input, 'return');
       if (wanted === 'minimal') body = undefined;
@@ -66,7 +72,11 @@ function respondWith(field: string, options: { honourReturn?: boolean } = {}) {
 }
 
 function gatewayOperation(document: string, field: string, variables: (input: RouteInput) => Record<string, unknown>, options: { honourReturn?: boolean } = {}): GatewayOperation {
-  return { document, variables, result: (data) => (data[field] as FhirResponse).resource, respond: respondWith(field, options) };
+  const result = (data: Record<string, unknown>): unknown => {
+    const text = (data[field] as FhirResponse).resourceText;
+    return text === null ? null : (JSON.parse(text) as unknown);
+  };
+  return { document, variables, result, respond: respondWith(field, options) };
 }
 
 /** The request's query as a URL query string, repeats kept (`a=1&a=2`). */
@@ -122,17 +132,17 @@ const SEARCH_POST = gatewayOperation(SEARCH_DOC, 'fhirSearch', (input) => {
   return { resourceType: input.params['resourceType'], query: queryString(input.query, form), strict: strict(input) };
 });
 const CREATE = gatewayOperation(
-  `mutation FhirCreate($resourceType: String!, $resource: JSONObject!, $ifNoneExist: String, $source: String) {
-  fhirCreate(resourceType: $resourceType, resource: $resource, ifNoneExist: $ifNoneExist, source: $source) { ${RESPONSE_FIELDS} } }`,
+  `mutation FhirCreate($resourceType: String!, $resourceText: String!, $ifNoneExist: String, $source: String) {
+  fhirCreate(resourceType: $resourceType, resourceText: $resourceText, ifNoneExist: $ifNoneExist, source: $source) { ${RESPONSE_FIELDS} } }`,
   'fhirCreate',
-  (input) => ({ resourceType: input.params['resourceType'], resource: bodyResource(input), ifNoneExist: header(input, 'if-none-exist'), source: source(input) }),
+  (input) => ({ resourceType: input.params['resourceType'], resourceText: bodyText(input, bodyResource(input)), ifNoneExist: header(input, 'if-none-exist'), source: source(input) }),
   { honourReturn: true },
 );
 const UPDATE = gatewayOperation(
-  `mutation FhirUpdate($resourceType: String!, $id: ID!, $resource: JSONObject!, $ifMatch: String, $source: String) {
-  fhirUpdate(resourceType: $resourceType, id: $id, resource: $resource, ifMatch: $ifMatch, source: $source) { ${RESPONSE_FIELDS} } }`,
+  `mutation FhirUpdate($resourceType: String!, $id: ID!, $resourceText: String!, $ifMatch: String, $source: String) {
+  fhirUpdate(resourceType: $resourceType, id: $id, resourceText: $resourceText, ifMatch: $ifMatch, source: $source) { ${RESPONSE_FIELDS} } }`,
   'fhirUpdate',
-  (input) => ({ resourceType: input.params['resourceType'], id: input.params['id'], resource: bodyResource(input), ifMatch: header(input, 'if-match'), source: source(input) }),
+  (input) => ({ resourceType: input.params['resourceType'], id: input.params['id'], resourceText: bodyText(input, bodyResource(input)), ifMatch: header(input, 'if-match'), source: source(input) }),
   { honourReturn: true },
 );
 const DELETE = gatewayOperation(
@@ -141,22 +151,22 @@ const DELETE = gatewayOperation(
   (input) => ({ resourceType: input.params['resourceType'], id: input.params['id'], source: source(input) }),
 );
 
-const PATCH_DOC = `mutation FhirPatch($resourceType: String!, $id: ID, $query: String, $patch: [JSONObject!]!, $ifMatch: String, $source: String) {
-  fhirPatch(resourceType: $resourceType, id: $id, query: $query, patch: $patch, ifMatch: $ifMatch, source: $source) { ${RESPONSE_FIELDS} } }`;
+const PATCH_DOC = `mutation FhirPatch($resourceType: String!, $id: ID, $query: String, $patchText: String!, $ifMatch: String, $source: String) {
+  fhirPatch(resourceType: $resourceType, id: $id, query: $query, patchText: $patchText, ifMatch: $ifMatch, source: $source) { ${RESPONSE_FIELDS} } }`;
 const patchVariables = (input: RouteInput) => ({
   resourceType: input.params['resourceType'],
   id: input.params['id'] ?? null,
   query: input.params['id'] ? null : queryString(input.query),
-  patch: patchBody(input),
+  patchText: bodyText(input, patchBody(input)),
   ifMatch: header(input, 'if-match'),
   source: source(input),
 });
 const PATCH = gatewayOperation(PATCH_DOC, 'fhirPatch', patchVariables, { honourReturn: true });
 const CONDITIONAL_UPDATE = gatewayOperation(
-  `mutation FhirConditionalUpdate($resourceType: String!, $query: String!, $resource: JSONObject!, $ifMatch: String, $source: String) {
-  fhirConditionalUpdate(resourceType: $resourceType, query: $query, resource: $resource, ifMatch: $ifMatch, source: $source) { ${RESPONSE_FIELDS} } }`,
+  `mutation FhirConditionalUpdate($resourceType: String!, $query: String!, $resourceText: String!, $ifMatch: String, $source: String) {
+  fhirConditionalUpdate(resourceType: $resourceType, query: $query, resourceText: $resourceText, ifMatch: $ifMatch, source: $source) { ${RESPONSE_FIELDS} } }`,
   'fhirConditionalUpdate',
-  (input) => ({ resourceType: input.params['resourceType'], query: queryString(input.query), resource: bodyResource(input), ifMatch: header(input, 'if-match'), source: source(input) }),
+  (input) => ({ resourceType: input.params['resourceType'], query: queryString(input.query), resourceText: bodyText(input, bodyResource(input)), ifMatch: header(input, 'if-match'), source: source(input) }),
   { honourReturn: true },
 );
 const CONDITIONAL_DELETE = gatewayOperation(
@@ -175,11 +185,16 @@ function patchBody(input: RouteInput): Record<string, unknown>[] {
 }
 
 const BUNDLE = gatewayOperation(
-  `mutation FhirBundle($bundle: JSONObject!, $returnResources: Boolean, $source: String) {
-  fhirBundle(bundle: $bundle, returnResources: $returnResources, source: $source) { ${RESPONSE_FIELDS} } }`,
+  `mutation FhirBundle($bundleText: String!, $returnResources: Boolean, $source: String) {
+  fhirBundle(bundleText: $bundleText, returnResources: $returnResources, source: $source) { ${RESPONSE_FIELDS} } }`,
   'fhirBundle',
-  (input) => ({ bundle: bodyResource(input), returnResources: prefer(input, 'return') !== 'minimal', source: source(input) }),
+  (input) => ({ bundleText: bodyText(input, bodyResource(input)), returnResources: prefer(input, 'return') !== 'minimal', source: source(input) }),
 );
+
+/** The body's JSON text as the client sent it (its shape checked first); re-serialized only when the text is unknown. */
+function bodyText(input: RouteInput, checked: unknown): string {
+  return input.rawBody ?? JSON.stringify(checked);
+}
 
 /** A JSON object body, or a 400 OperationOutcome naming the problem. */
 function bodyResource(input: RouteInput): Record<string, unknown> {

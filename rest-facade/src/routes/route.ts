@@ -25,6 +25,8 @@ export interface RouteInput {
   params: Record<string, string>;
   query: Record<string, string | string[] | undefined>;
   body: unknown;
+  /** The JSON body's text as received (JSON media types only), for routes that must keep it exact. */
+  rawBody?: string;
   headers: Record<string, string | string[] | undefined>;
   principal: Principal;
   /** The client's address (the leftmost X-Forwarded-For entry behind a proxy, else the peer). */

@@ -4,6 +4,7 @@ import { create, history, inTransaction, matchOne, queryFromString, read, remove
 import { isFhirResourceType } from './definitions.js';
 import { conditionalDelete, conditionalPatch, conditionalUpdate, patch } from './conditional-and-patch.js';
 import type { FhirResource } from './validation.js';
+import { parseExactJson } from './exact-json.js';
 
 /** At most this many entries in one transaction or batch Bundle (the facade also caps the body at 5 MiB). */
 export const MAX_BUNDLE_ENTRIES = 1000;
@@ -146,11 +147,7 @@ function patchOf(entry: Entry): unknown {
   if (binary?.['resourceType'] !== 'Binary' || binary['contentType'] !== 'application/json-patch+json' || typeof binary['data'] !== 'string') {
     throw bad(at, 'a PATCH entry carries its JSON Patch as a Binary with contentType application/json-patch+json and base64 data');
   }
-  try {
-    return JSON.parse(Buffer.from(binary['data'], 'base64').toString('utf8')) as unknown;
-  } catch {
-    throw bad(`${at}.data`, 'is not a base64 JSON Patch document');
-  }
+  return parseExactJson(Buffer.from(binary['data'], 'base64').toString('utf8'), `${at}.data`);
 }
 
 /** Run one entry's interaction (references already rewritten). */

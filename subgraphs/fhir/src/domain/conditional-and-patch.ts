@@ -1,9 +1,11 @@
-import { applyPatch, type Operation } from 'rfc6902';
+import { applyPatch, Pointer, type Operation } from 'rfc6902';
 import { DomainError } from '@svc/platform';
 import { resourceStore } from '../entities/resource-store.js';
 import { assertMayPerform, maySee } from './access.js';
 import { create, etagOf, matchOne, remove, update, type FhirCall, type FhirOutcome } from './interactions.js';
 import { assertKnownType, type FhirResource } from './validation.js';
+import { numericView, withExactNumbersAsTokens } from './exact-json.js';
+import { parseStoredResource } from './stored-content.js';
 
 /**
  * PATCH with JSON Patch (RFC 6902, `application/json-patch+json`) and the conditional interactions
@@ -28,19 +30,50 @@ function parsePatch(body: unknown): Operation[] {
   return body as Operation[];
 }
 
-/** Apply a patch to a copy of the resource; a failed `test` or a missing path is a 422 naming the operation. */
+/** JSON equality as RFC 6902 `test` defines it: numbers by value (`125.00` equals `125`), objects whatever their key order. */
+function jsonEqual(a: unknown, b: unknown): boolean {
+  if (typeof a !== 'object' || a === null || typeof b !== 'object' || b === null) return a === b;
+  if (Array.isArray(a) || Array.isArray(b)) return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => jsonEqual(x, b[i]));
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  return ka.length === kb.length && ka.every((k) => Object.hasOwn(b, k) && jsonEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+}
+
+/**
+ * Apply a patch to a copy of the resource; a failed `test` or a missing path is a 422 naming the
+ * operation. Exact number literals (125.00) go through rfc6902 as opaque tokens (its clone would
+ * flatten them), and `test` is checked here on the numbers they denote, as RFC 6902 compares.
+ */
 export function applyJsonPatch(resource: FhirResource, patchBody: unknown): FhirResource {
   const operations = parsePatch(patchBody);
-  const copy = structuredClone(resource);
-  const results = applyPatch(copy, operations);
-  const failed = results.findIndex((r) => r !== null);
-  if (failed >= 0) {
-    const err = results[failed]!;
-    throw new DomainError('VALIDATION_ERROR', `patch[${failed}] (${operations[failed]!.op} ${operations[failed]!.path}) cannot be applied: ${err.message}`, {
-      fieldErrors: [{ field: `patch[${failed}]`, message: err.name === 'TestError' ? 'test failed' : err.message }],
+  let current = resource;
+  let pending: { index: number; op: Operation }[] = [];
+  const fail = (index: number, message: string, reason: string) =>
+    new DomainError('VALIDATION_ERROR', `patch[${index}] (${operations[index]!.op} ${operations[index]!.path}) cannot be applied: ${reason}`, { fieldErrors: [{ field: `patch[${index}]`, message }] });
+  const flush = () => {
+    if (pending.length === 0) return;
+    const batch = pending;
+    pending = [];
+    let results: ReturnType<typeof applyPatch> = [];
+    current = withExactNumbersAsTokens([current, batch.map((b) => b.op)] as [FhirResource, Operation[]], (target, ops) => {
+      results = applyPatch(target, ops);
+      return target;
     });
-  }
-  return copy;
+    const failed = results.findIndex((r) => r !== null);
+    if (failed >= 0) throw fail(batch[failed]!.index, results[failed]!.message, results[failed]!.message);
+  };
+  operations.forEach((op, index) => {
+    if (op.op !== 'test') {
+      pending.push({ index, op });
+      return;
+    }
+    flush();
+    const { parent, value } = Pointer.fromJSON(op.path).evaluate(current);
+    if (parent === undefined || value === undefined) throw fail(index, `Value required at path: ${op.path}`, `Value required at path: ${op.path}`);
+    if (!jsonEqual(numericView(value), numericView(op.value))) throw fail(index, 'test failed', 'test failed');
+  });
+  flush();
+  return current;
 }
 
 /** PATCH [type]/[id]: the current version patched, then stored as a normal update (If-Match honoured). */
@@ -50,7 +83,7 @@ export async function patch(call: FhirCall, resourceType: string, id: string, pa
   const current = await resourceStore.current(call.em, resourceType, id);
   if (!current || !maySee(call.principal, current.partnerGpid)) throw new DomainError('NOT_FOUND', `${resourceType}/${id} does not exist.`);
   if (current.deleted) throw new DomainError('GONE', `${resourceType}/${id} was deleted.`);
-  const patched = applyJsonPatch(JSON.parse(current.content!) as FhirResource, patchBody);
+  const patched = applyJsonPatch(parseStoredResource(current.content!), patchBody);
   try {
     // Update exactly the version that was patched: a write in between is a conflict, not a lost update.
     return await update(call, resourceType, id, patched, ifMatch ?? etagOf(current.versionId));

@@ -8,6 +8,7 @@ import { assertMayPerform, maySee, visiblePartner, type FhirInteraction } from '
 import { extractSearchIndex } from './search-index.js';
 import { parseSearchRequest, type SearchRequest } from './search-request.js';
 import { assertKnownType, assertResourceShape, validateFhirResource, type FhirResource } from './validation.js';
+import { parseStoredResource, storedContentOf } from './stored-content.js';
 
 /**
  * The FHIR interactions as plain functions of (call, request) → outcome, free of GraphQL and HTTP:
@@ -48,7 +49,7 @@ function notFound(type: string, id: string): DomainError {
 function outcomeOf(call: FhirCall, stored: StoredResource, status: number): FhirOutcome {
   return {
     status,
-    resource: stored.content ? (JSON.parse(stored.content) as FhirResource) : null,
+    resource: stored.content ? parseStoredResource(stored.content) : null,
     etag: etagOf(stored.versionId),
     location: `${call.fhirBase}/${stored.resourceType}/${stored.id}/_history/${stored.versionId}`,
     lastModified: new Date(stored.lastUpdated).toUTCString(),
@@ -158,7 +159,7 @@ export async function create(call: FhirCall, resourceType: string, body: unknown
   const now = new Date().toISOString();
   const resource = stamp(input, options.id ?? randomUUID(), 1, now);
   validateFhirResource(resource);
-  const stored: StoredResource = { resourceType, id: resource.id!, versionId: 1, partnerGpid: call.principal.partnerGpid, lastUpdated: now, deleted: false, content: JSON.stringify(resource) };
+  const stored: StoredResource = { resourceType, id: resource.id!, versionId: 1, partnerGpid: call.principal.partnerGpid, lastUpdated: now, deleted: false, content: storedContentOf(resource) };
   const index = extractSearchIndex(resource);
   await inTransaction(call.em, async (em) => {
     await resourceStore.insert(em, stored);
@@ -192,7 +193,7 @@ export async function update(call: FhirCall, resourceType: string, id: string, b
   const versionId = current.versionId + 1;
   const resource = stamp(input, id, versionId, now);
   validateFhirResource(resource);
-  const stored: StoredResource = { ...current, versionId, lastUpdated: now, deleted: false, content: JSON.stringify(resource) };
+  const stored: StoredResource = { ...current, versionId, lastUpdated: now, deleted: false, content: storedContentOf(resource) };
   const index = extractSearchIndex(resource);
   await inTransaction(call.em, async (em) => {
     if (!(await resourceStore.replace(em, stored, current.versionId))) {
@@ -263,7 +264,7 @@ export async function search(call: FhirCall, resourceType: string, query: Record
     ...(total === undefined ? {} : { total }),
     link,
     entry: [...rows.map((r) => ({ r, mode: 'match' })), ...included.map((r) => ({ r, mode: 'include' }))].map(({ r, mode }) => {
-      const resource = JSON.parse(r.content!) as FhirResource;
+      const resource = parseStoredResource(r.content!);
       const shown = request.elements ? subset(resource, request.elements) : request.summary ? summaryOf(resource, request.summary) : resource;
       return { fullUrl: `${call.fhirBase}/${r.resourceType}/${r.id}`, resource: shown, search: { mode } };
     }),
@@ -312,7 +313,7 @@ export async function history(call: FhirCall, options: HistoryOptions): Promise<
       const response = { status: r.deleted ? '204 No Content' : r.versionId === 1 ? '201 Created' : '200 OK', etag: etagOf(r.versionId), lastModified: r.lastUpdated };
       return {
         fullUrl: `${call.fhirBase}/${url}`,
-        ...(r.content && !r.deleted ? { resource: JSON.parse(r.content) as FhirResource } : {}),
+        ...(r.content && !r.deleted ? { resource: parseStoredResource(r.content) } : {}),
         request: { method: r.deleted ? 'DELETE' : r.versionId === 1 ? 'POST' : 'PUT', url: r.versionId === 1 ? r.resourceType : url },
         response,
       };

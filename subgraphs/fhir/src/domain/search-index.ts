@@ -2,6 +2,7 @@ import { evalFhirPathTyped, getExpressionForResourceType, parseFhirPath, toTyped
 import type { SearchParameter } from '@medplum/fhirtypes';
 import { searchParametersOf } from './definitions.js';
 import { dateRange } from './fhir-dates.js';
+import { numericView } from './exact-json.js';
 import type { FhirResource } from './validation.js';
 
 /** The search-index rows of one resource, by table. Values are already normalised for matching. */
@@ -139,7 +140,8 @@ function addReference(rows: SearchIndexRows['reference'], param: string, v: Type
  */
 export function extractSearchIndex(resource: FhirResource): SearchIndexRows {
   const rows: SearchIndexRows = { string: [], token: [], date: [], number: [], quantity: [], reference: [], uri: [] };
-  const input = [toTypedValue(resource)];
+  // FHIRPath reads exact number literals (125.00) as the numbers they denote.
+  const input = [toTypedValue(numericView(resource))];
   for (const p of indexedParams(resource.resourceType)) {
     let values: TypedValue[];
     try {

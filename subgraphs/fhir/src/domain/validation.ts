@@ -2,6 +2,7 @@ import { crawlTypedValue, toTypedValue, validateResource, OperationOutcomeError 
 import type { Coding, CodeableConcept, OperationOutcomeIssue, Resource } from '@medplum/fhirtypes';
 import { DomainError, type FieldError } from '@svc/platform';
 import { definitions, enumeratedValueSet, isFhirResourceType } from './definitions.js';
+import { numericView } from './exact-json.js';
 
 /** The JSON of any FHIR resource as this server handles it. */
 export type FhirResource = Record<string, unknown> & { resourceType: string; id?: string; meta?: Record<string, unknown> };
@@ -65,8 +66,10 @@ function issueToFieldError(issue: OperationOutcomeIssue): FieldError {
  * value-set bindings Medplum does not check. Every problem is one field error named by its FHIRPath
  * expression (`Patient.gender`, `Patient.name[0].use`); any problem is a 422.
  */
-export function validateFhirResource(resource: FhirResource): void {
+export function validateFhirResource(exact: FhirResource): void {
   definitions();
+  // Exact number literals (125.00) are validated as the numbers they denote.
+  const resource = numericView(exact);
   let issues: OperationOutcomeIssue[] = [];
   try {
     issues = validateResource(resource as unknown as Resource).filter((i) => i.severity === 'error' || i.severity === 'fatal');

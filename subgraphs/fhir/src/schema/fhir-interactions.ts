@@ -1,7 +1,24 @@
 import { DomainError, isSourceOrigin, type SubgraphBuilder, type SubgraphContext, type SubgraphServices } from '@svc/platform';
 import { processBundle } from '../domain/bundle.js';
 import { conditionalDelete, conditionalPatch, conditionalUpdate, patch } from '../domain/conditional-and-patch.js';
+import { numericView, parseExactJson, stringifyExactJson } from '../domain/exact-json.js';
 import { create, history, queryFromString, read, remove, search, update, vread, type FhirCall, type FhirOutcome } from '../domain/interactions.js';
+
+const RESOURCE_ARG = 'The resource as JSON (or `resourceText`); a GraphQL JSON number cannot carry a decimal\'s written precision.';
+const RESOURCE_TEXT_ARG = 'The resource as JSON text (or `resource`): every number literal is stored exactly as written (`125.00` stays `125.00`). The REST facade sends the request body here.';
+
+/**
+ * A write's body: `<name>` (a JSON value) or `<name>Text` (JSON text, numbers kept exactly as
+ * written); exactly one of the two.
+ */
+function bodyOf(json: unknown, text: string | null | undefined, name: string): unknown {
+  const hasJson = json !== null && json !== undefined;
+  const hasText = text !== null && text !== undefined;
+  if (hasJson === hasText) {
+    throw new DomainError('BAD_REQUEST', `Give exactly one of ${name} and ${name}Text.`, { fieldErrors: [{ field: name, message: `exactly one of ${name} and ${name}Text is required` }] });
+  }
+  return hasText ? parseExactJson(text, `${name}Text`) : json;
+}
 
 /** The FHIR REST interactions as gateway operations; the REST facade's /fhir/R4 routes call these. */
 export function defineFhirInteractions(builder: SubgraphBuilder, services: SubgraphServices) {
@@ -9,7 +26,17 @@ export function defineFhirInteractions(builder: SubgraphBuilder, services: Subgr
     description: 'The outcome of a FHIR interaction: HTTP status, the resource or Bundle, and the headers REST answers with.',
     fields: (t) => ({
       status: t.exposeInt('status', { description: 'HTTP status of the interaction (200, 201, 204).' }),
-      resource: t.field({ type: 'JSONObject', nullable: true, description: 'The resource or Bundle (null for a delete).', resolve: (o) => o.resource }),
+      resource: t.field({
+        type: 'JSONObject',
+        nullable: true,
+        description: 'The resource or Bundle (null for a delete) as a JSON value: numbers are JSON numbers, so a decimal\'s written precision (`125.00`) is not kept; `resourceText` keeps it.',
+        resolve: (o) => (o.resource === null ? null : numericView(o.resource)),
+      }),
+      resourceText: t.string({
+        nullable: true,
+        description: 'The resource or Bundle (null for a delete) as JSON text, every number exactly as written (`125.00`, `1e2`, integers beyond 2^53). The REST facade sends this as the HTTP body.',
+        resolve: (o) => (o.resource === null ? null : stringifyExactJson(o.resource)),
+      }),
       etag: t.exposeString('etag', { nullable: true, description: 'W/"versionId" of the resource.' }),
       location: t.exposeString('location', { nullable: true, description: 'Absolute URL of this version (…/_history/n).' }),
       lastModified: t.exposeString('lastModified', { nullable: true, description: 'meta.lastUpdated as an HTTP-date.' }),
@@ -73,15 +100,15 @@ export function defineFhirInteractions(builder: SubgraphBuilder, services: Subgr
       type: FhirResponse,
       description: 'FHIR create (201), or conditional create with ifNoneExist (200 with the match, 412 for several).',
       authScopes: { authenticated: true },
-      args: { resourceType: t.arg.string({ required: true }), resource: t.arg({ type: 'JSONObject', required: true }), ifNoneExist: t.arg.string(), source: t.arg.string() },
-      resolve: (_r, a, ctx) => run(create(call(ctx, a.source), a.resourceType, a.resource, { ifNoneExist: a.ifNoneExist ?? null })),
+      args: { resourceType: t.arg.string({ required: true }), resource: t.arg({ type: 'JSONObject', description: RESOURCE_ARG }), resourceText: t.arg.string({ description: RESOURCE_TEXT_ARG }), ifNoneExist: t.arg.string(), source: t.arg.string() },
+      resolve: (_r, a, ctx) => run(create(call(ctx, a.source), a.resourceType, bodyOf(a.resource, a.resourceText, 'resource'), { ifNoneExist: a.ifNoneExist ?? null })),
     }),
     fhirUpdate: t.field({
       type: FhirResponse,
       description: 'FHIR update: a new version (412 when ifMatch names another version; never creates).',
       authScopes: { authenticated: true },
-      args: { resourceType: t.arg.string({ required: true }), id: t.arg.id({ required: true }), resource: t.arg({ type: 'JSONObject', required: true }), ifMatch: t.arg.string(), source: t.arg.string() },
-      resolve: (_r, a, ctx) => run(update(call(ctx, a.source), a.resourceType, String(a.id), a.resource, a.ifMatch ?? null)),
+      args: { resourceType: t.arg.string({ required: true }), id: t.arg.id({ required: true }), resource: t.arg({ type: 'JSONObject', description: RESOURCE_ARG }), resourceText: t.arg.string({ description: RESOURCE_TEXT_ARG }), ifMatch: t.arg.string(), source: t.arg.string() },
+      resolve: (_r, a, ctx) => run(update(call(ctx, a.source), a.resourceType, String(a.id), bodyOf(a.resource, a.resourceText, 'resource'), a.ifMatch ?? null)),
     }),
     fhirBundle: t.field({
       type: FhirResponse,
@@ -89,11 +116,12 @@ export function defineFhirInteractions(builder: SubgraphBuilder, services: Subgr
         'POST [base]: a transaction Bundle (all or nothing, one database transaction; the first failing entry answers an OperationOutcome naming it) or a batch Bundle (entries independent), answered with a transaction-response or batch-response Bundle.',
       authScopes: { authenticated: true },
       args: {
-        bundle: t.arg({ type: 'JSONObject', required: true }),
+        bundle: t.arg({ type: 'JSONObject', description: 'The Bundle as JSON (or `bundleText`).' }),
+        bundleText: t.arg.string({ description: 'The Bundle as JSON text, numbers kept exactly as written (or `bundle`).' }),
         returnResources: t.arg.boolean({ defaultValue: true, description: 'false for Prefer: return=minimal' }),
         source: t.arg.string(),
       },
-      resolve: (_r, a, ctx) => run(processBundle(call(ctx, a.source), a.bundle, { returnResources: a.returnResources ?? true })),
+      resolve: (_r, a, ctx) => run(processBundle(call(ctx, a.source), bodyOf(a.bundle, a.bundleText, 'bundle'), { returnResources: a.returnResources ?? true })),
     }),
     fhirPatch: t.field({
       type: FhirResponse,
@@ -103,23 +131,24 @@ export function defineFhirInteractions(builder: SubgraphBuilder, services: Subgr
         resourceType: t.arg.string({ required: true }),
         id: t.arg.id(),
         query: t.arg.string({ description: 'Conditional patch: the search that must match exactly one resource.' }),
-        patch: t.arg({ type: ['JSONObject'], required: true }),
+        patch: t.arg({ type: ['JSONObject'], description: 'The JSON Patch operations (or `patchText`).' }),
+        patchText: t.arg.string({ description: 'The JSON Patch as JSON text, numbers kept exactly as written (or `patch`).' }),
         ifMatch: t.arg.string(),
         source: t.arg.string(),
       },
       resolve: (_r, a, ctx) =>
         run(
           a.id
-            ? patch(call(ctx, a.source), a.resourceType, String(a.id), a.patch, a.ifMatch ?? null)
-            : conditionalPatch(call(ctx, a.source), a.resourceType, a.query ?? '', a.patch, a.ifMatch ?? null),
+            ? patch(call(ctx, a.source), a.resourceType, String(a.id), bodyOf(a.patch, a.patchText, 'patch'), a.ifMatch ?? null)
+            : conditionalPatch(call(ctx, a.source), a.resourceType, a.query ?? '', bodyOf(a.patch, a.patchText, 'patch'), a.ifMatch ?? null),
         ),
     }),
     fhirConditionalUpdate: t.field({
       type: FhirResponse,
       description: 'FHIR conditional update (PUT [type]?query): no match creates (201), one match is updated, several are 412.',
       authScopes: { authenticated: true },
-      args: { resourceType: t.arg.string({ required: true }), query: t.arg.string({ required: true }), resource: t.arg({ type: 'JSONObject', required: true }), ifMatch: t.arg.string(), source: t.arg.string() },
-      resolve: (_r, a, ctx) => run(conditionalUpdate(call(ctx, a.source), a.resourceType, a.query, a.resource, a.ifMatch ?? null)),
+      args: { resourceType: t.arg.string({ required: true }), query: t.arg.string({ required: true }), resource: t.arg({ type: 'JSONObject', description: RESOURCE_ARG }), resourceText: t.arg.string({ description: RESOURCE_TEXT_ARG }), ifMatch: t.arg.string(), source: t.arg.string() },
+      resolve: (_r, a, ctx) => run(conditionalUpdate(call(ctx, a.source), a.resourceType, a.query, bodyOf(a.resource, a.resourceText, 'resource'), a.ifMatch ?? null)),
     }),
     fhirConditionalDelete: t.field({
       type: FhirResponse,

@@ -12,6 +12,7 @@ import {
   type SubgraphServices,
 } from '@svc/platform';
 import { definitions } from '../domain/definitions.js';
+import { numericView } from '../domain/exact-json.js';
 import { queryFromString, read, search, type FhirCall, type FhirOutcome } from '../domain/interactions.js';
 
 /**
@@ -163,7 +164,8 @@ export function defineTypedFhir(builder: SubgraphBuilder, services: SubgraphServ
         args: { id: t.arg.id({ required: true }) },
         resolve: async (_r, a, ctx) => {
           try {
-            return ((await run(read(call(ctx), type, String(a.id)))).resource as Json | null) ?? null;
+            // GraphQL Float and JSON carry numbers: exact literals (125.00) are read as the numbers they denote.
+            return (numericView((await run(read(call(ctx), type, String(a.id)))).resource) as Json | null) ?? null;
           } catch (err) {
             if (err instanceof DomainError && (err.code === 'NOT_FOUND' || err.code === 'GONE')) return null;
             throw err;
@@ -192,7 +194,7 @@ export function defineTypedFhir(builder: SubgraphBuilder, services: SubgraphServ
     }
     query._count = [String(size)];
     query._offset = [String(offset)];
-    const bundle = (await run(search(call(ctx), type, query, false))).resource as { entry?: { resource: Json }[]; link?: { relation: string }[] };
+    const bundle = numericView((await run(search(call(ctx), type, query, false))).resource) as { entry?: { resource: Json }[]; link?: { relation: string }[] };
     const nodes = (bundle.entry ?? []).map((e) => e.resource);
     const edges = nodes.map((node, i) => ({ cursor: encodeCursor(String(offset + i + 1)), node }));
     return { edges, pageInfo: { hasNextPage: (bundle.link ?? []).some((l) => l.relation === 'next'), endCursor: edges.at(-1)?.cursor ?? null } };
