@@ -5,6 +5,7 @@ import { routeHandler, type HandlerDeps } from './handler.js';
 import { DomainError, type ErrorCode } from '@svc/platform';
 import { sendError } from './render-error.js';
 import { sendOAuthError } from './render-oauth-error.js';
+import { NDJSON_MEDIA_TYPES } from './routes/fhir-sync-jobs.js';
 
 /** `/api/identity/{gpid}` → `/api/identity/:gpid` */
 export function fastifyPath(path: string): string {
@@ -25,6 +26,8 @@ export async function registerFacade(app: FastifyInstance, options: FacadeOption
       done(Object.assign(new Error('The body is not valid JSON.'), { statusCode: 400 }), undefined);
     }
   });
+  // NDJSON pushes (POST /fhir/R4, a sync job) reach the route as text; the fhir subgraph parses the lines.
+  app.addContentTypeParser([...NDJSON_MEDIA_TYPES], { parseAs: 'string' }, (_req, body, done) => done(null, body));
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
     done(null, Object.fromEntries(new URLSearchParams(body as string)));
   });
