@@ -132,6 +132,203 @@ describe('asynchronous FHIR submissions are durable sync jobs', () => {
     expect(event.partnerGpid).toBe(gpid);
     expect(event.data).toEqual({ event: 'pipeline.sync.completed', job_id: jobId, partner_gpid: gpid, resource_types: ['Observation', 'Patient'], records_processed: 2, completed_at: expect.any(String) });
     expect(Number.isNaN(Date.parse(event.data['completed_at'] as string))).toBe(false);
-    expect((await jobEvents(t, jobId)).map((e) => e.type)).toEqual(['pipeline.sync.queued', 'pipeline.sync.started', 'pipeline.sync.completed']);
+    const lifecycle = await jobEvents(t, jobId);
+    expect(lifecycle.map((e) => e.type)).toEqual(['pipeline.sync.queued', 'pipeline.sync.started', 'pipeline.sync.completed']);
+    // Intermediate events carry ids, counts and type names only.
+    expect(lifecycle[0]!.data).toEqual({ event: 'pipeline.sync.queued', job_id: jobId, partner_gpid: gpid, kind: 'transaction', resource_types: ['Observation', 'Patient'], entries: 2, reason: 'submitted', sequence: 1, queued_at: expect.any(String) });
+    expect(lifecycle[1]!.data).toEqual({ event: 'pipeline.sync.started', job_id: jobId, partner_gpid: gpid, attempt: 1, sequence: 2, started_at: expect.any(String) });
+
+    // The pipeline's projection follows the job, and the partner reads it like its other jobs.
+    const job = await projected(t, jobId, 'COMPLETED', pusher);
+    expect(job).toMatchObject({ recordsProcessed: 2, resourceTypes: ['Observation', 'Patient'], kind: 'transaction', attempts: 1, errorCode: null });
+    const listed = await t.graphql<{ partner: { syncJobs: { jobId: string; status: string }[] } }>('query($g: ID!) { partner(gpid: $g) { syncJobs { jobId status } } }', { g: gpid }, pusher);
+    expect(listed.data!.partner.syncJobs).toContainEqual({ jobId, status: 'COMPLETED' });
+    // A job the FHIR server runs is not finished by hand.
+    const manual = await t.graphql('mutation($j: ID!) { failSyncJob(jobId: $j, errorCode: "VALIDATION_ERROR", message: "no") { status } }', { j: jobId });
+    expect(manual.errors?.[0]?.extensions?.['code']).toBe('CONFLICT');
+  });
+
+  it('refuses a whole transaction with an invalid entry: pipeline.sync.failed VALIDATION_ERROR naming every invalid entry, nothing written', async () => {
+    const bundle = {
+      resourceType: 'Bundle',
+      type: 'transaction',
+      entry: [
+        { resource: patient('Rollbackson'), request: { method: 'POST', url: 'Patient' } },
+        { resource: patient('Rollbackson', { gender: 'xyz' }), request: { method: 'POST', url: 'Patient' } },
+        { resource: patient('Rollbackson', { birthDate: 'yesterday' }), request: { method: 'POST', url: 'Patient' } },
+      ],
+    };
+    const accepted = await fhir(t, pusher, 'POST', '', bundle, ASYNC);
+    expect(accepted.statusCode, accepted.body).toBe(202);
+    const statusUrl = accepted.headers['content-location'] as string;
+    const jobId = statusUrl.split('/').at(-1)!;
+    const done = await waitForJob(t, pusher, statusUrl);
+    expect(done.status).toBe(422);
+    expect(done.body['resourceType']).toBe('OperationOutcome');
+    const expressions = (done.body['issue'] as { expression: string[] }[]).map((i) => i.expression[0]);
+    expect(expressions).toContain('Bundle.entry[1].resource.gender');
+    expect(expressions.some((e) => e.startsWith('Bundle.entry[2].resource.birthDate'))).toBe(true);
+
+    const event = await finalEvent(t, jobId);
+    expect(event.type).toBe('pipeline.sync.failed');
+    expect(Object.keys(event.data).sort()).toEqual(['error_code', 'event', 'failed_at', 'job_id', 'message']);
+    expect(event.data).toMatchObject({ event: 'pipeline.sync.failed', job_id: jobId, error_code: 'VALIDATION_ERROR' });
+    expect(event.data['message']).toMatch(/^Bundle\.entry\[1\]\.resource\.gender: /);
+    expect(event.data['message']).toContain('Bundle.entry[2]');
+    expect((await search('family=Rollbackson')).total).toBe(0);
+    const job = await projected(t, jobId, 'FAILED');
+    expect(job).toMatchObject({ errorCode: 'VALIDATION_ERROR', message: event.data['message'] });
+  });
+
+  it('runs a batch: every entry answered, a refused entry fails the job by name while the others are written', async () => {
+    const good = await fhir(t, pusher, 'POST', '', { resourceType: 'Bundle', type: 'batch', entry: [{ resource: patient('Batchwell'), request: { method: 'POST', url: 'Patient' } }] }, ASYNC);
+    const goodDone = await waitForJob(t, pusher, good.headers['content-location'] as string);
+    expect(goodDone.status).toBe(200);
+    expect(goodDone.body).toMatchObject({ type: 'batch-response', entry: [{ response: { status: '201 Created' } }] });
+    const goodEvent = await finalEvent(t, (good.headers['content-location'] as string).split('/').at(-1)!);
+    expect(goodEvent.data).toMatchObject({ event: 'pipeline.sync.completed', records_processed: 1, resource_types: ['Patient'] });
+
+    const bundle = {
+      resourceType: 'Bundle',
+      type: 'batch',
+      entry: [
+        { resource: patient('Batchmix'), request: { method: 'POST', url: 'Patient' } },
+        { resource: patient('Batchmix', { gender: 'xyz' }), request: { method: 'POST', url: 'Patient' } },
+        { resource: patient('Batchmix'), request: { method: 'POST', url: 'Patient' } },
+      ],
+    };
+    const accepted = await fhir(t, pusher, 'POST', '', bundle, ASYNC);
+    const statusUrl = accepted.headers['content-location'] as string;
+    const done = await waitForJob(t, pusher, statusUrl);
+    expect(done.status).toBe(200);
+    const entries = done.body['entry'] as { response: { status: string; outcome?: { issue: { expression: string[] }[] } } }[];
+    expect(entries.map((e) => e.response.status)).toEqual(['201 Created', '422 Unprocessable Entity', '201 Created']);
+    expect(entries[1]!.response.outcome!.issue[0]!.expression).toEqual(['Bundle.entry[1].resource.gender']);
+    expect((await search('family=Batchmix')).total).toBe(2);
+    const event = await finalEvent(t, statusUrl.split('/').at(-1)!);
+    expect(event.data).toMatchObject({ event: 'pipeline.sync.failed', error_code: 'VALIDATION_ERROR' });
+    expect(event.data['message']).toMatch(/^Bundle\.entry\[1\]\.resource\.gender: .*\(1 of 3 entries refused; the other 2 were written\)$/);
+  });
+
+  it('takes an NDJSON push: lines without id are created, lines with id update, and a bad line is refused by its number', async () => {
+    const existing = (await fhir(t, pusher, 'POST', '/Patient', patient('Before'))).json() as { id: string };
+    const lines = [JSON.stringify(patient('Ndjsonly')), '', JSON.stringify({ ...patient('After'), id: existing.id }), JSON.stringify({ resourceType: 'Observation', status: 'final', code: { text: 'weight' } })];
+    const accepted = await t.request({ method: 'POST', url: '/fhir/R4', token: pusher, headers: NDJSON, body: `${lines.join('\n')}\n` });
+    expect(accepted.statusCode, accepted.body).toBe(202);
+    const statusUrl = accepted.headers['content-location'] as string;
+    const done = await waitForJob(t, pusher, statusUrl);
+    expect(done.status).toBe(200);
+    expect((done.body['entry'] as { response: { status: string } }[]).map((e) => e.response.status)).toEqual(['201 Created', '200 OK', '201 Created']);
+    expect((await search('family=Ndjsonly')).total).toBe(1);
+    expect((await fhir(t, pusher, 'GET', `/Patient/${existing.id}`)).json().name[0].family).toBe('After');
+    const event = await finalEvent(t, statusUrl.split('/').at(-1)!);
+    expect(event.data).toMatchObject({ event: 'pipeline.sync.completed', records_processed: 3, resource_types: ['Observation', 'Patient'] });
+
+    const invalid = await t.request({ method: 'POST', url: '/fhir/R4', token: pusher, headers: NDJSON, body: `${JSON.stringify(patient('X'))}\n{not json\n` });
+    expect(invalid.statusCode).toBe(400);
+    expect(invalid.json().issue[0].expression).toEqual(['line 2']);
+
+    const refused = await t.request({ method: 'POST', url: '/fhir/R4', token: pusher, headers: NDJSON, body: `${JSON.stringify(patient('Ndjsonbad', { gender: 'xyz' }))}\n` });
+    const refusedEvent = await finalEvent(t, (refused.headers['content-location'] as string).split('/').at(-1)!);
+    expect(refusedEvent.data).toMatchObject({ event: 'pipeline.sync.failed', error_code: 'VALIDATION_ERROR' });
+    expect(refusedEvent.data['message']).toMatch(/^line 1: Patient\.gender: /);
+  });
+
+  it('shows a job only to the partner that submitted it; others get 404 and null, like a missing job', async () => {
+    const accepted = await fhir(t, pusher, 'POST', '', { resourceType: 'Bundle', type: 'batch', entry: [] }, ASYNC);
+    const statusUrl = accepted.headers['content-location'] as string;
+    const jobId = statusUrl.split('/').at(-1)!;
+    await waitForJob(t, pusher, statusUrl);
+    const other = await t.request({ url: new URL(statusUrl).pathname, token: stranger });
+    const missing = await t.request({ url: `/fhir/R4/$sync-status/job_01jaaaaaaaaaaaaaaaaaaaaaaa`, token: stranger });
+    expect(other.statusCode).toBe(404);
+    expect(missing.statusCode).toBe(404);
+    expect(other.json().issue[0].code).toBe(missing.json().issue[0].code);
+    await projected(t, jobId, 'COMPLETED');
+    const projectedForOther = await t.graphql<{ syncJob: unknown }>(JOB_QUERY, { j: jobId }, stranger);
+    expect(projectedForOther.data!.syncJob).toBeNull();
+    // Without the bundle push scope there is no job at all.
+    const reader = await apiToken(t, gpid, ['cms.fhir.r4.read']);
+    expect((await fhir(t, reader, 'POST', '', { resourceType: 'Bundle', type: 'batch', entry: [] }, ASYNC)).statusCode).toBe(403);
+  });
+
+  it('reports per-partner metrics over a window from the stored jobs, and refuses a bad window or parameter by name', async () => {
+    const res = await t.request({ url: '/cms/pipeline/partners?window=1h', token: pusher });
+    expect(res.statusCode, res.body).toBe(200);
+    const [mine] = res.json().partners as Record<string, unknown>[];
+    expect(mine).toMatchObject({ partner_gpid: gpid, window: '1h', jobs_completed: 4, jobs_failed: 3, jobs_in_flight: 0, jobs_total: 7, records_processed: 6 });
+    expect(mine!['sync_success_rate']).toBeCloseTo(4 / 7);
+    expect(mine!['error_codes']).toEqual([{ code: 'VALIDATION_ERROR', count: 3 }]);
+    expect(Date.parse(mine!['last_completed_at'] as string)).not.toBeNaN();
+    expect(Date.parse(mine!['last_failed_at'] as string)).not.toBeNaN();
+
+    const bad = await t.request({ url: '/cms/pipeline/partners?window=2h', token: pusher });
+    expect(bad.statusCode).toBe(422);
+    expect(bad.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(bad.json().errors).toEqual([{ field: 'window', message: 'must be one of 1h, 24h, 7d, 30d' }]);
+    const unknown = await t.request({ url: '/cms/pipeline/partners?windw=1h', token: pusher });
+    expect(unknown.statusCode).toBe(422);
+    expect(unknown.json().errors[0].field).toBe('windw');
+
+    // The GraphQL twin answers the same numbers and the same validation.
+    const twin = await t.graphql<{ partner: { pipelineMetrics: { jobsTotal: number; errorCodes: { code: string; count: number }[] } } }>(
+      'query($g: ID!) { partner(gpid: $g) { pipelineMetrics(window: "1h") { jobsTotal errorCodes { code count } } } }',
+      { g: gpid },
+      pusher,
+    );
+    expect(twin.data!.partner.pipelineMetrics).toEqual({ jobsTotal: 7, errorCodes: [{ code: 'VALIDATION_ERROR', count: 3 }] });
+    const twinBad = await t.graphql('query($g: ID!) { partner(gpid: $g) { pipelineMetrics(window: "1y") { jobsTotal } } }', { g: gpid }, pusher);
+    expect(twinBad.errors?.[0]?.extensions).toMatchObject({ code: 'VALIDATION_ERROR' });
+  });
+});
+
+describe('a sync job survives a restart in the middle', async () => {
+  const storage = await freshStorage();
+  afterAll(() => storage.dispose());
+  const env = { SVC_BOOTSTRAP_TOKEN: 'sync-restart-operator-0123456789', SVC_RATE_LIMITS: 'off', SVC_FHIR_SYNC_ENTRY_PAUSE_MS: '150' };
+
+  it('resumes a running NDJSON job after the system stopped and writes every line exactly once, with one pipeline.sync.completed', async () => {
+    const first = await bootSystem(env, { storage });
+    let pusher = '';
+    let statusUrl = '';
+    try {
+      pusher = await apiToken(first, null, ['cms.fhir.bundle.push', 'cms.fhir.rest.write', 'cms.fhir.r4.read']);
+      const body = Array.from({ length: 8 }, (_, i) => JSON.stringify(patient('Restartline', { birthDate: `2000-01-0${i + 1}` }))).join('\n');
+      const accepted = await first.request({ method: 'POST', url: '/fhir/R4', token: pusher, headers: NDJSON, body });
+      expect(accepted.statusCode).toBe(202);
+      statusUrl = accepted.headers['content-location'] as string;
+      await vi.waitFor(
+        async () => {
+          const res = await first.request({ url: new URL(statusUrl).pathname, token: pusher });
+          expect(res.statusCode).toBe(202);
+          expect(res.headers['x-progress']).toMatch(/running .*, [1-6] of 8 entries processed/);
+        },
+        { timeout: 20_000, interval: 20 },
+      );
+    } finally {
+      await first.close();
+    }
+
+    const second = await bootSystem(env, { storage });
+    try {
+      const jobId = statusUrl.split('/').at(-1)!;
+      const done = await waitForJob(second, pusher, statusUrl);
+      expect(done.status).toBe(200);
+      expect((done.body['entry'] as unknown[]).length).toBe(8);
+      const found = (await fhir(second, pusher, 'GET', '/Patient?family=Restartline&_count=50')).json() as { total: number; entry: { resource: { birthDate: string } }[] };
+      expect(found.total).toBe(8);
+      expect(new Set(found.entry.map((e) => e.resource.birthDate)).size).toBe(8);
+      const final = await finalEvent(second, jobId);
+      expect(final.data).toMatchObject({ event: 'pipeline.sync.completed', records_processed: 8 });
+      const lifecycle = (await jobEvents(second, jobId)).map((e) => e.type);
+      expect(lifecycle.filter((type) => type === 'pipeline.sync.completed')).toHaveLength(1);
+      // Given back at the stop (queued, released) and started again after the restart.
+      expect(lifecycle.filter((type) => type === 'pipeline.sync.started')).toHaveLength(2);
+      expect(lifecycle.filter((type) => type === 'pipeline.sync.queued')).toHaveLength(2);
+      const job = await projected(second, jobId, 'COMPLETED');
+      expect(job).toMatchObject({ recordsProcessed: 8, kind: 'ndjson', attempts: 1 });
+    } finally {
+      await second.close();
+    }
   });
 });
