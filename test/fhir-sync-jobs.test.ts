@@ -167,7 +167,7 @@ describe('asynchronous FHIR submissions are durable sync jobs', () => {
     expect(done.body['resourceType']).toBe('OperationOutcome');
     const expressions = (done.body['issue'] as { expression: string[] }[]).map((i) => i.expression[0]);
     expect(expressions).toContain('Bundle.entry[1].resource.gender');
-    expect(expressions.some((e) => e.startsWith('Bundle.entry[2].resource.birthDate'))).toBe(true);
+    expect(expressions.some((e) => e?.startsWith('Bundle.entry[2].resource.birthDate') === true)).toBe(true);
 
     const event = await finalEvent(t, jobId);
     expect(event.type).toBe('pipeline.sync.failed');
