@@ -64,6 +64,12 @@ export interface Config {
   eventMaxWaiters: number;
   /** FHIR Bulk Data $export: resources read (and written as one chunk) per page, and a pause between pages. */
   fhirExport: { pageSize: number; pagePauseMs: number };
+  /**
+   * Asynchronous FHIR submissions (sync jobs): attempts before a transient failure is final, the
+   * first retry delay (doubled each attempt, with jitter), how long a silent worker keeps a job
+   * before another takes it over, and a pause between entries (tests, throttling).
+   */
+  fhirSync: { maxAttempts: number; retryBaseMs: number; leaseMs: number; entryPauseMs: number };
 }
 
 export class ConfigError extends Error {
@@ -218,6 +224,12 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     operationLimits: readOperationLimits(int),
     eventMaxWaiters: int('SVC_EVENT_MAX_WAITERS', 1000, 1, 1_000_000),
     fhirExport: { pageSize: int('SVC_FHIR_EXPORT_PAGE_SIZE', 500, 1, 10_000), pagePauseMs: int('SVC_FHIR_EXPORT_PAGE_PAUSE_MS', 0, 0, 60_000) },
+    fhirSync: {
+      maxAttempts: int('SVC_FHIR_SYNC_MAX_ATTEMPTS', 5, 1, 50),
+      retryBaseMs: int('SVC_FHIR_SYNC_RETRY_BASE_MS', 2000, 10, 3_600_000),
+      leaseMs: int('SVC_FHIR_SYNC_LEASE_MS', 60_000, 1000, 3_600_000),
+      entryPauseMs: int('SVC_FHIR_SYNC_ENTRY_PAUSE_MS', 0, 0, 60_000),
+    },
   };
   if (role === 'gateway' && !config.supergraphPath) {
     for (const name of SUBGRAPH_NAMES) {

@@ -6,6 +6,7 @@ import { DomainError, type ErrorCode } from '@svc/platform';
 import { sendError } from './render-error.js';
 import { parseJsonKeepingText } from './raw-body.js';
 import { sendOAuthError } from './render-oauth-error.js';
+import { NDJSON_MEDIA_TYPES } from './routes/fhir-sync-jobs.js';
 
 /** `/api/identity/{gpid}` → `/api/identity/:gpid` */
 export function fastifyPath(path: string): string {
@@ -20,6 +21,8 @@ export type FacadeOptions = Omit<HandlerDeps, 'routes'> & { routes?: readonly Ro
  */
 export async function registerFacade(app: FastifyInstance, options: FacadeOptions): Promise<void> {
   parseJsonKeepingText(app);
+  // NDJSON pushes (POST /fhir/R4, a sync job) reach the route as text; the fhir subgraph parses the lines.
+  app.addContentTypeParser([...NDJSON_MEDIA_TYPES], { parseAs: 'string' }, (_req, body, done) => done(null, body));
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
     done(null, Object.fromEntries(new URLSearchParams(body as string)));
   });

@@ -73,8 +73,8 @@ export const CAPABILITIES = {
   'oauth.jwks': capability('oauth.jwks', 'partner-ecosystem', undefined, ['Query.oauthJwks']),
   'oauth.metadata': capability('oauth.metadata', 'partner-ecosystem', undefined, ['Query.oauthServerMetadata']),
   'pipeline.health': capability('pipeline.health', 'partner-ecosystem', perMinute(60), ['Query.pipelineHealth']),
-  // GET /cms/pipeline/partners reads partners (operators) or partner(gpid) { syncJobs } (a partner).
-  'pipeline.partners': capability('pipeline.partners', 'partner-ecosystem', perMinute(30), ['Query.partners', 'Query.partner.syncJobs']),
+  // GET /cms/pipeline/partners reads partners (operators) or partner(gpid) { pipelineMetrics } (a partner).
+  'pipeline.partners': capability('pipeline.partners', 'partner-ecosystem', perMinute(30), ['Query.partners', 'Query.partner.syncJobs', 'Query.partner.pipelineMetrics']),
   // Both SDK catalog paths serve one capability and share its counter.
   'sdk.catalog': capability('sdk.catalog', 'partner-ecosystem', perMinute(60), ['Query.sdkCatalog']),
   // Operators: replace a partner's granted scopes.

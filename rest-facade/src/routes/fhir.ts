@@ -1,6 +1,7 @@
 import { capabilityRoute, DomainError } from '@svc/platform';
 import type { GatewayOperation, RouteInput, RouteResult, RouteSpec } from './route.js';
 import { fhirBulkExportRoutes } from './fhir-bulk-export.js';
+import { bundleOrSyncJob, fhirSyncJobRoutes } from './fhir-sync-jobs.js';
 
 /**
  * Scopes are decided per interaction and resource type by the FHIR subgraph (the spec's FHIR scope
@@ -184,12 +185,13 @@ function patchBody(input: RouteInput): Record<string, unknown>[] {
   return body as Record<string, unknown>[];
 }
 
-const BUNDLE = gatewayOperation(
+// With Prefer: respond-async or an NDJSON body, the same row starts a durable sync job (fhir-sync-jobs.ts).
+const BUNDLE = bundleOrSyncJob(gatewayOperation(
   `mutation FhirBundle($bundleText: String!, $returnResources: Boolean, $source: String) {
   fhirBundle(bundleText: $bundleText, returnResources: $returnResources, source: $source) { ${RESPONSE_FIELDS} } }`,
   'fhirBundle',
   (input) => ({ bundleText: bodyText(input, bodyResource(input)), returnResources: prefer(input, 'return') !== 'minimal', source: source(input) }),
-);
+));
 
 /** The body's JSON text as the client sent it (its shape checked first); re-serialized only when the text is unknown. */
 function bodyText(input: RouteInput, checked: unknown): string {
@@ -273,5 +275,6 @@ export const fhirRoutes: RouteSpec[] = [
   fhir({ id: 'fhir.update-conditional', method: 'PUT', path: '/fhir/R4/{resourceType}', summary: 'Conditional update: create when the query matches nothing, update the one match, 412 for several', auth: 'bearer', scopes: PER_INTERACTION, successStatus: 200, operation: CONDITIONAL_UPDATE }),
   fhir({ id: 'fhir.delete-conditional', method: 'DELETE', path: '/fhir/R4/{resourceType}', summary: 'Conditional delete of the one resource the query matches (412 for several)', auth: 'bearer', scopes: PER_INTERACTION, successStatus: 204, operation: CONDITIONAL_DELETE }),
   fhir({ id: 'fhir.delete', method: 'DELETE', path: '/fhir/R4/{resourceType}/{id}', summary: 'Delete a resource (soft: reads answer 410 afterwards)', auth: 'bearer', scopes: PER_INTERACTION, successStatus: 204, operation: DELETE }),
-  fhir({ id: 'fhir.bundle', method: 'POST', path: '/fhir/R4', summary: 'Submit a transaction or batch Bundle (at most 1000 entries; each entry also needs its own interaction scope)', auth: 'bearer', scopes: ['cms.fhir.bundle.push', 'system/*.write'], successStatus: 200, operation: BUNDLE }),
+  fhir({ id: 'fhir.bundle', method: 'POST', path: '/fhir/R4', summary: 'Submit a transaction or batch Bundle (at most 1000 entries; each entry also needs its own interaction scope). With Prefer: respond-async, or an NDJSON body (application/fhir+ndjson), a durable sync job: 202 and Content-Location …/$sync-status/{jobId}', auth: 'bearer', scopes: ['cms.fhir.bundle.push', 'system/*.write'], successStatus: 200, operation: BUNDLE }),
+  ...fhirSyncJobRoutes,
 ];

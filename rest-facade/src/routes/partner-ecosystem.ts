@@ -1,4 +1,4 @@
-import { capabilityRoute, decodeOptionalCursor, DomainError, invalidCursor, isOperator, isPartnerGpid } from '@svc/platform';
+import { capabilityRoute, decodeOptionalCursor, DomainError, invalidCursor, isOperator, isPartnerGpid, validationError } from '@svc/platform';
 import type { RouteSpec } from './route.js';
 import { snakeKeys } from './snake-case.js';
 import {
@@ -22,33 +22,47 @@ import { SDK_CATALOG_SCHEMA, sdkCatalogOperation } from '../catalog/sdk-catalog.
 import { updatePartnerScopes, updatePartnerScopesSchemas } from './partner-scope-grant-operation.js';
 
 const TOKEN_FIELDS = 'tokenId partnerGpid name scopes createdAt expiresAt';
-const JOB_FIELDS = 'jobId status recordsProcessed completedAt failedAt';
+const METRIC_FIELDS = 'window since jobsTotal jobsCompleted jobsFailed jobsInFlight recordsProcessed successRate lastCompletedAt lastFailedAt errorCodes { code count }';
 
-interface JobRow {
-  status: string;
+interface MetricsRow {
+  window: string;
+  since: string;
+  jobsTotal: number;
+  jobsCompleted: number;
+  jobsFailed: number;
+  jobsInFlight: number;
   recordsProcessed: number;
-  completedAt: string | null;
+  successRate: number | null;
+  lastCompletedAt: string | null;
+  lastFailedAt: string | null;
+  errorCodes: { code: string; count: number }[];
 }
 interface PartnerRow {
   gpid: string;
   legalName: string;
-  syncJobs: JobRow[];
+  pipelineMetrics: MetricsRow;
 }
 
-/** Per-partner pipeline metrics from a partner and its sync jobs (two subgraphs, one query). */
+/** Query parameters of GET /cms/pipeline/partners; any other is refused by name. */
+const PIPELINE_PARTNERS_PARAMS = new Set(['window', 'limit', 'cursor']);
+
+/** Per-partner pipeline metrics from a partner (partner subgraph) and its stored sync jobs (pipeline subgraph), one query. */
 function partnerMetrics(p: PartnerRow) {
-  const completed = p.syncJobs.filter((j) => j.status === 'completed');
-  const failed = p.syncJobs.filter((j) => j.status === 'failed').length;
-  const finished = completed.length + failed;
+  const m = p.pipelineMetrics;
   return {
     partner_gpid: p.gpid,
     legal_name: p.legalName,
-    jobs_total: p.syncJobs.length,
-    jobs_completed: completed.length,
-    jobs_failed: failed,
-    sync_success_rate: finished === 0 ? null : completed.length / finished,
-    records_processed: completed.reduce((n, j) => n + j.recordsProcessed, 0),
-    last_completed_at: completed.map((j) => j.completedAt).filter((d): d is string => d !== null).sort().at(-1) ?? null,
+    window: m.window,
+    since: m.since,
+    jobs_total: m.jobsTotal,
+    jobs_completed: m.jobsCompleted,
+    jobs_failed: m.jobsFailed,
+    jobs_in_flight: m.jobsInFlight,
+    records_processed: m.recordsProcessed,
+    sync_success_rate: m.successRate,
+    last_completed_at: m.lastCompletedAt,
+    last_failed_at: m.lastFailedAt,
+    error_codes: m.errorCodes,
   };
 }
 
@@ -114,7 +128,7 @@ export const partnerEcosystemRoutes: RouteSpec[] = [
     successStatus: 200,
     latency: ['80ms', '200ms'],
     operation: {
-      document: 'query PipelineHealth($partnerGpid: ID) { pipelineHealth(partnerGpid: $partnerGpid) { status windowHours jobsCompleted jobsFailed jobsInFlight successRate } }',
+      document: 'query PipelineHealth($partnerGpid: ID) { pipelineHealth(partnerGpid: $partnerGpid) { status windowHours jobsCompleted jobsFailed jobsInFlight jobsStuck successRate } }',
       variables: ({ query }) => ({ partnerGpid: typeof query['partner_gpid'] === 'string' ? query['partner_gpid'] : null }),
       result: (data) => snakeKeys(data['pipelineHealth']),
     },
@@ -129,24 +143,36 @@ export const partnerEcosystemRoutes: RouteSpec[] = [
     scopes: ['cms.pipeline.read', 'cms.admin'],
     successStatus: 200,
     latency: ['120ms', '350ms'],
+    queryParameters: {
+      window: { schema: { type: 'string', enum: ['1h', '24h', '7d', '30d'], default: '24h' }, description: 'Trailing window of the metrics (jobs created in it); last_completed_at and last_failed_at are of all time.' },
+      limit: { schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 }, description: 'Operators: partners per page.' },
+      cursor: { schema: { type: 'string' }, description: 'Operators: next_cursor of the previous page.' },
+    },
     operation: {
       // Operators page through every partner; a partner sees itself.
+      // Metrics are computed by the pipeline subgraph over the stored jobs (Partner.pipelineMetrics, the GraphQL twin).
       document: (principal) =>
         isOperator(principal)
-          ? `query PipelinePartners($first: Int, $after: String) { partners(first: $first, after: $after) { edges { node { gpid legalName syncJobs { ${JOB_FIELDS} } } } pageInfo { hasNextPage endCursor } } }`
-          : `query PipelinePartner($gpid: ID!) { partner(gpid: $gpid) { gpid legalName syncJobs { ${JOB_FIELDS} } } }`,
+          ? `query PipelinePartners($first: Int, $after: String, $window: String) { partners(first: $first, after: $after) { edges { node { gpid legalName pipelineMetrics(window: $window) { ${METRIC_FIELDS} } } } pageInfo { hasNextPage endCursor } } }`
+          : `query PipelinePartner($gpid: ID!, $window: String) { partner(gpid: $gpid) { gpid legalName pipelineMetrics(window: $window) { ${METRIC_FIELDS} } } }`,
       variables: ({ query, principal }) => {
         // A cursor this API did not issue is refused by name for every caller, before any lookup.
         const raw = query['cursor'];
         if (raw !== undefined && typeof raw !== 'string') throw invalidCursor('cursor');
         const cursor = raw ?? null;
         decodeOptionalCursor(cursor, { argument: 'cursor', isKey: isPartnerGpid });
-        if (!isOperator(principal)) return { gpid: principal.partnerGpid };
+        const unknown = Object.keys(query).filter((k) => !PIPELINE_PARTNERS_PARAMS.has(k));
+        if (unknown.length > 0) throw validationError(unknown.map((field) => ({ field, message: `is not a parameter of this route (known: ${[...PIPELINE_PARTNERS_PARAMS].join(', ')})` })));
+        // The window's values are checked by the pipeline subgraph (the same check as on GraphQL); here only its form.
+        const rawWindow = query['window'];
+        if (Array.isArray(rawWindow)) throw validationError([{ field: 'window', message: 'must be given once' }]);
+        const window = rawWindow ?? '24h';
+        if (!isOperator(principal)) return { gpid: principal.partnerGpid, window };
         const first = query['limit'] === undefined ? 20 : Number(query['limit']);
         if (!Number.isInteger(first) || first < 1 || first > 100) {
           throw new DomainError('VALIDATION_ERROR', 'The query is invalid.', { fieldErrors: [{ field: 'limit', message: 'must be an integer from 1 to 100' }] });
         }
-        return { first, after: cursor };
+        return { first, after: cursor, window };
       },
       result: (data): unknown => {
         const connection = data['partners'] as { edges: { node: PartnerRow }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } | undefined;

@@ -2,6 +2,8 @@ import { assembleSubgraph, type SubgraphDefinition } from '@svc/platform';
 import { SyncJobEntity } from './entities/sync-job.js';
 import { LoggedEventEntity } from './entities/logged-event.js';
 import { migrations } from './migrations/m001-sync-jobs-and-event-log.js';
+import { M003SyncJobProjection } from './migrations/m003-sync-job-projection.js';
+import { projectSyncJobEvent } from './domain/sync-job-projection.js';
 import { EventLog } from './domain/event-log.js';
 import { buildPipelineSchema } from './schema/index.js';
 
@@ -14,7 +16,7 @@ export const pipelineSubgraph: SubgraphDefinition = {
     return assembleSubgraph(runtime, {
       name: 'pipeline',
       entities: [SyncJobEntity, LoggedEventEntity],
-      migrations,
+      migrations: [...migrations, { name: 'm003-sync-job-projection', class: M003SyncJobProjection }],
       buildSchema: (services) => buildPipelineSchema(services, log),
       async startWorkers({ orm, runtime: rt }) {
         const stop = rt.bus.subscribe(async (event) => {
@@ -24,7 +26,14 @@ export const pipelineSubgraph: SubgraphDefinition = {
             rt.logger.error({ err, eventId: event.id }, 'event log could not record an event');
           }
         });
-        return async () => stop();
+
+        // Sync-job projection consumer (idempotent, throws on failure): becomes stream.consume('sync-jobs', handler) on the durable stream.
+        const stopSyncJobProjection = rt.bus.subscribe((event) => projectSyncJobEvent(orm.em.fork(), event));
+
+        return async () => {
+          stop();
+          stopSyncJobProjection();
+        };
       },
     });
   },

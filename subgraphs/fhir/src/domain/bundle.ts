@@ -31,7 +31,8 @@ const REASON: Record<number, string> = {
   500: 'Internal Server Error',
 };
 
-interface Entry {
+/** One entry of a transaction or batch Bundle (or one line of an NDJSON push, as a POST or PUT). */
+export interface Entry {
   index: number;
   method: Method;
   /** The request URL relative to the FHIR base, without a leading slash. */
@@ -43,7 +44,7 @@ interface Entry {
 }
 
 /** A failure of one entry, as a DomainError whose fields name the entry (Bundle.entry[i]…). */
-function entryError(index: number, err: unknown): DomainError {
+export function entryError(index: number, err: unknown): DomainError {
   const at = `Bundle.entry[${index}]`;
   if (!(err instanceof DomainError)) return new DomainError('INTERNAL', `${at} could not be processed.`, { cause: err });
   const fieldErrors: FieldError[] =
@@ -67,7 +68,7 @@ function bad(field: string, message: string): DomainError {
 }
 
 /** Check the Bundle's shape and read its entries; 400 naming the first malformed element. */
-function parseBundle(body: unknown, fhirBase: string): { type: 'transaction' | 'batch'; entries: Entry[] } {
+export function parseBundle(body: unknown, fhirBase: string): { type: 'transaction' | 'batch'; entries: Entry[] } {
   if (typeof body !== 'object' || body === null || Array.isArray(body) || (body as Record<string, unknown>)['resourceType'] !== 'Bundle') {
     throw bad('Bundle.resourceType', 'the body must be a Bundle');
   }
@@ -176,7 +177,7 @@ async function perform(call: FhirCall, entry: Entry, assignedId: string | undefi
   }
 }
 
-function assertMayIngest(principal: Principal): void {
+export function assertMayIngest(principal: Principal): void {
   if (!hasAnyScope(principal.scopes, [...BUNDLE_SCOPES])) {
     throw new DomainError('INSUFFICIENT_SCOPE', `Submitting a Bundle needs one of: ${BUNDLE_SCOPES.join(', ')} (and each entry's own interaction scope).`, { details: { required_scopes: [...BUNDLE_SCOPES] } });
   }
@@ -206,12 +207,9 @@ export async function processBundle(call: FhirCall, body: unknown, options: Bund
   if (type === 'batch') {
     for (const entry of entries) {
       try {
-        // Batch entries may use conditional references, never other entries' fullUrls.
-        if (entry.resource) await rewriteReferences(entry.resource, entry.resource.resourceType, (reference, path) => conditionalTarget(call, reference, path));
-        responses[entry.index] = responseEntry(call, await perform(call, entry, undefined), options.returnResources);
+        responses[entry.index] = await runBatchEntry(call, entry, options.returnResources);
       } catch (err) {
-        const failure = entryError(entry.index, err);
-        responses[entry.index] = { response: { status: `${failure.status} ${REASON[failure.status] ?? ''}`.trim(), outcome: operationOutcomeFor(failure.code, failure.message, failure.fieldErrors) } };
+        responses[entry.index] = batchFailureEntry(entryError(entry.index, err));
       }
     }
     return bundleOutcome('batch-response', responses);
@@ -273,6 +271,30 @@ export async function processBundle(call: FhirCall, body: unknown, options: Bund
   return bundleOutcome('transaction-response', responses);
 }
 
+/**
+ * One batch entry on its own: conditional references resolved (never other entries' fullUrls), the
+ * interaction run in the caller's transaction when there is one. Throws the entry's failure.
+ */
+export async function runBatchEntry(call: FhirCall, entry: Entry, returnResources: boolean): Promise<Record<string, unknown>> {
+  if (entry.resource) await rewriteReferences(entry.resource, entry.resource.resourceType, (reference, path) => conditionalTarget(call, reference, path));
+  return responseEntry(call, await perform(call, entry, undefined), returnResources);
+}
+
+/** The response entry of a refused batch entry: its status and an OperationOutcome naming it. */
+export function batchFailureEntry(failure: DomainError): Record<string, unknown> {
+  return { response: { status: `${failure.status} ${REASON[failure.status] ?? ''}`.trim(), outcome: operationOutcomeFor(failure.code, failure.message, failure.fieldErrors) } };
+}
+
+/** The resource types a set of entries touches (its resources', or its URLs' for GET and DELETE), sorted. */
+export function resourceTypesOf(entries: readonly Entry[]): string[] {
+  const types = new Set<string>();
+  for (const e of entries) {
+    const type = e.resource?.resourceType === 'Binary' && e.method === 'PATCH' ? e.url.split(/[/?]/, 1)[0] : (e.resource?.resourceType ?? e.url.split(/[/?]/, 1)[0]);
+    if (type && isFhirResourceType(type)) types.add(type);
+  }
+  return [...types].sort();
+}
+
 /** A conditional reference (`Type?query`) → `Type/id` of its one match; undefined when not conditional. */
 async function conditionalTarget(call: FhirCall, reference: string, path: string): Promise<string | undefined> {
   const m = /^([A-Z][A-Za-z]+)\?(.+)$/.exec(reference);
@@ -287,6 +309,6 @@ async function conditionalTarget(call: FhirCall, reference: string, path: string
   }
 }
 
-function bundleOutcome(type: 'batch-response' | 'transaction-response', entry: Record<string, unknown>[]): FhirOutcome {
+export function bundleOutcome(type: 'batch-response' | 'transaction-response', entry: Record<string, unknown>[]): FhirOutcome {
   return { status: 200, resource: { resourceType: 'Bundle', id: randomUUID(), type, entry }, etag: null, location: null, lastModified: null };
 }

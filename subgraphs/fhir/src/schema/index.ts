@@ -4,11 +4,12 @@ import { capabilityStatement } from '../domain/capability-statement.js';
 import { defineFhirInteractions } from './fhir-interactions.js';
 import { defineBulkExport, type ExportWakeup } from './bulk-export.js';
 import { defineTypedFhir } from './fhir-typed.js';
+import { defineSyncJobs, type SyncWakeup } from './sync-jobs.js';
 
-export type { ExportWakeup };
+export type { ExportWakeup, SyncWakeup };
 
 /** The FHIR subgraph's federated schema. */
-export function buildFhirSchema(services: SubgraphServices, exportWakeup: ExportWakeup = {}): GraphQLSchema {
+export function buildFhirSchema(services: SubgraphServices, exportWakeup: ExportWakeup = {}, syncWakeup: SyncWakeup = {}): GraphQLSchema {
   const builder = createSubgraphBuilder();
   builder.mutationType({});
   builder.queryFields((t) => ({
@@ -20,6 +21,7 @@ export function buildFhirSchema(services: SubgraphServices, exportWakeup: Export
   }));
   defineFhirInteractions(builder, services);
   defineBulkExport(builder, services, exportWakeup);
+  defineSyncJobs(builder, services, syncWakeup);
   defineTypedFhir(builder, services);
   return builder.toSubGraphSchema({ linkUrl: 'https://specs.apollo.dev/federation/v2.6' });
 }

@@ -2,10 +2,13 @@ import type { EntityManager } from '@mikro-orm/core';
 import { DomainError, makeEvent, newId, recordEvent, validationError } from '@svc/platform';
 import { SyncJobEntity, type SyncJob, type SyncJobStatus } from '../entities/sync-job.js';
 
-/** Allowed moves of a sync job. A job fails for good only after its retries are spent. */
+/**
+ * Allowed moves of a sync job. A job fails for good only after its retries are spent; a running job
+ * goes back to queued when its worker gives it back (graceful stop, restart).
+ */
 const TRANSITIONS: Record<SyncJobStatus, readonly SyncJobStatus[]> = {
   queued: ['running', 'failed'],
-  running: ['completed', 'retrying', 'failed'],
+  running: ['completed', 'retrying', 'failed', 'queued'],
   retrying: ['running', 'failed'],
   completed: [],
   failed: [],
@@ -17,6 +20,9 @@ export function assertSyncJobTransition(from: SyncJobStatus, to: SyncJobStatus):
   }
 }
 
+/** The sequence a final state is recorded with: above any intermediate event's. */
+export const FINAL_SEQUENCE = 2_000_000_000;
+
 const RESOURCE_TYPE = /^[A-Z][A-Za-z]{1,63}$/;
 
 /** Queue a new sync job for a partner. */
@@ -25,14 +31,21 @@ export function queueSyncJob(em: EntityManager, partnerGpid: string, resourceTyp
   if (resourceTypes.length === 0 || bad.length > 0) {
     throw validationError([{ field: 'resourceTypes', message: resourceTypes.length === 0 ? 'must name at least one FHIR resource type' : `not FHIR type names: ${bad.join(', ')}` }]);
   }
+  const now = new Date();
   return em.create(SyncJobEntity, {
     id: newId('job'),
     partnerGpid,
+    kind: 'external',
+    entries: null,
+    sequence: 0,
+    startedAt: null,
+    updatedAt: now,
+    nextAttemptAt: null,
     resourceTypes: [...new Set(resourceTypes)],
     status: 'queued',
     recordsProcessed: 0,
     attempts: 0,
-    createdAt: new Date(),
+    createdAt: now,
     completedAt: null,
     failedAt: null,
     errorCode: null,
@@ -49,6 +62,8 @@ export function completeSyncJob(em: EntityManager, job: SyncJob, recordsProcesse
   moveTo(job, 'completed');
   job.recordsProcessed = recordsProcessed;
   job.completedAt = at;
+  job.updatedAt = at;
+  job.sequence = FINAL_SEQUENCE;
   recordEvent(
     em,
     makeEvent('pipeline.sync.completed', job.partnerGpid, {
@@ -69,6 +84,8 @@ export function failSyncJob(em: EntityManager, job: SyncJob, errorCode: string, 
   }
   moveTo(job, 'failed');
   job.failedAt = at;
+  job.updatedAt = at;
+  job.sequence = FINAL_SEQUENCE;
   job.errorCode = errorCode;
   job.message = message;
   recordEvent(

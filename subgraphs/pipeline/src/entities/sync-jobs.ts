@@ -8,6 +8,24 @@ function knexOf(em: EntityManager): Knex {
   return (em.getConnection() as unknown as { getKnex(): Knex }).getKnex();
 }
 
+/** What the metrics query answers for one partner. */
+export interface PartnerJobMetrics {
+  /** Jobs created in the window, by status. */
+  byStatus: Record<string, number>;
+  /** Records of the completed jobs in the window. */
+  recordsCompleted: number;
+  errorCodes: { code: string; count: number }[];
+  lastCompletedAt: Date | null;
+  lastFailedAt: Date | null;
+}
+
+/** A timestamp as the driver returns it (Date on PostgreSQL, number or text on SQLite). */
+function toDate(value: unknown): Date | null {
+  if (value === null || value === undefined) return null;
+  const d = value instanceof Date ? value : new Date(typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : (value as string | number));
+  return Number.isNaN(d.getTime()) ? null : d;
+}
+
 /** Sync job queries. */
 export const syncJobs = {
   byId(em: EntityManager, id: string): Promise<SyncJob | null> {
@@ -32,6 +50,66 @@ export const syncJobs = {
       grouped.get(job.partnerGpid)?.push(job);
     }
     return partnerGpids.map((g) => grouped.get(g) ?? []);
+  },
+
+  /**
+   * Windowed metrics of many partners in three grouped statements (the DataLoader batch behind
+   * `Partner.pipelineMetrics`): jobs created since `since` by status, their records, the error
+   * codes of the failed ones; and each partner's last completion and failure of all time.
+   */
+  async metricsByPartners(em: EntityManager, partnerGpids: readonly string[], since: Date): Promise<PartnerJobMetrics[]> {
+    const knex = knexOf(em);
+    const gpids = [...partnerGpids];
+    const from = em.getPlatform().processDateProperty(since);
+    const [byStatus, byCode, last] = await Promise.all([
+      knex(TABLE)
+        .select('partner_gpid', 'status')
+        .count({ n: '*' })
+        .sum({ records: 'records_processed' })
+        .whereIn('partner_gpid', gpids)
+        .where('created_at', '>=', from)
+        .groupBy('partner_gpid', 'status') as unknown as Promise<{ partner_gpid: string; status: string; n: number | string; records: number | string | null }[]>,
+      knex(TABLE)
+        .select('partner_gpid', 'error_code')
+        .count({ n: '*' })
+        .whereIn('partner_gpid', gpids)
+        .where('created_at', '>=', from)
+        .where('status', 'failed')
+        .whereNotNull('error_code')
+        .groupBy('partner_gpid', 'error_code') as unknown as Promise<{ partner_gpid: string; error_code: string; n: number | string }[]>,
+      knex(TABLE)
+        .select('partner_gpid')
+        .max({ completed: 'completed_at', failed: 'failed_at' })
+        .whereIn('partner_gpid', gpids)
+        .groupBy('partner_gpid') as unknown as Promise<{ partner_gpid: string; completed: unknown; failed: unknown }[]>,
+    ]);
+    const metrics = new Map<string, PartnerJobMetrics>(gpids.map((g) => [g, { byStatus: {}, recordsCompleted: 0, errorCodes: [], lastCompletedAt: null, lastFailedAt: null }]));
+    for (const row of byStatus) {
+      const m = metrics.get(row.partner_gpid);
+      if (!m) continue;
+      m.byStatus[row.status] = Number(row.n);
+      if (row.status === 'completed') m.recordsCompleted = Number(row.records ?? 0);
+    }
+    for (const row of byCode) metrics.get(row.partner_gpid)?.errorCodes.push({ code: row.error_code, count: Number(row.n) });
+    for (const row of last) {
+      const m = metrics.get(row.partner_gpid);
+      if (!m) continue;
+      m.lastCompletedAt = toDate(row.completed);
+      m.lastFailedAt = toDate(row.failed);
+    }
+    for (const m of metrics.values()) m.errorCodes.sort((a, b) => b.count - a.count || a.code.localeCompare(b.code));
+    return gpids.map((g) => metrics.get(g)!);
+  },
+
+  /** Jobs not finished whose last change is older than `before` (a stuck worker or queue). */
+  async stuckSince(em: EntityManager, before: Date, partnerGpid: string | null): Promise<number> {
+    const query = knexOf(em)(TABLE)
+      .count({ n: '*' })
+      .whereIn('status', ['queued', 'running'])
+      .where('updated_at', '<', em.getPlatform().processDateProperty(before));
+    if (partnerGpid) query.where('partner_gpid', partnerGpid);
+    const rows = (await query) as unknown as { n: number | string }[];
+    return Number(rows[0]?.n ?? 0);
   },
 
   /** Counts by status since `since`, for pipeline health. */

@@ -4,6 +4,7 @@ import type { EventLog } from '../domain/event-log.js';
 import { defineSyncJob, partnerRef } from './sync-job.js';
 import { defineEvent } from './event.js';
 import { definePipelineHealth } from './pipeline-health.js';
+import { definePipelineMetrics } from './pipeline-metrics.js';
 
 /** The pipeline subgraph's federated schema. */
 export function buildPipelineSchema(services: SubgraphServices, log: EventLog): GraphQLSchema {
@@ -13,5 +14,6 @@ export function buildPipelineSchema(services: SubgraphServices, log: EventLog): 
   defineSyncJob(builder, services, partner);
   defineEvent(builder, log, partner);
   definePipelineHealth(builder);
+  definePipelineMetrics(builder, partner);
   return builder.toSubGraphSchema({ linkUrl: 'https://specs.apollo.dev/federation/v2.6' });
 }

@@ -7,21 +7,26 @@ interface Health {
   jobsCompleted: number;
   jobsFailed: number;
   jobsInFlight: number;
+  jobsStuck: number;
   successRate: number | null;
 }
+
+/** A queued or running job that has not changed for this long is stuck (no worker is moving it). */
+const STUCK_AFTER_MS = 15 * 60_000;
 
 const WINDOW_HOURS = 24;
 
 /** Pipeline health: job outcomes over the last 24 hours, for one partner or the whole platform. */
 export function definePipelineHealth(builder: SubgraphBuilder) {
   const HealthType = builder.objectRef<Health>('PipelineHealth').implement({
-    description: 'Sync outcomes over a trailing window. degraded when more than 5% of finished jobs failed.',
+    description: 'Sync outcomes over a trailing window. degraded when more than 5% of finished jobs failed or a job is stuck.',
     fields: (t) => ({
       status: t.exposeString('status', { description: 'healthy, degraded or idle (no finished job in the window).' }),
       windowHours: t.exposeInt('windowHours'),
       jobsCompleted: t.exposeInt('jobsCompleted'),
       jobsFailed: t.exposeInt('jobsFailed'),
       jobsInFlight: t.exposeInt('jobsInFlight'),
+      jobsStuck: t.exposeInt('jobsStuck', { description: 'Queued or running jobs unchanged for 15 minutes (no worker is moving them).' }),
       successRate: t.exposeFloat('successRate', { nullable: true, description: 'completed / (completed + failed); null when idle.' }),
     }),
   });
@@ -40,8 +45,10 @@ export function definePipelineHealth(builder: SubgraphBuilder) {
         const failed = counts['failed'] ?? 0;
         const finished = completed + failed;
         const successRate = finished === 0 ? null : completed / finished;
+        const stuck = await syncJobs.stuckSince(ctx.em, new Date(Date.now() - STUCK_AFTER_MS), gpid);
         return {
-          status: successRate === null ? 'idle' : successRate >= 0.95 ? 'healthy' : 'degraded',
+          status: stuck > 0 ? 'degraded' : successRate === null ? 'idle' : successRate >= 0.95 ? 'healthy' : 'degraded',
+          jobsStuck: stuck,
           windowHours: WINDOW_HOURS,
           jobsCompleted: completed,
           jobsFailed: failed,

@@ -19,7 +19,7 @@ export type PartnerRef = ReturnType<typeof partnerRef>;
 /** SyncJob, the Partner extension with its jobs, and the job lifecycle mutations. */
 export function defineSyncJob(builder: SubgraphBuilder, services: SubgraphServices, PartnerRef: PartnerRef) {
   const Status = builder.enumType('SyncJobStatus', {
-    description: 'queued → running → completed | failed, with retrying between attempts.',
+    description: 'queued → running → completed | failed; running → retrying → running after a transient failure; running → queued when a worker gives the job back.',
     values: Object.fromEntries(SYNC_JOB_STATUSES.map((s) => [s.toUpperCase(), { value: s }])) as Record<string, { value: (typeof SYNC_JOB_STATUSES)[number] }>,
   });
 
@@ -31,8 +31,14 @@ export function defineSyncJob(builder: SubgraphBuilder, services: SubgraphServic
       partner: t.field({ type: PartnerRef, resolve: (j) => ({ gpid: j.partnerGpid }) }),
       resourceTypes: t.exposeStringList('resourceTypes'),
       status: t.field({ type: Status, resolve: (j) => j.status }),
-      recordsProcessed: t.exposeInt('recordsProcessed'),
+      recordsProcessed: t.exposeInt('recordsProcessed', { description: 'Records written (known once the job completed).' }),
+      kind: t.exposeString('kind', { nullable: true, description: 'transaction, batch or ndjson (an asynchronous FHIR submission), or external (recorded by an operator).' }),
+      entries: t.exposeInt('entries', { nullable: true, description: 'Bundle entries or NDJSON lines the job carries.' }),
+      attempts: t.exposeInt('attempts', { description: 'Attempts started so far (a transient failure is retried with backoff).' }),
       createdAt: t.expose('createdAt', { type: 'DateTime' }),
+      startedAt: t.expose('startedAt', { type: 'DateTime', nullable: true, description: 'When the first attempt started.' }),
+      updatedAt: t.expose('updatedAt', { type: 'DateTime', nullable: true, description: 'Last change of state.' }),
+      nextAttemptAt: t.expose('nextAttemptAt', { type: 'DateTime', nullable: true, description: 'While retrying: when the next attempt starts.' }),
       completedAt: t.expose('completedAt', { type: 'DateTime', nullable: true }),
       failedAt: t.expose('failedAt', { type: 'DateTime', nullable: true }),
       errorCode: t.exposeString('errorCode', { nullable: true }),
@@ -81,6 +87,8 @@ export function defineSyncJob(builder: SubgraphBuilder, services: SubgraphServic
     const job = await syncJobs.byId(ctx.em, jobId);
     // Another partner's job is NOT_FOUND like a missing one.
     if (!job || !actsFor(ctx.principal, job.partnerGpid)) throw new DomainError('NOT_FOUND', `Sync job ${jobId} does not exist.`);
+    // Jobs the FHIR server runs follow their own events; only jobs recorded by hand are finished by hand.
+    if (job.kind !== 'external') throw new DomainError('CONFLICT', `Sync job ${jobId} is run by the FHIR server; its state follows its pipeline.sync.* events.`);
     return job;
   };
   const commit = async <T>(ctx: SubgraphContext, work: () => T | Promise<T>): Promise<T> => {
@@ -93,7 +101,7 @@ export function defineSyncJob(builder: SubgraphBuilder, services: SubgraphServic
   builder.mutationFields((t) => ({
     createSyncJob: t.field({
       type: SyncJobType,
-      description: 'Queue a sync job for a partner (operators, or the partner itself).',
+      description: 'Record a sync job run by an external pipeline (kind external), for operators or the partner itself; asynchronous FHIR submissions create their jobs themselves.',
       args: { partnerGpid: t.arg.id({ required: true }), resourceTypes: t.arg.stringList({ required: true }) },
       authScopes: { anyScope: ['cms.fhir.bundle.push', 'cms.admin'] },
       resolve: (_root, args, ctx) => {
@@ -103,7 +111,7 @@ export function defineSyncJob(builder: SubgraphBuilder, services: SubgraphServic
     }),
     completeSyncJob: t.field({
       type: SyncJobType,
-      description: 'Mark a job completed; emits pipeline.sync.completed.',
+      description: 'Mark an external job completed; emits pipeline.sync.completed (CONFLICT for a job the FHIR server runs).',
       args: { jobId: t.arg.id({ required: true }), recordsProcessed: t.arg.int({ required: true }) },
       authScopes: { scope: 'cms.admin' },
       resolve: async (_root, args, ctx) => {
@@ -113,7 +121,7 @@ export function defineSyncJob(builder: SubgraphBuilder, services: SubgraphServic
     }),
     failSyncJob: t.field({
       type: SyncJobType,
-      description: 'Mark a job failed after its retries; emits pipeline.sync.failed.',
+      description: 'Mark an external job failed after its retries; emits pipeline.sync.failed (CONFLICT for a job the FHIR server runs).',
       args: { jobId: t.arg.id({ required: true }), errorCode: t.arg.string({ required: true }), message: t.arg.string({ required: true }) },
       authScopes: { scope: 'cms.admin' },
       resolve: async (_root, args, ctx) => {

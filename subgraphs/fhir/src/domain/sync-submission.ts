@@ -1,0 +1,163 @@
+import { DomainError, isId, newId, type Principal } from '@svc/platform';
+import { syncJobStore, type StoredPrincipal, type SyncJobKind, type SyncJobRecord } from '../entities/sync-job-store.js';
+import { assertMayIngest, parseBundle, resourceTypesOf, type Entry } from './bundle.js';
+import { isFhirResourceType } from './definitions.js';
+import type { FhirCall } from './interactions.js';
+import { recordQueued } from './sync-job-events.js';
+
+/**
+ * Asynchronous submissions: a transaction or batch Bundle sent with `Prefer: respond-async`, or an
+ * NDJSON push (one resource per line). The submission is checked for shape, stored with its job
+ * (`job_…`, state queued) and answered at once; the {@link SyncJobWorker} runs it.
+ */
+
+/** At most this many lines in one NDJSON push (the facade also caps the body at 5 MiB). */
+export const MAX_NDJSON_LINES = 10_000;
+
+export type SyncSubmission = { bundle: unknown } | { ndjson: string };
+
+function bad(field: string, message: string): DomainError {
+  return new DomainError('BAD_REQUEST', `${field}: ${message}`, { fieldErrors: [{ field, message }] });
+}
+
+/** An NDJSON push as batch entries: a line without `id` is a create (POST), with `id` an update (PUT). */
+export interface NdjsonEntries {
+  entries: Entry[];
+  /** 1-based line number of each entry in the pushed text (blank lines are skipped). */
+  lines: number[];
+}
+
+/** Parse an NDJSON push; 400 naming `line N` when a line is not a JSON resource of an R4 type. */
+export function ndjsonEntries(text: string): NdjsonEntries {
+  const entries: Entry[] = [];
+  const lines: number[] = [];
+  const raw = text.split(/\r?\n/);
+  for (let n = 0; n < raw.length; n++) {
+    const line = raw[n]!.trim();
+    if (line === '') continue;
+    const at = `line ${n + 1}`;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      throw bad(at, 'is not a JSON object');
+    }
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw bad(at, 'is not a JSON object');
+    const resource = value as Record<string, unknown> & { resourceType: string };
+    if (typeof resource['resourceType'] !== 'string' || !isFhirResourceType(resource['resourceType'])) throw bad(`${at}.resourceType`, 'must name an R4 resource type');
+    const id = resource['id'];
+    if (id !== undefined && (typeof id !== 'string' || !/^[A-Za-z0-9\-.]{1,64}$/.test(id))) throw bad(`${at}.id`, 'is not a FHIR id');
+    if (entries.length >= MAX_NDJSON_LINES) throw new DomainError('PAYLOAD_TOO_LARGE', `An NDJSON push may carry at most ${MAX_NDJSON_LINES} resources.`, { fieldErrors: [{ field: 'body', message: `at most ${MAX_NDJSON_LINES} lines` }] });
+    const type = resource.resourceType;
+    entries.push({
+      index: entries.length,
+      method: id === undefined ? 'POST' : 'PUT',
+      url: id === undefined ? type : `${type}/${id as string}`,
+      fullUrl: undefined,
+      resource,
+      ifNoneExist: undefined,
+      ifMatch: undefined,
+    });
+    lines.push(n + 1);
+  }
+  if (entries.length === 0) throw bad('body', 'an NDJSON push needs at least one resource (one JSON resource per line)');
+  return { entries, lines };
+}
+
+function storedPrincipal(principal: Principal): StoredPrincipal {
+  if (principal.partnerGpid === null || principal.kind === 'anonymous') {
+    throw new DomainError('FORBIDDEN', 'An asynchronous submission needs a credential of a partner (the job is shown to that partner only).');
+  }
+  return {
+    kind: principal.kind,
+    partnerGpid: principal.partnerGpid,
+    scopes: [...principal.scopes],
+    ...(principal.tokenId ? { tokenId: principal.tokenId } : {}),
+    ...(principal.clientId ? { clientId: principal.clientId } : {}),
+  };
+}
+
+/** Accept a submission: check its shape, store it with a queued job and its queued event; answer the job and its status URL. */
+export async function submitSyncJob(call: FhirCall, submission: SyncSubmission, options: { returnResources: boolean }): Promise<{ jobId: string; statusUrl: string }> {
+  assertMayIngest(call.principal);
+  const principal = storedPrincipal(call.principal);
+  let kind: SyncJobKind;
+  let entries: Entry[];
+  let body: string;
+  if ('bundle' in submission) {
+    const parsed = parseBundle(submission.bundle, call.fhirBase);
+    kind = parsed.type;
+    entries = parsed.entries;
+    body = JSON.stringify(submission.bundle);
+  } else {
+    kind = 'ndjson';
+    entries = ndjsonEntries(submission.ndjson).entries;
+    body = submission.ndjson;
+  }
+  const now = new Date();
+  const job: SyncJobRecord = {
+    id: newId('job'),
+    partnerGpid: principal.partnerGpid,
+    principal,
+    kind,
+    state: 'queued',
+    resourceTypes: resourceTypesOf(entries),
+    entriesTotal: entries.length,
+    entriesDone: 0,
+    recordsProcessed: 0,
+    attempts: 0,
+    sequence: 1,
+    returnResources: options.returnResources,
+    source: call.source,
+    requestId: call.requestId,
+    workerId: null,
+    heartbeatAt: null,
+    nextAttemptAt: null,
+    errorCode: null,
+    message: null,
+    result: null,
+    resultStatus: null,
+    createdAt: now.toISOString(),
+    startedAt: null,
+    finishedAt: null,
+  };
+  await call.em.transactional(async (em) => {
+    await syncJobStore.insert(em, job, body);
+    recordQueued(em, job, 'submitted', now);
+  });
+  return { jobId: job.id, statusUrl: syncStatusUrl(call.fhirBase, job.id) };
+}
+
+export function syncStatusUrl(fhirBase: string, jobId: string): string {
+  return `${fhirBase}/$sync-status/${jobId}`;
+}
+
+export interface SyncJobStatus {
+  jobId: string;
+  state: 'in-progress' | 'completed' | 'failed';
+  /** X-Progress while in progress. */
+  progress: string | null;
+  /** When finished: the HTTP status of the answer (200, or the failure's own status). */
+  httpStatus: number | null;
+  /** When finished: the transaction-response / batch-response Bundle, or an OperationOutcome. */
+  body: Record<string, unknown> | null;
+}
+
+/** Where the caller's partner's job stands; any other job (or none) is the same 404. */
+export async function syncJobStatus(call: FhirCall, jobId: string): Promise<SyncJobStatus> {
+  const job = isId('job', jobId) ? await syncJobStore.get(call.em, jobId) : null;
+  if (!job || call.principal.partnerGpid === null || job.partnerGpid !== call.principal.partnerGpid) throw new DomainError('NOT_FOUND', `There is no sync job ${jobId}.`);
+  if (job.state === 'completed' || job.state === 'failed') {
+    return { jobId: job.id, state: job.state, progress: null, httpStatus: job.resultStatus ?? 500, body: job.result ? (JSON.parse(job.result) as Record<string, unknown>) : null };
+  }
+  const of = `${job.entriesDone} of ${job.entriesTotal} entries processed`;
+  const progress =
+    job.state === 'queued'
+      ? job.attempts === 0 && job.entriesDone === 0
+        ? 'queued'
+        : `queued to resume, ${of}`
+      : job.state === 'retrying'
+        ? `retrying after a transient failure (attempt ${job.attempts + 1} at ${job.nextAttemptAt ?? 'once possible'}), ${of}`
+        : `running (attempt ${job.attempts}), ${of}`;
+  return { jobId: job.id, state: 'in-progress', progress, httpStatus: null, body: null };
+}
