@@ -40,8 +40,8 @@ export function isAsyncSubmission(input: RouteInput): boolean {
   return isNdjson(input) || preferTokens(input).includes('respond-async');
 }
 
-const SUBMIT_DOC = `mutation FhirSyncSubmit($bundle: JSONObject, $ndjson: String, $returnResources: Boolean, $source: String) {
-  fhirSyncSubmit(bundle: $bundle, ndjson: $ndjson, returnResources: $returnResources, source: $source) { jobId statusUrl } }`;
+const SUBMIT_DOC = `mutation FhirSyncSubmit($bundleText: String, $ndjson: String, $returnResources: Boolean, $source: String) {
+  fhirSyncSubmit(bundleText: $bundleText, ndjson: $ndjson, returnResources: $returnResources, source: $source) { jobId statusUrl } }`;
 
 function submitVariables(input: RouteInput): Record<string, unknown> {
   const returnResources = !preferTokens(input).includes('return=minimal');
@@ -56,7 +56,7 @@ function submitVariables(input: RouteInput): Record<string, unknown> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new DomainError('BAD_REQUEST', 'The body must be a Bundle in JSON (application/fhir+json).', { fieldErrors: [{ field: 'Bundle', message: 'a JSON object is required' }] });
   }
-  return { bundle: body, returnResources, source };
+  return { bundleText: input.rawBody ?? JSON.stringify(body), returnResources, source };
 }
 
 function accepted(data: Record<string, unknown>): RouteResult {
@@ -85,17 +85,17 @@ interface StatusData {
   state: 'in-progress' | 'completed' | 'failed';
   progress: string | null;
   httpStatus: number | null;
-  body: Record<string, unknown> | null;
+  bodyText: string | null;
 }
 
 const STATUS: GatewayOperation = {
-  document: 'query FhirSyncStatus($jobId: ID!) { fhirSyncStatus(jobId: $jobId) { state progress httpStatus body } }',
+  document: 'query FhirSyncStatus($jobId: ID!) { fhirSyncStatus(jobId: $jobId) { state progress httpStatus bodyText } }',
   variables: (input) => ({ jobId: input.params['jobId'] }),
   result: (data) => data['fhirSyncStatus'],
   respond: (data): RouteResult => {
     const s = data['fhirSyncStatus'] as StatusData;
     if (s.state === 'in-progress') return { status: 202, headers: { 'x-progress': s.progress ?? 'in progress', 'retry-after': RETRY_AFTER_SECONDS }, body: undefined };
-    return { status: s.httpStatus ?? 500, headers: { 'cache-control': 'no-store' }, body: s.body };
+    return { status: s.httpStatus ?? 500, headers: { 'cache-control': 'no-store' }, body: s.bodyText ?? undefined };
   },
 };
 

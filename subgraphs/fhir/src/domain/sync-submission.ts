@@ -4,6 +4,7 @@ import { assertMayIngest, parseBundle, resourceTypesOf, type Entry } from './bun
 import { isFhirResourceType } from './definitions.js';
 import type { FhirCall } from './interactions.js';
 import { recordQueued } from './sync-job-events.js';
+import { parseExactJson, stringifyExactJson } from './exact-json.js';
 
 /**
  * Asynchronous submissions: a transaction or batch Bundle sent with `Prefer: respond-async`, or an
@@ -38,7 +39,7 @@ export function ndjsonEntries(text: string): NdjsonEntries {
     const at = `line ${n + 1}`;
     let value: unknown;
     try {
-      value = JSON.parse(line);
+      value = parseExactJson(line, at);
     } catch {
       throw bad(at, 'is not a JSON object');
     }
@@ -88,7 +89,7 @@ export async function submitSyncJob(call: FhirCall, submission: SyncSubmission, 
     const parsed = parseBundle(submission.bundle, call.fhirBase);
     kind = parsed.type;
     entries = parsed.entries;
-    body = JSON.stringify(submission.bundle);
+    body = stringifyExactJson(submission.bundle);
   } else {
     kind = 'ndjson';
     entries = ndjsonEntries(submission.ndjson).entries;
@@ -141,6 +142,8 @@ export interface SyncJobStatus {
   httpStatus: number | null;
   /** When finished: the transaction-response / batch-response Bundle, or an OperationOutcome. */
   body: Record<string, unknown> | null;
+  /** The same body as stored: JSON text with numbers exactly as written. */
+  bodyText: string | null;
 }
 
 /** Where the caller's partner's job stands; any other job (or none) is the same 404. */
@@ -148,7 +151,7 @@ export async function syncJobStatus(call: FhirCall, jobId: string): Promise<Sync
   const job = isId('job', jobId) ? await syncJobStore.get(call.em, jobId) : null;
   if (!job || call.principal.partnerGpid === null || job.partnerGpid !== call.principal.partnerGpid) throw new DomainError('NOT_FOUND', `There is no sync job ${jobId}.`);
   if (job.state === 'completed' || job.state === 'failed') {
-    return { jobId: job.id, state: job.state, progress: null, httpStatus: job.resultStatus ?? 500, body: job.result ? (JSON.parse(job.result) as Record<string, unknown>) : null };
+    return { jobId: job.id, state: job.state, progress: null, httpStatus: job.resultStatus ?? 500, body: job.result ? (JSON.parse(job.result) as Record<string, unknown>) : null, bodyText: job.result };
   }
   const of = `${job.entriesDone} of ${job.entriesTotal} entries processed`;
   const progress =
@@ -159,5 +162,5 @@ export async function syncJobStatus(call: FhirCall, jobId: string): Promise<Sync
       : job.state === 'retrying'
         ? `retrying after a transient failure (attempt ${job.attempts + 1} at ${job.nextAttemptAt ?? 'once possible'}), ${of}`
         : `running (attempt ${job.attempts}), ${of}`;
-  return { jobId: job.id, state: 'in-progress', progress, httpStatus: null, body: null };
+  return { jobId: job.id, state: 'in-progress', progress, httpStatus: null, body: null, bodyText: null };
 }

@@ -8,6 +8,7 @@ import type { FhirCall } from './interactions.js';
 import { ndjsonEntries } from './sync-submission.js';
 import { recordCompleted, recordFailed, recordQueued, recordRetrying, recordStarted } from './sync-job-events.js';
 import { validateFhirResource, type FhirResource } from './validation.js';
+import { parseExactJson, stringifyExactJson } from './exact-json.js';
 
 /**
  * The durable worker of asynchronous submissions (sync jobs), one job at a time per process, on the
@@ -180,7 +181,7 @@ export class SyncJobWorker {
   }
 
   private async runTransaction(job: SyncJobRecord): Promise<void> {
-    const bundle = JSON.parse(await syncJobStore.payload(this.fork(), job.id)) as unknown;
+    const bundle = parseExactJson(await syncJobStore.payload(this.fork(), job.id), 'bundle');
     const { entries } = parseBundle(bundle, this.options.fhirBase);
     const invalid = validateEntries(entries);
     if (invalid.length > 0) {
@@ -199,7 +200,7 @@ export class SyncJobWorker {
           recordsProcessed: entries.length,
           errorCode: null,
           message: null,
-          result: JSON.stringify(outcome.resource),
+          result: stringifyExactJson(outcome.resource),
           resultStatus: 200,
           now: now.toISOString(),
         });
@@ -218,7 +219,7 @@ export class SyncJobWorker {
 
   private async runEntries(job: SyncJobRecord): Promise<void> {
     const payload = await syncJobStore.payload(this.fork(), job.id);
-    const { entries, lines } = job.kind === 'ndjson' ? ndjsonEntries(payload) : { entries: parseBundle(JSON.parse(payload) as unknown, this.options.fhirBase).entries, lines: null };
+    const { entries, lines } = job.kind === 'ndjson' ? ndjsonEntries(payload) : { entries: parseBundle(parseExactJson(payload, 'bundle'), this.options.fhirBase).entries, lines: null };
     const done = await syncJobStore.doneEntries(this.fork(), job.id);
     for (const entry of entries) {
       if (done.has(entry.index)) continue;
@@ -253,7 +254,7 @@ export class SyncJobWorker {
     if (refused.length === 0) {
       const now = new Date();
       const finished = await this.fork().transactional(async (tx) => {
-        const ok = await syncJobStore.finish(tx, job.id, this.workerId, { state: 'completed', recordsProcessed: rows.length, errorCode: null, message: null, result: JSON.stringify(result), resultStatus: 200, now: now.toISOString() });
+        const ok = await syncJobStore.finish(tx, job.id, this.workerId, { state: 'completed', recordsProcessed: rows.length, errorCode: null, message: null, result: stringifyExactJson(result), resultStatus: 200, now: now.toISOString() });
         if (ok) recordCompleted(tx, job, rows.length, now);
         return ok;
       });
@@ -272,7 +273,7 @@ export class SyncJobWorker {
     const now = new Date();
     const result = body ?? operationOutcomeFor('INTERNAL', message);
     const finished = await this.fork().transactional(async (tx) => {
-      const ok = await syncJobStore.finish(tx, job.id, this.workerId, { state: 'failed', recordsProcessed, errorCode, message, result: JSON.stringify(result), resultStatus: status, now: now.toISOString() });
+      const ok = await syncJobStore.finish(tx, job.id, this.workerId, { state: 'failed', recordsProcessed, errorCode, message, result: stringifyExactJson(result), resultStatus: status, now: now.toISOString() });
       if (ok) recordFailed(tx, job, errorCode, message, now);
       return ok;
     });

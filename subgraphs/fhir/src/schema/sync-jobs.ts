@@ -1,6 +1,7 @@
 import { DomainError, isSourceOrigin, type SubgraphBuilder, type SubgraphContext, type SubgraphServices } from '@svc/platform';
 import type { FhirCall } from '../domain/interactions.js';
 import { submitSyncJob, syncJobStatus, type SyncJobStatus } from '../domain/sync-submission.js';
+import { parseExactJson } from '../domain/exact-json.js';
 
 /** Lets a submission wake this process's sync worker (set once the worker runs). */
 export interface SyncWakeup {
@@ -35,6 +36,7 @@ export function defineSyncJobs(builder: SubgraphBuilder, services: SubgraphServi
       progress: t.exposeString('progress', { nullable: true, description: 'X-Progress while in progress.' }),
       httpStatus: t.exposeInt('httpStatus', { nullable: true, description: 'When finished: 200, or the refused transaction’s own status (422, 404, 412…), or 500 after the retries.' }),
       body: t.field({ type: 'JSONObject', nullable: true, description: 'When finished: the transaction-response / batch-response Bundle, or an OperationOutcome.', resolve: (s) => s.body }),
+      bodyText: t.string({ nullable: true, description: 'The same as `body`, as JSON text with numbers exactly as written.', resolve: (s) => s.bodyText }),
     }),
   });
 
@@ -55,18 +57,19 @@ export function defineSyncJobs(builder: SubgraphBuilder, services: SubgraphServi
         'Submit a batch or transaction Bundle (`bundle`) or an NDJSON push (`ndjson`: one resource per line, created without `id`, updated with one) as a durable sync job; answers at once. Needs cms.fhir.bundle.push or system/*.write, and each entry its own interaction scope.',
       authScopes: { authenticated: true },
       args: {
-        bundle: t.arg({ type: 'JSONObject' }),
+        bundle: t.arg({ type: 'JSONObject', description: 'The Bundle as JSON (or `bundleText`).' }),
+        bundleText: t.arg.string({ description: 'The Bundle as JSON text, numbers kept exactly as written (or `bundle`).' }),
         ndjson: t.arg.string(),
         returnResources: t.arg.boolean({ defaultValue: true, description: 'false for Prefer: return=minimal' }),
         source: t.arg.string(),
       },
       resolve: async (_r, a, ctx) => {
-        const hasBundle = a.bundle !== undefined && a.bundle !== null;
+        const hasBundle = (a.bundle !== undefined && a.bundle !== null) || (a.bundleText !== undefined && a.bundleText !== null);
         const hasNdjson = a.ndjson !== undefined && a.ndjson !== null;
         if (hasBundle === hasNdjson) {
           throw new DomainError('BAD_REQUEST', 'Send exactly one of bundle and ndjson.', { fieldErrors: [{ field: hasBundle ? 'ndjson' : 'bundle', message: 'exactly one of bundle and ndjson is required' }] });
         }
-        const accepted = await submitSyncJob(call(ctx, a.source), hasBundle ? { bundle: a.bundle } : { ndjson: a.ndjson! }, { returnResources: a.returnResources ?? true });
+        const accepted = await submitSyncJob(call(ctx, a.source), hasBundle ? { bundle: a.bundleText !== undefined && a.bundleText !== null ? parseExactJson(a.bundleText, 'bundleText') : a.bundle } : { ndjson: a.ndjson! }, { returnResources: a.returnResources ?? true });
         services.publishCommitted();
         wakeup.wake?.();
         return accepted;
