@@ -7,6 +7,7 @@ import { summaryOf } from './summary.js';
 import { assertMayPerform, maySee, visiblePartner, type FhirInteraction } from './access.js';
 import { extractSearchIndex } from './search-index.js';
 import { parseSearchRequest, type SearchRequest } from './search-request.js';
+import { encodeCursor, type RowPosition } from './search-cursor.js';
 import { assertKnownType, assertResourceShape, validateFhirResource, type FhirResource } from './validation.js';
 
 /**
@@ -30,6 +31,8 @@ export interface FhirOutcome {
   etag: string | null;
   location: string | null;
   lastModified: string | null;
+  /** Search only: each match's keyset cursor (the page after it), for GraphQL connections. */
+  cursors?: string[];
 }
 
 /** Ids this server accepts in URLs (the FHIR id grammar). */
@@ -143,7 +146,7 @@ export async function matchOne(call: FhirCall, resourceType: string, query: stri
   const params = queryFromString(query);
   if (Object.keys(params).length === 0) throw new DomainError('BAD_REQUEST', `${what} must carry search parameters.`);
   const request = parseSearchRequest(resourceType, params, true);
-  const found = await runSearch(call.em, { ...request, count: 2, offset: 0, total: 'none', sort: [] }, visiblePartner(call.principal));
+  const found = await runSearch(call.em, { ...request, count: 2, offset: 0, cursor: undefined, total: 'none', sort: [] }, visiblePartner(call.principal));
   if (found.rows.length > 1) throw new DomainError('PRECONDITION_FAILED', `${what} matches more than one ${resourceType}.`);
   return found.rows[0] ?? null;
 }
@@ -247,15 +250,24 @@ function subset(resource: FhirResource, elements: string[]): FhirResource {
 export async function search(call: FhirCall, resourceType: string, query: Record<string, string[]>, strict: boolean): Promise<FhirOutcome> {
   prepare(call, 'search', resourceType);
   const request: SearchRequest = parseSearchRequest(resourceType, query, strict);
-  const { rows, total, hasMore } = await runSearch(call.em, request, visiblePartner(call.principal));
+  const { rows, positions, total, hasMore, hasPrevious } = await runSearch(call.em, request, visiblePartner(call.principal));
   const included = await runIncludes(call.em, request, rows, visiblePartner(call.principal));
   const base = `${call.fhirBase}/${resourceType}`;
-  const page = (offset: number): [string, string][] => [...request.canonical, ['_count', String(request.count)], ['_offset', String(offset)]];
-  const link = [{ relation: 'self', url: linkUrl(base, page(request.offset)) }];
+  const withPaging = (paging: [string, string][]): [string, string][] => [...request.canonical, ['_count', String(request.count)], ...paging];
+  const cursorAt = (position: RowPosition, direction: 'next' | 'prev'): [string, string][] => [['_cursor', encodeCursor(request.sortText, position, direction)]];
+  // The self link repeats how this page was asked for; next/previous are keyset cursors anchored on
+  // the page's last/first row, so they do not shift when resources are created, updated or deleted.
+  const selfPaging: [string, string][] = request.cursor ? [['_cursor', encodeCursor(request.sortText, request.cursor, request.cursor.direction)]] : request.offset > 0 ? [['_offset', String(request.offset)]] : [];
+  const link = [{ relation: 'self', url: linkUrl(base, withPaging(selfPaging)) }];
   if (!request.summaryCount) {
-    link.push({ relation: 'first', url: linkUrl(base, page(0)) });
-    if (request.offset > 0) link.push({ relation: 'previous', url: linkUrl(base, page(Math.max(0, request.offset - request.count))) });
-    if (hasMore) link.push({ relation: 'next', url: linkUrl(base, page(request.offset + request.count)) });
+    link.push({ relation: 'first', url: linkUrl(base, withPaging([])) });
+    const firstRow = positions[0];
+    const lastRow = positions.at(-1);
+    if (hasPrevious) {
+      if (firstRow) link.push({ relation: 'previous', url: linkUrl(base, withPaging(cursorAt(firstRow, 'prev'))) });
+      else if (request.cursor?.direction === 'next') link.push({ relation: 'previous', url: linkUrl(base, withPaging(cursorAt(request.cursor, 'prev'))) });
+    }
+    if (hasMore && lastRow) link.push({ relation: 'next', url: linkUrl(base, withPaging(cursorAt(lastRow, 'next'))) });
   }
   const bundle: FhirResource = {
     resourceType: 'Bundle',
@@ -269,7 +281,7 @@ export async function search(call: FhirCall, resourceType: string, query: Record
     }),
   };
   await readEvent(call, resourceType, 'search', 200);
-  return { status: 200, resource: bundle, etag: null, location: null, lastModified: null };
+  return { status: 200, resource: bundle, etag: null, location: null, lastModified: null, cursors: positions.map((p) => encodeCursor(request.sortText, p, 'next')) };
 }
 
 export interface HistoryOptions {

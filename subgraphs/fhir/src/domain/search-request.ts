@@ -2,6 +2,7 @@ import { DomainError } from '@svc/platform';
 import { enumeratedValueSet, isFhirResourceType, searchParametersOf } from './definitions.js';
 import { dateRange, type DateRange } from './fhir-dates.js';
 import { BUILT_IN_PARAMS, INDEXED_TYPES, indexedParams, type IndexTable } from './search-index.js';
+import { decodeCursor, type PageCursor } from './search-cursor.js';
 
 export const PREFIXES = ['eq', 'ne', 'gt', 'lt', 'ge', 'le', 'sa', 'eb', 'ap'] as const;
 export type Prefix = (typeof PREFIXES)[number];
@@ -54,6 +55,10 @@ export interface SearchRequest {
   sort: SortKey[];
   count: number;
   offset: number;
+  /** `_cursor`: the keyset position the page starts after (or, `prev`, ends before). */
+  cursor: PageCursor | undefined;
+  /** The `_sort` text as given ('' without one): cursors are bound to it. */
+  sortText: string;
   total: 'none' | 'estimate' | 'accurate';
   summaryCount: boolean;
   /** _summary=true | text | data: which elements each resource keeps (see summary.ts). */
@@ -188,7 +193,7 @@ function tableOf(resourceType: string, code: string): Criterion['table'] | undef
   return INDEXED_TYPES[sp.type];
 }
 
-const RESULT_PARAMS = new Set(['_count', '_offset', '_sort', '_total', '_summary', '_elements', '_format', '_pretty', '_include', '_revinclude', '_include:iterate', '_revinclude:iterate']);
+const RESULT_PARAMS = new Set(['_count', '_offset', '_cursor', '_sort', '_total', '_summary', '_elements', '_format', '_pretty', '_include', '_revinclude', '_include:iterate', '_revinclude:iterate']);
 
 /** How deep chains and _has may nest (`a.b.c` is two levels). */
 export const MAX_CHAIN_DEPTH = 2;
@@ -308,6 +313,9 @@ export function parseSearchRequest(resourceType: string, query: Record<string, s
   const offsetText = single(query, '_offset');
   const offset = offsetText === undefined ? 0 : Number(offsetText);
   if (!Number.isInteger(offset) || offset < 0) throw bad('_offset', 'must be a non-negative integer');
+  const cursorText = single(query, '_cursor');
+  if (cursorText !== undefined && offsetText !== undefined) throw bad('_cursor', 'cannot be combined with _offset');
+  const cursor = cursorText === undefined ? undefined : decodeCursor(cursorText, sortParam ?? '', sort.length);
 
   const totalText = single(query, '_total') ?? 'accurate';
   if (!['none', 'estimate', 'accurate'].includes(totalText)) throw bad('_total', 'must be none, estimate or accurate');
@@ -334,6 +342,8 @@ export function parseSearchRequest(resourceType: string, query: Record<string, s
     sort,
     count,
     offset,
+    cursor,
+    sortText: sortParam ?? '',
     total: totalText as SearchRequest['total'],
     summaryCount: summary === 'count',
     summary: summary === 'true' || summary === 'text' || summary === 'data' ? summary : undefined,

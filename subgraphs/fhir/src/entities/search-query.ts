@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/core';
 import type { Knex } from '@mikro-orm/knex';
 import type { Criterion, Prefix, SearchRequest, SearchValue, SortKey } from '../domain/search-request.js';
+import type { PageCursor, RowPosition } from '../domain/search-cursor.js';
 import { normalizeString } from '../domain/search-index.js';
 import { INDEX_TABLES, RESOURCES, knexOf, toStored, whereVisible, type StoredResource } from './resource-store.js';
 
@@ -240,8 +241,50 @@ function sortExpression(knex: Knex, key: SortKey): Knex.Raw {
   return knex.raw(`(select ${agg}(s.${column}) from ${table} s where s.resource_type = r.resource_type and s.resource_id = r.id and s.param = ?)`, [key.param]);
 }
 
-/** Run a parsed search: one page of current, undeleted, visible resources, and the total when asked. */
-export async function runSearch(em: EntityManager, request: SearchRequest, visiblePartner: string | null | undefined): Promise<{ rows: StoredResource[]; total: number | undefined; hasMore: boolean }> {
+/** The result of runSearch: one page in order, each row's position (for cursors), and the neighbours. */
+export interface SearchPage {
+  rows: StoredResource[];
+  positions: RowPosition[];
+  total: number | undefined;
+  /** More rows follow the page (a `next` link). */
+  hasMore: boolean;
+  /** Rows precede the page (a `previous` link). */
+  hasPrevious: boolean;
+}
+
+/**
+ * The keyset condition "the row comes after (or, `before`, before) the cursor's position" in the
+ * order `sort keys (nulls last), last_updated, id`: OR over each level of "equal on the earlier
+ * levels and strictly beyond on this one".
+ */
+function keysetCondition(q: QB, exprs: string[], request: SearchRequest, cursor: PageCursor): void {
+  const before = cursor.direction === 'prev';
+  const levels: { tie: [string, unknown[]]; beyond: [string, unknown[]] | null }[] = exprs.map((e, i) => {
+    const v = cursor.keys[i] ?? null;
+    const desc = request.sort[i]!.descending;
+    if (v === null) return { tie: [`${e} is null`, []], beyond: before ? [`${e} is not null`, []] : null };
+    const op = desc !== before ? '<' : '>';
+    return { tie: [`${e} = ?`, [v]], beyond: before ? [`${e} ${op} ?`, [v]] : [`(${e} ${op} ? or ${e} is null)`, [v]] };
+  });
+  const op = before ? '<' : '>';
+  levels.push({ tie: ['r.last_updated = ?', [cursor.lastUpdated]], beyond: [`r.last_updated ${op} ?`, [cursor.lastUpdated]] });
+  levels.push({ tie: ['r.id = ?', [cursor.id]], beyond: [`r.id ${op} ?`, [cursor.id]] });
+  q.where((w) => {
+    levels.forEach((level, i) => {
+      if (!level.beyond) return;
+      const parts = [...levels.slice(0, i).map((l) => l.tie), level.beyond];
+      w.orWhereRaw(parts.map(([sql]) => `(${sql})`).join(' and '), parts.flatMap(([, b]) => b) as Knex.RawBinding[]);
+    });
+  });
+}
+
+/**
+ * Run a parsed search: one page of current, undeleted, visible resources, and the total when asked.
+ * Order: the `_sort` keys (a resource without a value for a key comes last, on both databases),
+ * then oldest `last_updated` first, then id. With a `_cursor` the page is the rows strictly after
+ * (or before) the cursor's position in that order (keyset paging), otherwise `_offset` rows in.
+ */
+export async function runSearch(em: EntityManager, request: SearchRequest, visiblePartner: string | null | undefined): Promise<SearchPage> {
   const knex = knexOf(em);
   const scope: Scope = { knex, visiblePartner };
   const base = () => {
@@ -255,13 +298,40 @@ export async function runSearch(em: EntityManager, request: SearchRequest, visib
     const [row] = (await base().count({ n: '*' })) as { n: number | string }[];
     total = Number(row?.n ?? 0);
   }
-  if (request.summaryCount || request.count === 0) return { rows: [], total, hasMore: false };
+  const cursor = request.cursor;
+  if (request.summaryCount || request.count === 0) return { rows: [], positions: [], total, hasMore: false, hasPrevious: false };
+  const exprs = request.sort.map((key) => sortExpression(knex, key).toQuery());
   const q = base().select('r.*');
-  for (const key of request.sort) q.orderByRaw(`${sortExpression(knex, key).toQuery()} ${key.descending ? 'desc' : 'asc'}`);
-  // Oldest first, then id: a resource created later lands on a later page, so links stay stable.
-  q.orderBy('r.last_updated', 'asc').orderBy('r.id', 'asc');
-  const rows = (await q.offset(request.offset).limit(request.count + 1)) as Parameters<typeof toStored>[0][];
-  return { rows: rows.slice(0, request.count).map(toStored), total, hasMore: rows.length > request.count };
+  exprs.forEach((e, i) => q.select(knex.raw(`${e} as sort_${i}`)));
+  // Reading backwards (a `previous` link) walks the same order reversed, then flips the page.
+  const backwards = cursor?.direction === 'prev';
+  exprs.forEach((e, i) => {
+    const desc = request.sort[i]!.descending !== backwards;
+    q.orderByRaw(`(case when ${e} is null then 1 else 0 end) ${backwards ? 'desc' : 'asc'}`);
+    q.orderByRaw(`${e} ${desc ? 'desc' : 'asc'}`);
+  });
+  q.orderBy('r.last_updated', backwards ? 'desc' : 'asc').orderBy('r.id', backwards ? 'desc' : 'asc');
+  if (cursor) keysetCondition(q, exprs, request, cursor);
+  else q.offset(request.offset);
+  const fetched = (await q.limit(request.count + 1)) as (Parameters<typeof toStored>[0] & Record<string, unknown>)[];
+  const more = fetched.length > request.count;
+  const page = fetched.slice(0, request.count);
+  if (backwards) page.reverse();
+  const positions = page.map((row) => ({
+    keys: exprs.map((_e, i) => {
+      const v = row[`sort_${i}`];
+      return typeof v === 'number' || typeof v === 'string' ? v : v === null || v === undefined ? null : String(v);
+    }),
+    lastUpdated: row.last_updated,
+    id: row.id,
+  }));
+  return {
+    rows: page.map(toStored),
+    positions,
+    total,
+    hasMore: backwards ? true : more,
+    hasPrevious: backwards ? more : cursor !== undefined || request.offset > 0,
+  };
 }
 
 /** At most this many resources are added by _include/_revinclude to one page. */
