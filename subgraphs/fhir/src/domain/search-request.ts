@@ -1,5 +1,5 @@
 import { DomainError } from '@svc/platform';
-import { enumeratedValueSet, isFhirResourceType, searchParametersOf } from './definitions.js';
+import { definitions, enumeratedValueSet, isFhirResourceType, searchParametersOf } from './definitions.js';
 import { dateRange, type DateRange } from './fhir-dates.js';
 import { BUILT_IN_PARAMS, INDEXED_TYPES, indexedParams, type IndexTable } from './search-index.js';
 import { decodeCursor, type PageCursor } from './search-cursor.js';
@@ -250,10 +250,45 @@ function unknownReason(resourceType: string, key: string): string {
   return tableOf(resourceType, code) === undefined ? `${resourceType} has no search parameter ${code} this server supports` : `modifier :${modifier} is not supported`;
 }
 
+/** `_include=*`: every indexed reference parameter of the searched type. */
+function includeAll(resourceType: string): IncludeSpec[] {
+  return indexedParams(resourceType)
+    .filter((p) => p.type === 'reference')
+    .map((p) => ({ sourceType: resourceType, param: p.code, targetType: undefined, iterate: false }));
+}
+
+const revincludeCache = new Map<string, IncludeSpec[]>();
+
+/** `_revinclude=*`: every indexed reference parameter of any type whose targets include the searched type. */
+function revincludeAll(resourceType: string): IncludeSpec[] {
+  let specs = revincludeCache.get(resourceType);
+  if (specs) return specs;
+  specs = [];
+  for (const sourceType of definitions().resourceTypes) {
+    for (const p of indexedParams(sourceType)) {
+      if (p.type === 'reference' && referenceTargets(sourceType, p.code).includes(resourceType)) specs.push({ sourceType, param: p.code, targetType: resourceType, iterate: false });
+    }
+  }
+  revincludeCache.set(resourceType, specs);
+  return specs;
+}
+
 function parseIncludes(resourceType: string, query: Record<string, string[]>, name: '_include' | '_revinclude', strict: boolean, canonical: [string, string][], ignored: string[]): IncludeSpec[] {
   const specs: IncludeSpec[] = [];
   for (const key of [name, `${name}:iterate`]) {
     for (const raw of query[key] ?? []) {
+      if (raw === '*') {
+        // Every reference parameter: of the searched type (_include), or of any type that may refer
+        // to it (_revinclude). Not with :iterate, which would follow every reference of every type.
+        if (key.endsWith(':iterate')) {
+          if (strict) throw bad(key, '* is supported without :iterate only');
+          ignored.push(key);
+          continue;
+        }
+        specs.push(...(name === '_include' ? includeAll(resourceType) : revincludeAll(resourceType)));
+        canonical.push([key, raw]);
+        continue;
+      }
       const [sourceType = '', param = '', targetType] = raw.split(':');
       const targets = isFhirResourceType(sourceType) ? referenceTargets(sourceType, param) : [];
       // _include names the matched type as source; _revinclude names the type that refers to the matches.

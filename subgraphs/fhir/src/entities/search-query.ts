@@ -378,14 +378,20 @@ export async function runIncludes(em: EntityManager, request: SearchRequest, mat
         for (const row of (await q) as { target_type: string | null; target_id: string | null }[]) want(row.target_type, row.target_id);
       }
     }
-    for (const spec of request.revinclude) {
-      if (round > 0 && !spec.iterate) continue;
+    // One query per referred type for all _revinclude specs at once (`_revinclude=*` has many).
+    const revSpecs = request.revinclude.filter((spec) => round === 0 || spec.iterate);
+    if (revSpecs.length > 0) {
       const byType = new Map<string, string[]>();
-      for (const r of frontier) if (!spec.targetType || spec.targetType === r.resourceType) byType.set(r.resourceType, [...(byType.get(r.resourceType) ?? []), r.id]);
+      for (const r of frontier) byType.set(r.resourceType, [...(byType.get(r.resourceType) ?? []), r.id]);
       for (const [type, all] of byType) {
+        const fitting = new Set(revSpecs.filter((spec) => !spec.targetType || spec.targetType === type).map((spec) => `${spec.sourceType} ${spec.param}`));
+        if (fitting.size === 0) continue;
+        const sourceTypes = [...new Set(revSpecs.map((spec) => spec.sourceType))];
+        const params = [...new Set(revSpecs.map((spec) => spec.param))];
         for (const ids of chunks(all)) {
-          const rows = (await knex(`${INDEX_TABLES.reference}`).select('resource_id').where({ resource_type: spec.sourceType, param: spec.param, target_type: type }).whereIn('target_id', ids)) as { resource_id: string }[];
-          for (const row of rows) want(spec.sourceType, row.resource_id);
+          const rows = (await knex(`${INDEX_TABLES.reference}`).select('resource_type', 'param', 'resource_id').where('target_type', type).whereIn('target_id', ids)// (resource_type, param, target_id) lead the reference target index.
+            .whereIn('resource_type', sourceTypes).whereIn('param', params)) as { resource_type: string; param: string; resource_id: string }[];
+          for (const row of rows) if (fitting.has(`${row.resource_type} ${row.param}`)) want(row.resource_type, row.resource_id);
         }
       }
     }
