@@ -3,6 +3,7 @@ import { definitions, enumeratedValueSet, isFhirResourceType, searchParametersOf
 import { dateRange, type DateRange } from './fhir-dates.js';
 import { BUILT_IN_PARAMS, INDEXED_TYPES, indexedParams, type IndexTable } from './search-index.js';
 import { decodeCursor, type PageCursor } from './search-cursor.js';
+import { compositeComponents } from './composite-index.js';
 
 export const PREFIXES = ['eq', 'ne', 'gt', 'lt', 'ge', 'le', 'sa', 'eb', 'ap'] as const;
 export type Prefix = (typeof PREFIXES)[number];
@@ -18,7 +19,9 @@ export type SearchValue =
   | { kind: 'uri'; value: string }
   /** `:in` / `:not-in`: the codes of an enumerated value set, by system. */
   | { kind: 'valueset'; url: string; codes: { system: string; code: string }[] }
-  | { kind: 'missing'; missing: boolean };
+  | { kind: 'missing'; missing: boolean }
+  /** A composite parameter's `a$b`: one value per component, matched on the same indexed element. */
+  | { kind: 'composite'; parts: SearchValue[] };
 
 /** One `param[:modifier]=v1,v2` of the query: its values are alternatives (OR); criteria AND. */
 export interface Criterion {
@@ -84,6 +87,7 @@ const MODIFIERS: Record<string, readonly string[]> = {
   quantity: ['missing'],
   reference: ['missing', 'identifier'],
   uri: ['below', 'above', 'missing'],
+  composite: ['missing'],
   _id: ['not'],
   _lastUpdated: [],
 };
@@ -174,7 +178,37 @@ function parseValue(param: string, table: Criterion['table'], modifier: string |
     }
     case 'uri':
       return { kind: 'uri', value: raw };
+    case 'composite':
+      throw bad(param, 'a composite value is parsed with its components');
   }
+}
+
+/** Split on `separator` where it is not escaped with a backslash, keeping escapes for the next split. */
+function splitEscaped(raw: string, separator: string): string[] {
+  const out: string[] = [];
+  let current = '';
+  for (let i = 0; i < raw.length; i++) {
+    const ch = raw[i]!;
+    if (ch === '\\' && i + 1 < raw.length) current += ch + raw[++i];
+    else if (ch === separator) {
+      out.push(current);
+      current = '';
+    } else current += ch;
+  }
+  out.push(current);
+  return out;
+}
+
+/** `token$quantity` (commas OR): each part parsed as its component's parameter type. */
+function parseComposite(resourceType: string, key: string, code: string, value: string): SearchValue[] {
+  const sp = searchParametersOf(resourceType)[code];
+  const components = sp ? compositeComponents(sp) : null;
+  if (!components) throw bad(key, 'is not a composite parameter this server indexes');
+  return splitEscaped(value, ',').map((alternative) => {
+    const parts = splitEscaped(alternative, '$');
+    if (parts.length !== components.length) throw bad(key, `${JSON.stringify(alternative)} must have ${components.length} parts separated by $`);
+    return { kind: 'composite', parts: parts.map((part, i) => parseValue(key, components[i]!.type, undefined, splitValues(part)[0] ?? '')) };
+  });
 }
 
 function single(query: Record<string, string[]>, name: string): string | undefined {
@@ -239,6 +273,7 @@ function parseCriterion(resourceType: string, key: string, value: string, depth:
     // Reference.identifier is indexed as a token under `param:identifier`.
     return { param: `${code}:identifier`, table: 'token', modifier: undefined, values: splitValues(value).map((v) => parseValue(key, 'token', undefined, v)) };
   }
+  if (table === 'composite' && modifier !== 'missing') return { param: code, table, modifier, values: parseComposite(resourceType, key, code, value) };
   return { param: code, table, modifier, values: splitValues(value).map((v) => parseValue(key, table, modifier, v)) };
 }
 
@@ -336,7 +371,7 @@ export function parseSearchRequest(resourceType: string, query: Record<string, s
       const descending = raw.startsWith('-');
       const param = descending ? raw.slice(1) : raw;
       const table = tableOf(resourceType, param);
-      if (!table) throw bad('_sort', `${resourceType} cannot be sorted by ${param}`);
+      if (!table || table === 'composite') throw bad('_sort', `${resourceType} cannot be sorted by ${param}`);
       sort.push({ param, table, descending });
     }
     canonical.push(['_sort', sortParam]);

@@ -34,6 +34,7 @@ export const INDEX_TABLES: Readonly<Record<keyof SearchIndexRows, string>> = {
   quantity: 'fhir_sp_quantity',
   reference: 'fhir_sp_reference',
   uri: 'fhir_sp_uri',
+  composite: 'fhir_sp_composite',
 };
 
 /** The knex of a (possibly transactional) entity manager: inside `em.transactional` it is the transaction. */

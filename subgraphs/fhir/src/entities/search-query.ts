@@ -138,6 +138,46 @@ function valueCondition(q: QB, c: Criterion, v: SearchValue, a: string): void {
     }
     case 'missing':
       return;
+    case 'composite':
+      v.parts.forEach((part, i) => componentCondition(q, part, `${a}.c${i}_`));
+      return;
+  }
+}
+
+/** One part of a composite value on its component's cells (columns `prefix` + system, code, num…). */
+function componentCondition(q: QB, v: SearchValue, prefix: string): void {
+  switch (v.kind) {
+    case 'token':
+      if (v.code !== undefined) q.where(`${prefix}code`, v.code);
+      if (v.system === null) q.whereNull(`${prefix}system`);
+      else if (v.system !== undefined) q.where(`${prefix}system`, v.system);
+      return;
+    case 'quantity':
+      numberCondition(q, `${prefix}num`, v.prefix, v.value, v.precision);
+      if (v.system) q.where(`${prefix}system`, v.system);
+      if (v.code) {
+        const code = v.code;
+        q.where((w) => w.where(`${prefix}code`, code).orWhere(`${prefix}unit`, code));
+      }
+      return;
+    case 'number':
+      numberCondition(q, `${prefix}num`, v.prefix, v.value, v.precision);
+      return;
+    case 'date':
+      dateCondition(q, `${prefix}low`, `${prefix}high`, v.prefix, v.range.low, v.range.high);
+      return;
+    case 'string':
+      like(q, `${prefix}code`, `${escapeLike(normalizeString(v.text))}%`);
+      return;
+    case 'reference':
+      q.where(`${prefix}code`, v.id);
+      if (v.type) q.where(`${prefix}system`, v.type);
+      return;
+    case 'uri':
+      q.where(`${prefix}code`, v.value);
+      return;
+    default:
+      q.whereRaw('1 = 0');
   }
 }
 
@@ -236,7 +276,7 @@ function sortExpression(knex: Knex, key: SortKey): Knex.Raw {
   if (key.table === '_id') return knex.raw('r.id');
   if (key.table === '_lastUpdated') return knex.raw('r.last_updated');
   const table = INDEX_TABLES[key.table];
-  const column = { string: 'value', token: 'code', date: key.descending ? 'high' : 'low', number: 'value', quantity: 'value', reference: 'reference', uri: 'value' }[key.table];
+  const column = { string: 'value', token: 'code', date: key.descending ? 'high' : 'low', number: 'value', quantity: 'value', reference: 'reference', uri: 'value', composite: 'c0_code' }[key.table];
   const agg = key.descending ? 'max' : 'min';
   return knex.raw(`(select ${agg}(s.${column}) from ${table} s where s.resource_type = r.resource_type and s.resource_id = r.id and s.param = ?)`, [key.param]);
 }
@@ -389,8 +429,13 @@ export async function runIncludes(em: EntityManager, request: SearchRequest, mat
         const sourceTypes = [...new Set(revSpecs.map((spec) => spec.sourceType))];
         const params = [...new Set(revSpecs.map((spec) => spec.param))];
         for (const ids of chunks(all)) {
-          const rows = (await knex(`${INDEX_TABLES.reference}`).select('resource_type', 'param', 'resource_id').where('target_type', type).whereIn('target_id', ids)// (resource_type, param, target_id) lead the reference target index.
-            .whereIn('resource_type', sourceTypes).whereIn('param', params)) as { resource_type: string; param: string; resource_id: string }[];
+          // (resource_type, param, target_id) lead the reference target index.
+          const rows = (await knex(`${INDEX_TABLES.reference}`)
+            .select('resource_type', 'param', 'resource_id')
+            .where('target_type', type)
+            .whereIn('target_id', ids)
+            .whereIn('resource_type', sourceTypes)
+            .whereIn('param', params)) as { resource_type: string; param: string; resource_id: string }[];
           for (const row of rows) if (fitting.has(`${row.resource_type} ${row.param}`)) want(row.resource_type, row.resource_id);
         }
       }
