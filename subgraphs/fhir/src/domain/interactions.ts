@@ -109,10 +109,38 @@ function stamp(resource: FhirResource, id: string, versionId: number, lastUpdate
   return { resourceType, id, meta, ...rest };
 }
 
-export async function read(call: FhirCall, resourceType: string, id: string): Promise<FhirOutcome> {
+/** Conditional read (HTTP If-None-Match / If-Modified-Since), as FHIR's conditional read uses them. */
+export interface ReadConditions {
+  ifNoneMatch?: string | null;
+  ifModifiedSince?: string | null;
+}
+
+/**
+ * Whether the client's copy is current: If-None-Match (weak comparison of the ETags listed, or `*`)
+ * decides when present, as RFC 9110 says; otherwise If-Modified-Since (an HTTP-date, compared at
+ * the one-second resolution HTTP dates have). An unparsable If-Modified-Since is ignored (RFC 9110).
+ */
+function notModified(stored: StoredResource, conditions: ReadConditions): boolean {
+  if (conditions.ifNoneMatch) {
+    const tags = conditions.ifNoneMatch.split(',').map((tag) => tag.trim());
+    return tags.some((tag) => tag === '*' || /^(?:W\/)?"(\d+)"$/.exec(tag)?.[1] === String(stored.versionId));
+  }
+  if (conditions.ifModifiedSince) {
+    const since = Date.parse(conditions.ifModifiedSince);
+    if (Number.isNaN(since)) return false;
+    return Math.floor(Date.parse(stored.lastUpdated) / 1000) * 1000 <= since;
+  }
+  return false;
+}
+
+export async function read(call: FhirCall, resourceType: string, id: string, conditions: ReadConditions = {}): Promise<FhirOutcome> {
   prepare(call, 'read', resourceType);
   const stored = await visibleCurrent(call, resourceType, id);
   if (stored.deleted) throw new DomainError('GONE', `${resourceType}/${id} was deleted.`, { details: { version_id: stored.versionId } });
+  if (notModified(stored, conditions)) {
+    await readEvent(call, resourceType, 'read', 304);
+    return { ...outcomeOf(call, stored, 304), resource: null };
+  }
   await readEvent(call, resourceType, 'read', 200);
   return outcomeOf(call, stored, 200);
 }
