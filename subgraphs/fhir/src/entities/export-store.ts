@@ -35,6 +35,10 @@ export interface ExportJob {
   error: string | null;
   createdAt: string;
   completedAt: string | null;
+  /** _typeFilter: per type, search queries (OR) a resource must match to be exported. */
+  typeFilters: Record<string, string[]>;
+  /** When the finished job and its files expire (null while it runs). */
+  expiresAt: string | null;
 }
 
 export interface ExportFile {
@@ -62,6 +66,8 @@ interface JobRow {
   error: string | null;
   created_at: string;
   completed_at: string | null;
+  type_filters: string | null;
+  expires_at: string | null;
 }
 
 function toJob(row: JobRow): ExportJob {
@@ -84,6 +90,8 @@ function toJob(row: JobRow): ExportJob {
     error: row.error,
     createdAt: row.created_at,
     completedAt: row.completed_at,
+    typeFilters: row.type_filters ? (JSON.parse(row.type_filters) as Record<string, string[]>) : {},
+    expiresAt: row.expires_at,
   };
 }
 
@@ -98,6 +106,8 @@ export interface PageRequest {
   resourceType: string;
   /** Patient-compartment reference parameters of the type (patient and group levels). */
   compartmentParams: readonly string[];
+  /** _typeFilter of this type: adds `where` conditions (the search engine's) to the query. */
+  filter?: (q: Knex.QueryBuilder, knex: Knex) => void;
   after: { lastUpdated: string; id: string } | null;
   limit: number;
 }
@@ -124,6 +134,8 @@ export const exportStore = {
       error: null,
       created_at: job.createdAt,
       completed_at: null,
+      type_filters: Object.keys(job.typeFilters).length > 0 ? JSON.stringify(job.typeFilters) : null,
+      expires_at: null,
     });
   },
 
@@ -213,6 +225,7 @@ export const exportStore = {
         q.whereExists(sub);
       }
     }
+    p.filter?.(q, knex);
     return (await q.orderBy('r.last_updated').orderBy('r.id').limit(p.limit)) as { id: string; last_updated: string; content: string }[];
   },
 
@@ -232,7 +245,16 @@ export const exportStore = {
     return true;
   },
 
-  async finish(em: EntityManager, jobId: string, workerId: string, outcome: { state: 'completed' | 'failed'; error?: string; now: string }): Promise<void> {
-    await knexOf(em)(JOBS).where({ id: jobId, worker_id: workerId, state: 'running' }).update({ state: outcome.state, error: outcome.error ?? null, completed_at: outcome.now, heartbeat_at: outcome.now });
+  async finish(em: EntityManager, jobId: string, workerId: string, outcome: { state: 'completed' | 'failed'; error?: string; now: string; expiresAt: string }): Promise<void> {
+    await knexOf(em)(JOBS)
+      .where({ id: jobId, worker_id: workerId, state: 'running' })
+      .update({ state: outcome.state, error: outcome.error ?? null, completed_at: outcome.now, heartbeat_at: outcome.now, expires_at: outcome.expiresAt });
+  },
+
+  /** Delete finished jobs whose output expired before `now`, with their files, a few at a time. */
+  async sweepExpired(em: EntityManager, now: string): Promise<number> {
+    const expired = ((await knexOf(em)(JOBS).select('id').whereNotNull('expires_at').where('expires_at', '<', now).limit(50)) as { id: string }[]).map((r) => r.id);
+    for (const id of expired) await em.transactional((tx) => this.remove(tx, id));
+    return expired.length;
   },
 };

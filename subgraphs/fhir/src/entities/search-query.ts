@@ -271,6 +271,15 @@ function applyCriterion(scope: Scope, q: QB, c: Criterion, r = 'r', depth = 0): 
   else q.whereExists(matching);
 }
 
+/**
+ * AND parsed criteria onto a query of the resources table aliased `r`, with chains and `_has`
+ * reaching only what `visiblePartner` may see (bulk export's `_typeFilter` uses it).
+ */
+export function applyCriteria(knex: Knex, q: QB, criteria: readonly Criterion[], visiblePartner: string | null | undefined): void {
+  const scope: Scope = { knex, visiblePartner };
+  for (const c of criteria) applyCriterion(scope, q, c);
+}
+
 /** The sort expression of one key: the smallest (or, descending, largest) indexed value. */
 function sortExpression(knex: Knex, key: SortKey): Knex.Raw {
   if (key.table === '_id') return knex.raw('r.id');
