@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/core';
 import { DomainError, hasAnyScope, isOperator, type Logger } from '@svc/platform';
 import { exportStore, type ExportCursor, type ExportJob, type ExportLevel } from '../entities/export-store.js';
-import { resourceStore } from '../entities/resource-store.js';
+import { inView, resourceStore, type ResourceView } from '../entities/resource-store.js';
 import { isFhirResourceType, patientCompartment } from './definitions.js';
-import { maySee } from './access.js';
+import { partnerReadView } from './sharing-rules.js';
 import { queryFromString, type FhirCall } from './interactions.js';
 import { parseSearchRequest } from './search-request.js';
 import { applyCriteria } from '../entities/search-query.js';
@@ -157,7 +157,7 @@ export async function kickoff(call: FhirCall, request: KickoffRequest): Promise<
     }
   } else {
     const coversAll = isOperator(principal);
-    types = (await exportStore.presentTypes(call.em, coversAll ? undefined : principal.partnerGpid)).filter((type) => inLevel(type) && mayRead(type)).sort();
+    types = (await exportStore.presentTypes(call.em, coversAll ? undefined : await partnerReadView(call.em, principal.partnerGpid))).filter((type) => inLevel(type) && mayRead(type)).sort();
   }
 
   const typeFilters = parseTypeFilters(params.getAll('_typeFilter'), types);
@@ -166,7 +166,7 @@ export async function kickoff(call: FhirCall, request: KickoffRequest): Promise<
   if (request.level === 'group') {
     groupId = request.groupId ?? '';
     const group = /^[A-Za-z0-9\-.]{1,64}$/.test(groupId) ? await resourceStore.current(call.em, 'Group', groupId) : null;
-    if (!group || group.deleted || !maySee(principal, group.partnerGpid)) throw new DomainError('NOT_FOUND', `Group/${groupId} does not exist.`);
+    if (!group || group.deleted || !inView(isOperator(principal) ? undefined : await partnerReadView(call.em, principal.partnerGpid), group.partnerGpid, 'Group')) throw new DomainError('NOT_FOUND', `Group/${groupId} does not exist.`);
   }
 
   const now = new Date().toISOString();
@@ -258,11 +258,10 @@ export async function exportChunk(call: FhirCall, jobId: string, file: string, a
  * A job's _typeFilter for one type as a page filter: the resource matches any of the queries, each
  * run by the search engine in the view of the partner that asked (an operator's: everyone's).
  */
-function typeFilterOf(job: ExportJob, resourceType: string): { filter?: (q: Knex.QueryBuilder, knex: Knex) => void } {
+function typeFilterOf(job: ExportJob, resourceType: string, visible: ResourceView): { filter?: (q: Knex.QueryBuilder, knex: Knex) => void } {
   const queries = job.typeFilters[resourceType];
   if (!queries || queries.length === 0) return {};
   const criteria = queries.map((query) => parseSearchRequest(resourceType, queryFromString(query), true).criteria);
-  const visible = job.coversAll ? undefined : job.partnerGpid;
   return { filter: (q, knex) => q.where((w) => criteria.forEach((c) => w.orWhere((x) => applyCriteria(knex, x, c, visible)))) };
 }
 
@@ -348,6 +347,9 @@ export class ExportWorker {
 
   private async runJob(job: ExportJob): Promise<void> {
     const compartment = patientCompartment();
+    // The asking partner's read view (its own resources plus what sharing rules give it) as it is
+    // when the job runs; an operator's export covers everyone's.
+    const view: ResourceView = job.coversAll ? undefined : await partnerReadView(this.fork(), job.partnerGpid);
     let cursor: ExportCursor = job.cursor;
     let exported = job.exported;
     for (let typeIndex = cursor.typeIndex; typeIndex < job.types.length; typeIndex++) {
@@ -358,7 +360,7 @@ export class ExportWorker {
           await exportStore.release(this.fork(), job.id, this.workerId);
           return;
         }
-        const rows = await exportStore.page(this.fork(), { job, resourceType, compartmentParams: compartment.get(resourceType) ?? [], after, limit: this.options.pageSize, ...typeFilterOf(job, resourceType) });
+        const rows = await exportStore.page(this.fork(), { job, resourceType, compartmentParams: compartment.get(resourceType) ?? [], after, limit: this.options.pageSize, view, ...typeFilterOf(job, resourceType, view) });
         if (rows.length === 0) break;
         const last = rows[rows.length - 1]!;
         cursor = { typeIndex, lastUpdated: last.last_updated, id: last.id };

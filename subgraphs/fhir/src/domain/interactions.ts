@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/core';
 import { DomainError, makeEvent, recordEvent, type Principal, type SourceOrigin } from '@svc/platform';
-import { resourceStore, type StoredResource } from '../entities/resource-store.js';
+import { inView, resourceStore, type StoredResource } from '../entities/resource-store.js';
+import { readViewOf } from './sharing-rules.js';
 import { runIncludes, runSearch } from '../entities/search-query.js';
 import { summaryOf } from './summary.js';
 import { assertMayPerform, maySee, visiblePartner, type FhirInteraction } from './access.js';
@@ -63,11 +64,15 @@ function prepare(call: FhirCall, interaction: FhirInteraction, resourceType: str
   assertMayPerform(call.principal, interaction, resourceType);
 }
 
-/** The current version, when it exists and the caller may see it; another tenant's is a 404 too. */
-async function visibleCurrent(call: FhirCall, resourceType: string, id: string): Promise<StoredResource> {
+/**
+ * The current version, when it exists and is in the caller's view; another tenant's is a 404 too.
+ * Reads use the read view (own resources plus what sharing rules give); writes only own resources.
+ */
+async function visibleCurrent(call: FhirCall, resourceType: string, id: string, mode: 'read' | 'write' = 'write'): Promise<StoredResource> {
   assertId(id);
   const stored = await resourceStore.current(call.em, resourceType, id);
-  if (!stored || !maySee(call.principal, stored.partnerGpid)) throw notFound(resourceType, id);
+  const visible = stored && (mode === 'write' ? maySee(call.principal, stored.partnerGpid) : inView(await readViewOf(call.em, call.principal), stored.partnerGpid, resourceType));
+  if (!stored || !visible) throw notFound(resourceType, id);
   return stored;
 }
 
@@ -135,7 +140,7 @@ function notModified(stored: StoredResource, conditions: ReadConditions): boolea
 
 export async function read(call: FhirCall, resourceType: string, id: string, conditions: ReadConditions = {}): Promise<FhirOutcome> {
   prepare(call, 'read', resourceType);
-  const stored = await visibleCurrent(call, resourceType, id);
+  const stored = await visibleCurrent(call, resourceType, id, 'read');
   if (stored.deleted) throw new DomainError('GONE', `${resourceType}/${id} was deleted.`, { details: { version_id: stored.versionId } });
   if (notModified(stored, conditions)) {
     await readEvent(call, resourceType, 'read', 304);
@@ -147,7 +152,7 @@ export async function read(call: FhirCall, resourceType: string, id: string, con
 
 export async function vread(call: FhirCall, resourceType: string, id: string, versionId: string): Promise<FhirOutcome> {
   prepare(call, 'vread', resourceType);
-  await visibleCurrent(call, resourceType, id);
+  await visibleCurrent(call, resourceType, id, 'read');
   const vid = Number(versionId);
   const stored = Number.isInteger(vid) && vid > 0 ? await resourceStore.version(call.em, resourceType, id, vid) : null;
   if (!stored) throw new DomainError('NOT_FOUND', `${resourceType}/${id} has no version ${versionId}.`);
@@ -278,8 +283,9 @@ function subset(resource: FhirResource, elements: string[]): FhirResource {
 export async function search(call: FhirCall, resourceType: string, query: Record<string, string[]>, strict: boolean): Promise<FhirOutcome> {
   prepare(call, 'search', resourceType);
   const request: SearchRequest = parseSearchRequest(resourceType, query, strict);
-  const { rows, positions, total, hasMore, hasPrevious } = await runSearch(call.em, request, visiblePartner(call.principal));
-  const included = await runIncludes(call.em, request, rows, visiblePartner(call.principal));
+  const view = await readViewOf(call.em, call.principal);
+  const { rows, positions, total, hasMore, hasPrevious } = await runSearch(call.em, request, view);
+  const included = await runIncludes(call.em, request, rows, view);
   const base = `${call.fhirBase}/${resourceType}`;
   const withPaging = (paging: [string, string][]): [string, string][] => [...request.canonical, ['_count', String(request.count)], ...paging];
   const cursorAt = (position: RowPosition, direction: 'next' | 'prev'): [string, string][] => [['_cursor', encodeCursor(request.sortText, position, direction)]];
@@ -323,12 +329,12 @@ export interface HistoryOptions {
 /** Instance or type history: every version, newest first, as a `history` Bundle. */
 export async function history(call: FhirCall, options: HistoryOptions): Promise<FhirOutcome> {
   prepare(call, 'history', options.resourceType);
-  if (options.id) await visibleCurrent(call, options.resourceType, options.id);
+  if (options.id) await visibleCurrent(call, options.resourceType, options.id, 'read');
   if (!Number.isInteger(options.count) || options.count < 1 || options.count > 1000) throw new DomainError('BAD_REQUEST', '_count must be from 1 to 1000.', { fieldErrors: [{ field: '_count', message: 'must be from 1 to 1000' }] });
   if (!Number.isInteger(options.offset) || options.offset < 0) throw new DomainError('BAD_REQUEST', '_offset must be a non-negative integer.', { fieldErrors: [{ field: '_offset', message: 'must be a non-negative integer' }] });
   const since = options.since ? new Date(options.since) : undefined;
   if (since && Number.isNaN(since.getTime())) throw new DomainError('BAD_REQUEST', '_since must be an instant.', { fieldErrors: [{ field: '_since', message: 'must be an instant' }] });
-  const partner = visiblePartner(call.principal);
+  const partner = await readViewOf(call.em, call.principal);
   const { rows, total } = await resourceStore.history(call.em, {
     resourceType: options.resourceType,
     ...(options.id ? { id: options.id } : {}),

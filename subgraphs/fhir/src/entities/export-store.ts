@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/core';
 import type { Knex } from '@mikro-orm/knex';
-import { INDEX_TABLES, RESOURCES, knexOf } from './resource-store.js';
+import { INDEX_TABLES, RESOURCES, knexOf, whereVisible, type ResourceView } from './resource-store.js';
 
 export const JOBS = 'fhir_export_jobs';
 export const FILES = 'fhir_export_files';
@@ -110,6 +110,8 @@ export interface PageRequest {
   filter?: (q: Knex.QueryBuilder, knex: Knex) => void;
   after: { lastUpdated: string; id: string } | null;
   limit: number;
+  /** Whose resources the job reads: the asking partner's read view (undefined: everyone's). */
+  view: ResourceView;
 }
 
 /** The durable $export jobs, their output files and chunks. */
@@ -164,9 +166,9 @@ export const exportStore = {
   },
 
   /** The resource types present among what a job may export (for a default _type). */
-  async presentTypes(em: EntityManager, partnerGpid: string | undefined): Promise<string[]> {
+  async presentTypes(em: EntityManager, view: ResourceView): Promise<string[]> {
     const q = knexOf(em)(RESOURCES).distinct('resource_type').where('deleted', 0);
-    if (partnerGpid !== undefined) q.where('partner_gpid', partnerGpid);
+    whereVisible(q, 'partner_gpid', view);
     return ((await q) as { resource_type: string }[]).map((r) => r.resource_type);
   },
 
@@ -206,7 +208,7 @@ export const exportStore = {
     const knex = knexOf(em);
     const { job } = p;
     const q = knex(`${RESOURCES} as r`).select('r.id', 'r.last_updated', 'r.content').where('r.resource_type', p.resourceType).where('r.deleted', 0).where('r.last_updated', '<=', job.transactionTime);
-    if (!job.coversAll) q.where('r.partner_gpid', job.partnerGpid);
+    whereVisible(q, 'r.partner_gpid', p.view);
     if (job.since) q.where('r.last_updated', '>', job.since);
     if (p.after) {
       const after = p.after;

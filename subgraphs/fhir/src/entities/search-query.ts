@@ -3,7 +3,7 @@ import type { Knex } from '@mikro-orm/knex';
 import type { Criterion, Prefix, SearchRequest, SearchValue, SortKey } from '../domain/search-request.js';
 import type { PageCursor, RowPosition } from '../domain/search-cursor.js';
 import { normalizeString } from '../domain/search-index.js';
-import { INDEX_TABLES, RESOURCES, knexOf, toStored, whereVisible, type StoredResource } from './resource-store.js';
+import { INDEX_TABLES, RESOURCES, knexOf, toStored, whereVisible, type ResourceView, type StoredResource } from './resource-store.js';
 
 type QB = Knex.QueryBuilder;
 
@@ -184,7 +184,7 @@ function componentCondition(q: QB, v: SearchValue, prefix: string): void {
 /** What every criterion needs besides itself: the query builder and whose resources are visible. */
 interface Scope {
   knex: Knex;
-  visiblePartner: string | null | undefined;
+  visiblePartner: ResourceView;
 }
 
 /** Current, undeleted, visible resources under alias `r` (the target of a chain, the source of a _has). */
@@ -275,7 +275,7 @@ function applyCriterion(scope: Scope, q: QB, c: Criterion, r = 'r', depth = 0): 
  * AND parsed criteria onto a query of the resources table aliased `r`, with chains and `_has`
  * reaching only what `visiblePartner` may see (bulk export's `_typeFilter` uses it).
  */
-export function applyCriteria(knex: Knex, q: QB, criteria: readonly Criterion[], visiblePartner: string | null | undefined): void {
+export function applyCriteria(knex: Knex, q: QB, criteria: readonly Criterion[], visiblePartner: ResourceView): void {
   const scope: Scope = { knex, visiblePartner };
   for (const c of criteria) applyCriterion(scope, q, c);
 }
@@ -333,7 +333,7 @@ function keysetCondition(q: QB, exprs: string[], request: SearchRequest, cursor:
  * then oldest `last_updated` first, then id. With a `_cursor` the page is the rows strictly after
  * (or before) the cursor's position in that order (keyset paging), otherwise `_offset` rows in.
  */
-export async function runSearch(em: EntityManager, request: SearchRequest, visiblePartner: string | null | undefined): Promise<SearchPage> {
+export async function runSearch(em: EntityManager, request: SearchRequest, visiblePartner: ResourceView): Promise<SearchPage> {
   const knex = knexOf(em);
   const scope: Scope = { knex, visiblePartner };
   const base = () => {
@@ -404,7 +404,7 @@ const keyOf = (r: { resourceType: string; id: string }) => `${r.resourceType}/${
  * matches; later rounds follow only `:iterate` specs from what the previous round added, at most
  * MAX_ITERATE_ROUNDS rounds and MAX_INCLUDED resources.
  */
-export async function runIncludes(em: EntityManager, request: SearchRequest, matches: readonly StoredResource[], visiblePartner: string | null | undefined): Promise<StoredResource[]> {
+export async function runIncludes(em: EntityManager, request: SearchRequest, matches: readonly StoredResource[], visiblePartner: ResourceView): Promise<StoredResource[]> {
   if (request.include.length === 0 && request.revinclude.length === 0) return [];
   const knex = knexOf(em);
   const seen = new Set(matches.map(keyOf));

@@ -4,6 +4,7 @@ import { capabilityStatement } from '../domain/capability-statement.js';
 import { defineFhirInteractions } from './fhir-interactions.js';
 import { defineBulkExport, type ExportWakeup } from './bulk-export.js';
 import { defineTypedFhir } from './fhir-typed.js';
+import { defineSharingRules } from './sharing-rules.js';
 
 export type { ExportWakeup };
 
@@ -21,5 +22,6 @@ export function buildFhirSchema(services: SubgraphServices, exportWakeup: Export
   defineFhirInteractions(builder, services);
   defineBulkExport(builder, services, exportWakeup);
   defineTypedFhir(builder, services);
+  defineSharingRules(builder);
   return builder.toSubGraphSchema({ linkUrl: 'https://specs.apollo.dev/federation/v2.6' });
 }
