@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import { bootSystem, type TestSystem } from './support/system.js';
 import { freshStorage } from './support/databases.js';
+import { memoryLogger } from './support/logs.js';
 import { apiToken, fhir, registerPartner } from './support/fhir.js';
 
 interface Manifest {
@@ -94,8 +95,14 @@ describe('FHIR Bulk Data $export', () => {
     expect(format.json().issue[0].expression).toEqual(['_outputFormat']);
     expect((await kickoff('/$export?_type=Nonsense')).json().issue[0].expression).toEqual(['_type']);
     expect((await kickoff('/$export?_since=yesterday')).json().issue[0].expression).toEqual(['_since']);
-    expect((await kickoff('/$export?_typeFilter=Patient%3Factive%3Dtrue')).statusCode).toBe(400);
-    expect((await kickoff('/$export?_typeFilter=Patient%3Factive%3Dtrue', exporter, { prefer: 'respond-async, handling=lenient' })).statusCode).toBe(202);
+    expect((await kickoff('/$export?_elements=id')).statusCode).toBe(400);
+    expect((await kickoff('/$export?_elements=id', exporter, { prefer: 'respond-async, handling=lenient' })).statusCode).toBe(202);
+    const filterType = await kickoff('/$export?_type=Patient&_typeFilter=Observation%3Fcode%3Dx');
+    expect(filterType.statusCode).toBe(400);
+    expect(filterType.json().issue[0].expression).toEqual(['_typeFilter']);
+    expect((await kickoff('/$export?_type=Patient&_typeFilter=Patient%3Fshoe-size%3D9')).json().issue[0].expression).toEqual(['_typeFilter']);
+    expect((await kickoff('/$export?_type=Patient&_typeFilter=Patient%3F_count%3D9')).statusCode).toBe(400);
+    expect((await kickoff('/$export?_type=Patient&_typeFilter=not-a-query')).statusCode).toBe(400);
     expect((await kickoff('/Group/no-such-group/$export')).statusCode).toBe(404);
     expect((await kickoff(`/Group/${ids['group']!}/$export`, stranger)).statusCode).toBe(403);
   });
@@ -141,6 +148,47 @@ describe('FHIR Bulk Data $export', () => {
     expect((await fhir(t, writer, 'GET', '/Patient?_count=1')).statusCode).toBe(200);
   });
 
+  it('applies _typeFilter with the search engine (chains included), within the partner that asked', async () => {
+    const filter = encodeURIComponent('Observation?patient.family=two');
+    const manifest = await waitForManifest(t, exporter, (await kickoff(`/$export?_type=Patient,Observation&_typeFilter=Patient%3Ffamily%3Done,Patient%3Ffamily%3Dthree&_typeFilter=${filter}`)).headers['content-location'] as string);
+    expect(manifest.output.map((o) => [o.type, o.count])).toEqual([['Patient', 2], ['Observation', 1]]);
+    expect(lines(await download(t, exporter, manifest.output[0]!.url)).map((r) => r.id).sort()).toEqual([ids['p1'], ids['p3']].sort());
+    expect(lines(await download(t, exporter, manifest.output[1]!.url)).map((r) => r.id)).toEqual([ids['o3']]);
+    // The stranger's Patient is never in the exporter's output, filter or not.
+    const foreign = await waitForManifest(t, exporter, (await kickoff('/$export?_type=Patient&_typeFilter=Patient%3Ffamily%3Dforeign')).headers['content-location'] as string);
+    expect(foreign.output).toEqual([]);
+  });
+
+  it('kicks off by POST with a Parameters body (_type, _typeFilter, _since), naming a bad parameter', async () => {
+    const post = (body: unknown, path = '/$export', headers: Record<string, string> = ASYNC) => fhir(t, exporter, 'POST', path, body, headers);
+    const parameters = {
+      resourceType: 'Parameters',
+      parameter: [
+        { name: '_type', valueString: 'Observation' },
+        { name: '_typeFilter', valueString: `Observation?subject=Patient/${ids['p1']!}` },
+        { name: '_outputFormat', valueString: 'application/fhir+ndjson' },
+      ],
+    };
+    const accepted = await post(parameters);
+    expect(accepted.statusCode, accepted.body).toBe(202);
+    const manifest = await waitForManifest(t, exporter, accepted.headers['content-location'] as string);
+    expect(manifest.output.map((o) => [o.type, o.count])).toEqual([['Observation', 2]]);
+    expect(new URL(manifest.request).searchParams.get('_type')).toBe('Observation');
+    const patientLevel = await waitForManifest(t, exporter, (await post({ resourceType: 'Parameters', parameter: [{ name: '_since', valueInstant: since }] }, '/Patient/$export')).headers['content-location'] as string);
+    expect(patientLevel.output.map((o) => [o.type, o.count]).sort()).toEqual([['Observation', 1], ['Patient', 1]]);
+    const group = await post({ resourceType: 'Parameters', parameter: [{ name: '_type', valueString: 'Patient' }] }, `/Group/${ids['group']!}/$export`);
+    expect((await waitForManifest(t, exporter, group.headers['content-location'] as string)).output.map((o) => [o.type, o.count])).toEqual([['Patient', 1]]);
+
+    const unknown = await post({ resourceType: 'Parameters', parameter: [{ name: 'patient', valueReference: { reference: 'Patient/x' } }] });
+    expect(unknown.statusCode).toBe(400);
+    expect(unknown.json().issue[0].expression).toEqual(['Parameters.parameter[0].name']);
+    const noValue = await post({ resourceType: 'Parameters', parameter: [{ name: '_type', valueInteger: 3 }] });
+    expect(noValue.json().issue[0].expression).toEqual(['Parameters.parameter[0]']);
+    expect((await post({ resourceType: 'Patient' })).statusCode).toBe(400);
+    expect((await post(parameters, '/$export', {})).statusCode).toBe(400);
+    expect((await post({ resourceType: 'Parameters', parameter: [{ name: 'patient', valueString: 'x' }] }, '/$export', { prefer: 'respond-async, handling=lenient' })).statusCode).toBe(202);
+  });
+
   it('cancels with DELETE on the status URL: afterwards the job and its files are gone', async () => {
     const statusUrl = (await kickoff('/$export')).headers['content-location'] as string;
     const cancelled = await t.request({ method: 'DELETE', url: new URL(statusUrl).pathname, token: exporter });
@@ -151,6 +199,26 @@ describe('FHIR Bulk Data $export', () => {
     const manifest = await waitForManifest(t, exporter, done);
     expect((await t.request({ method: 'DELETE', url: new URL(done).pathname, token: exporter })).statusCode).toBe(202);
     expect((await download(t, exporter, manifest.output[0]!.url)).statusCode).toBe(404);
+  });
+});
+
+describe('FHIR Bulk Data $export output expires', () => {
+  it('answers 404 for the status and files of an expired job, and the sweep deletes it', async () => {
+    const logs = memoryLogger();
+    const t = await bootSystem({ SVC_RATE_LIMITS: 'off', SVC_FHIR_EXPORT_EXPIRY_SECONDS: '2', SVC_LOG_LEVEL: 'info' }, { logger: logs.logger });
+    try {
+      const exporter = await apiToken(t, null, ['system/*.read']);
+      const writer = await apiToken(t, null, ['cms.fhir.rest.write']);
+      await fhir(t, writer, 'POST', '/Patient', { resourceType: 'Patient', name: [{ family: 'Expiring' }] });
+      const statusUrl = (await fhir(t, exporter, 'GET', '/$export?_type=Patient', undefined, ASYNC)).headers['content-location'] as string;
+      const manifest = await waitForManifest(t, exporter, statusUrl);
+      expect((await download(t, exporter, manifest.output[0]!.url)).statusCode).toBe(200);
+      await vi.waitFor(async () => expect((await t.request({ url: new URL(statusUrl).pathname, token: exporter })).statusCode).toBe(404), { timeout: 10_000, interval: 200 });
+      expect((await download(t, exporter, manifest.output[0]!.url)).statusCode).toBe(404);
+      await vi.waitFor(() => expect(logs.lines.some((l) => l.includes('expired export jobs deleted'))).toBe(true), { timeout: 10_000, interval: 200 });
+    } finally {
+      await t.close();
+    }
   });
 });
 

@@ -38,6 +38,35 @@ describe('FHIR R4 create, read, update, delete and history', () => {
     expect(read.json()).toEqual(body);
   });
 
+  it('answers a conditional read with 304 while the resource is unchanged (If-None-Match, If-Modified-Since)', async () => {
+    const created = (await fhir(t, writer, 'POST', '/Patient', patient)).json();
+    const url = `/Patient/${created.id}`;
+    const lastModified = new Date(created.meta.lastUpdated).toUTCString();
+    const same = await fhir(t, writer, 'GET', url, undefined, { 'if-none-match': 'W/"1"' });
+    expect(same.statusCode).toBe(304);
+    expect(same.body).toBe('');
+    expect(same.headers['etag']).toBe('W/"1"');
+    expect((await fhir(t, writer, 'GET', url, undefined, { 'if-none-match': '"7", W/"1"' })).statusCode).toBe(304);
+    expect((await fhir(t, writer, 'GET', url, undefined, { 'if-none-match': '*' })).statusCode).toBe(304);
+    expect((await fhir(t, writer, 'GET', url, undefined, { 'if-modified-since': lastModified })).statusCode).toBe(304);
+    const later = new Date(Date.parse(created.meta.lastUpdated) + 3_600_000).toUTCString();
+    expect((await fhir(t, writer, 'GET', url, undefined, { 'if-modified-since': later })).statusCode).toBe(304);
+    const earlier = new Date(Date.parse(created.meta.lastUpdated) - 3_600_000).toUTCString();
+    expect((await fhir(t, writer, 'GET', url, undefined, { 'if-modified-since': earlier })).statusCode).toBe(200);
+    expect((await fhir(t, writer, 'GET', url, undefined, { 'if-modified-since': 'not a date' })).statusCode).toBe(200);
+    // If-None-Match decides when both are sent.
+    expect((await fhir(t, writer, 'GET', url, undefined, { 'if-none-match': 'W/"2"', 'if-modified-since': later })).statusCode).toBe(200);
+
+    await fhir(t, writer, 'PUT', url, { ...created, active: false });
+    const changed = await fhir(t, writer, 'GET', url, undefined, { 'if-none-match': 'W/"1"' });
+    expect(changed.statusCode).toBe(200);
+    expect(changed.headers['etag']).toBe('W/"2"');
+    expect(changed.json().active).toBe(false);
+    // A missing or another partner's resource is still a 404, whatever the condition.
+    const other = await apiToken(t, await registerPartner(t, 'Other Harbor'), ['cms.fhir.r4.read']);
+    expect((await fhir(t, other, 'GET', url, undefined, { 'if-none-match': '*' })).statusCode).toBe(404);
+  });
+
   it('updates into new versions, keeps each for vread and history, and refuses a stale If-Match with 412', async () => {
     const { id } = (await fhir(t, writer, 'POST', '/Patient', patient)).json();
     const v2 = await fhir(t, writer, 'PUT', `/Patient/${id}`, { ...patient, id, active: false }, { 'if-match': 'W/"1"' });

@@ -114,6 +114,13 @@ describe('typed FHIR GraphQL', () => {
     expect(codeOf(counted.errors)).toBe('BAD_REQUEST');
     const forged = await t.graphql(query, { q: `family=${family}`, a: 'not a cursor!' }, alpha);
     expect(codeOf(forged.errors)).toBe('BAD_REQUEST');
+    const garbled = await t.graphql(query, { q: `family=${family}`, a: Buffer.from('[1,"",[],"x","y","n"]').toString('base64url') }, alpha);
+    expect(codeOf(garbled.errors)).toBe('BAD_REQUEST');
+    const otherSort = await t.graphql(query, { q: `family=${family}&_sort=birthdate`, a: first.data!.fhirPatients.pageInfo.endCursor }, alpha);
+    expect(codeOf(otherSort.errors)).toBe('BAD_REQUEST');
+    // Edge cursors are keyset positions: paging after the first edge yields the second one next.
+    const afterFirst = await t.graphql<Conn>(query, { q: `family=${family}`, a: first.data!.fhirPatients.edges[0]!.cursor }, alpha);
+    expect(afterFirst.data!.fhirPatients.edges[0]!.node.id).toBe(first.data!.fhirPatients.edges[1]!.node.id);
     const tooLarge = await t.graphql(`{ fhirPatients(first: 101) { edges { node { id } } } }`, {}, alpha);
     expect(codeOf(tooLarge.errors)).toBe('PAGE_SIZE_TOO_LARGE');
   });

@@ -4,6 +4,7 @@ import { apiToken, fhir, registerPartner } from './support/fhir.js';
 
 interface Bundle {
   total?: number;
+  link: { relation: string; url: string }[];
   entry?: { fullUrl: string; resource: { resourceType: string; id: string; [k: string]: unknown }; search: { mode: string } }[];
 }
 
@@ -97,6 +98,19 @@ describe('FHIR R4 search across references', () => {
     const bad = await fhir(t, alpha, 'GET', '/Observation?_include=Patient:organization', undefined, { prefer: 'handling=strict' });
     expect(bad.statusCode).toBe(400);
     expect(bad.json().issue[0].expression).toEqual(['_include']);
+  });
+
+  it('_include=* and _revinclude=* follow every reference parameter, within the tenancy', async () => {
+    expect(await entries(`/Patient?_id=${ids['pa']}&_include=*`)).toEqual([`match ${ref('pa', 'Patient')}`, `include ${ref('org', 'Organization')}`, `include ${ref('doc', 'Practitioner')}`].sort());
+    // Beta's Observation ox refers to pa too, but Alpha does not see it.
+    expect(await entries(`/Patient?_id=${ids['pa']}&_revinclude=*`)).toEqual([`match ${ref('pa', 'Patient')}`, `include ${ref('o1', 'Observation')}`].sort());
+    expect(await entries(`/Organization?_id=${ids['org']}&_revinclude=*`)).toEqual([`match ${ref('org', 'Organization')}`, `include ${ref('pa', 'Patient')}`].sort());
+    expect(await entries(`/Observation?_id=${ids['o4']}&_include=*`)).toEqual([`match ${ref('o4', 'Observation')}`]);
+    const self = (await search(alpha, `/Patient?_id=${ids['pa']}&_include=*`)).link.find((l) => l.relation === 'self')!.url;
+    expect(new URL(self).searchParams.get('_include')).toBe('*');
+    const iterate = await fhir(t, alpha, 'GET', '/Patient?_include:iterate=*', undefined, { prefer: 'handling=strict' });
+    expect(iterate.statusCode).toBe(400);
+    expect(iterate.json().issue[0].expression).toEqual(['_include:iterate']);
   });
 
   it('_summary=true keeps the summary elements only, tagged SUBSETTED', async () => {

@@ -148,7 +148,7 @@ describe('FHIR R4 search', () => {
     expect(first.total).toBe(4);
     expect(first.entry).toHaveLength(3);
     const next = first.link.find((l) => l.relation === 'next')!.url;
-    expect(next).toContain('_offset=3');
+    expect(next).toContain('_cursor=');
     const second = await search(next.slice(next.indexOf('/Patient')));
     expect(second.entry).toHaveLength(1);
     expect(second.link.find((l) => l.relation === 'next')).toBeUndefined();
@@ -167,5 +167,66 @@ describe('FHIR R4 search', () => {
     const strict = await fhir(t, token, 'GET', '/Patient?family=castro&shoe-size=9', undefined, { prefer: 'handling=strict' });
     expect(strict.statusCode).toBe(400);
     expect(strict.json().issue[0].expression).toEqual(['shoe-size']);
+  });
+
+  it('pages with keyset cursors that stay exact when resources are created, updated or deleted in between', async () => {
+    const made: string[] = [];
+    for (const family of ['Page1', 'Page2', 'Page3', 'Page4', 'Page5']) made.push((await fhir(t, token, 'POST', '/Practitioner', { resourceType: 'Practitioner', name: [{ family }] })).json().id);
+    const [p1, p2, p3, p4, p5] = made;
+    const idsOf = (b: Bundle) => (b.entry ?? []).map((e) => e.resource.id);
+    const linkOf = (b: Bundle, relation: string) => {
+      const url = b.link.find((l) => l.relation === relation)?.url;
+      return url === undefined ? undefined : url.slice(url.indexOf('/Practitioner'));
+    };
+    const first = await search('/Practitioner?family=page&_count=2');
+    expect(idsOf(first)).toEqual([p1, p2]);
+    // Between the requests: p1 is updated (it moves to the end), p3 deleted, p6 created.
+    const current = (await fhir(t, token, 'GET', `/Practitioner/${p1}`)).json();
+    expect((await fhir(t, token, 'PUT', `/Practitioner/${p1}`, { ...current, active: true })).statusCode).toBe(200);
+    expect((await fhir(t, token, 'DELETE', `/Practitioner/${p3}`)).statusCode).toBe(204);
+    const p6 = (await fhir(t, token, 'POST', '/Practitioner', { resourceType: 'Practitioner', name: [{ family: 'Page6' }] })).json().id;
+    // An offset link would now skip p4; the cursor continues right after p2.
+    const second = await search(linkOf(first, 'next')!);
+    expect(idsOf(second)).toEqual([p4, p5]);
+    const third = await search(linkOf(second, 'next')!);
+    expect(idsOf(third).sort()).toEqual([p1, p6].sort());
+    expect(linkOf(third, 'next')).toBeUndefined();
+    expect(idsOf(await search(linkOf(third, 'previous')!))).toEqual([p4, p5]);
+    expect(idsOf(await search(linkOf(second, 'previous')!))).toEqual([p2]);
+    // _offset still works when asked for explicitly.
+    expect(idsOf(await search('/Practitioner?family=page&_count=2&_offset=2'))).toEqual([p5, p1]);
+  });
+
+  it('walks _sort pages forwards and backwards by cursor, values missing last, ties broken by lastUpdated and id', async () => {
+    for (const given of ['b', 'a', 'c', 'a', 'b']) await fhir(t, token, 'POST', '/Practitioner', { resourceType: 'Practitioner', name: [{ family: 'Sorted', given: [given] }] });
+    await fhir(t, token, 'POST', '/Practitioner', { resourceType: 'Practitioner', name: [{ family: 'Sorted' }] });
+    for (const sort of ['given', '-given', '-given,_id']) {
+      const all = (await search(`/Practitioner?family=sorted&_sort=${sort}&_count=100`)).entry!.map((e) => e.resource);
+      expect(all).toHaveLength(6);
+      expect(all.at(-1)!['name']).toEqual([{ family: 'Sorted' }]);
+      const pages: string[][] = [];
+      let page = await search(`/Practitioner?family=sorted&_sort=${sort}&_count=4`);
+      for (;;) {
+        pages.push((page.entry ?? []).map((e) => e.resource.id));
+        const next = page.link.find((l) => l.relation === 'next')?.url;
+        if (!next) break;
+        page = await search(next.slice(next.indexOf('/Practitioner')));
+      }
+      expect(pages.flat()).toEqual(all.map((r) => r.id));
+      const back = page.link.find((l) => l.relation === 'previous')!.url;
+      expect((await search(back.slice(back.indexOf('/Practitioner')))).entry!.map((e) => e.resource.id)).toEqual(pages[0]);
+    }
+  });
+
+  it('refuses a garbled, forged or mismatched _cursor with a 400 naming it', async () => {
+    const page = await search('/Practitioner?_sort=family&_count=1');
+    const cursor = new URL(page.link.find((l) => l.relation === 'next')!.url).searchParams.get('_cursor')!;
+    const forged = Buffer.from(JSON.stringify([1, 'family', ['x'], 'yesterday', 'x', 'n'])).toString('base64url');
+    for (const query of ['/Practitioner?_cursor=%%%', '/Practitioner?_sort=family&_cursor=bm90IGpzb24', `/Practitioner?_sort=family&_cursor=${forged}`, `/Practitioner?_sort=-family&_cursor=${cursor}`, `/Practitioner?_sort=family&_offset=1&_cursor=${cursor}`]) {
+      const res = await fhir(t, token, 'GET', query);
+      expect(res.statusCode, query).toBe(400);
+      expect(res.json().resourceType).toBe('OperationOutcome');
+      expect(res.json().issue[0].expression).toEqual(['_cursor']);
+    }
   });
 });

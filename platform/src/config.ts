@@ -63,7 +63,7 @@ export interface Config {
   /** How many `event(waitMs:)` reads one pipeline process lets wait at once. */
   eventMaxWaiters: number;
   /** FHIR Bulk Data $export: resources read (and written as one chunk) per page, and a pause between pages. */
-  fhirExport: { pageSize: number; pagePauseMs: number };
+  fhirExport: { pageSize: number; pagePauseMs: number; expirySeconds: number };
   /**
    * Asynchronous FHIR submissions (sync jobs): attempts before a transient failure is final, the
    * first retry delay (doubled each attempt, with jitter), how long a silent worker keeps a job
@@ -223,7 +223,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     upstreamTimeoutMs: int('SVC_UPSTREAM_TIMEOUT_MS', 30_000, 100, 600_000),
     operationLimits: readOperationLimits(int),
     eventMaxWaiters: int('SVC_EVENT_MAX_WAITERS', 1000, 1, 1_000_000),
-    fhirExport: { pageSize: int('SVC_FHIR_EXPORT_PAGE_SIZE', 500, 1, 10_000), pagePauseMs: int('SVC_FHIR_EXPORT_PAGE_PAUSE_MS', 0, 0, 60_000) },
+    fhirExport: { pageSize: int('SVC_FHIR_EXPORT_PAGE_SIZE', 500, 1, 10_000), pagePauseMs: int('SVC_FHIR_EXPORT_PAGE_PAUSE_MS', 0, 0, 60_000), expirySeconds: int('SVC_FHIR_EXPORT_EXPIRY_SECONDS', 86_400, 1, 30 * 86_400) },
     fhirSync: {
       maxAttempts: int('SVC_FHIR_SYNC_MAX_ATTEMPTS', 5, 1, 50),
       retryBaseMs: int('SVC_FHIR_SYNC_RETRY_BASE_MS', 2000, 10, 3_600_000),

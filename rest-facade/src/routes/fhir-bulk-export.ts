@@ -28,10 +28,17 @@ function queryString(query: RouteInput['query']): string {
   return params.toString();
 }
 
-const KICKOFF_DOC = `mutation FhirExportKickoff($level: String!, $groupId: ID, $query: String, $requestPath: String!, $respondAsync: Boolean!, $lenient: Boolean) {
-  fhirExportKickoff(level: $level, groupId: $groupId, query: $query, requestPath: $requestPath, respondAsync: $respondAsync, lenient: $lenient) }`;
+const KICKOFF_DOC = `mutation FhirExportKickoff($level: String!, $groupId: ID, $query: String, $requestPath: String!, $respondAsync: Boolean!, $lenient: Boolean, $parameters: JSONObject) {
+  fhirExportKickoff(level: $level, groupId: $groupId, query: $query, requestPath: $requestPath, respondAsync: $respondAsync, lenient: $lenient, parameters: $parameters) }`;
 
-function kickoff(level: 'system' | 'patient' | 'group'): GatewayOperation {
+/** A POST kick-off's body (a Parameters resource, checked by the subgraph); an empty body is no parameters. */
+function postedParameters(input: RouteInput): Record<string, unknown> {
+  const body = input.body;
+  if (body === undefined || body === null || body === '') return { resourceType: 'Parameters' };
+  return (typeof body === 'object' && !Array.isArray(body) ? body : { resourceType: typeof body }) as Record<string, unknown>;
+}
+
+function kickoff(level: 'system' | 'patient' | 'group', method: 'GET' | 'POST' = 'GET'): GatewayOperation {
   return {
     document: KICKOFF_DOC,
     variables: (input) => {
@@ -45,6 +52,7 @@ function kickoff(level: 'system' | 'patient' | 'group'): GatewayOperation {
         requestPath: query ? `${path}?${query}` : path,
         respondAsync: prefer.includes('respond-async'),
         lenient: prefer.includes('handling=lenient'),
+        parameters: method === 'POST' ? postedParameters(input) : null,
       };
     },
     result: (data) => data['fhirExportKickoff'],
@@ -114,6 +122,9 @@ export const fhirBulkExportRoutes: RouteSpec[] = [
   fhir({ id: 'fhir.export', method: 'GET', path: '/fhir/R4/$export', summary: 'Bulk data export of every type, an asynchronous job (Prefer: respond-async; system/*.read scope)', auth: 'bearer', scopes: KICKOFF_SCOPES, successStatus: 202, operation: kickoff('system') }),
   fhir({ id: 'fhir.export-patient', method: 'GET', path: '/fhir/R4/Patient/$export', summary: 'Bulk data export of the Patient compartment of every patient', auth: 'bearer', scopes: KICKOFF_SCOPES, successStatus: 202, operation: kickoff('patient') }),
   fhir({ id: 'fhir.export-group', method: 'GET', path: '/fhir/R4/Group/{id}/$export', summary: 'Bulk data export of the Patient compartment of a Group’s patients', auth: 'bearer', scopes: KICKOFF_SCOPES, successStatus: 202, operation: kickoff('group') }),
+  fhir({ id: 'fhir.export-post', method: 'POST', path: '/fhir/R4/$export', summary: 'Bulk data export kick-off with a Parameters body (_type, _since, _outputFormat, _typeFilter)', auth: 'bearer', scopes: KICKOFF_SCOPES, successStatus: 202, operation: kickoff('system', 'POST') }),
+  fhir({ id: 'fhir.export-patient-post', method: 'POST', path: '/fhir/R4/Patient/$export', summary: 'Patient-level bulk data export kick-off with a Parameters body', auth: 'bearer', scopes: KICKOFF_SCOPES, successStatus: 202, operation: kickoff('patient', 'POST') }),
+  fhir({ id: 'fhir.export-group-post', method: 'POST', path: '/fhir/R4/Group/{id}/$export', summary: 'Group-level bulk data export kick-off with a Parameters body', auth: 'bearer', scopes: KICKOFF_SCOPES, successStatus: 202, operation: kickoff('group', 'POST') }),
   fhir({ id: 'fhir.export-status', method: 'GET', path: '/fhir/R4/$export-status/{jobId}', summary: 'Poll an export: 202 with X-Progress and Retry-After, then 200 with the manifest', auth: 'bearer', scopes: [], successStatus: 200, operation: STATUS }),
   fhir({ id: 'fhir.export-cancel', method: 'DELETE', path: '/fhir/R4/$export-status/{jobId}', summary: 'Cancel an export and delete its files', auth: 'bearer', scopes: [], successStatus: 202, operation: CANCEL }),
   fhir({ id: 'fhir.export-file', method: 'GET', path: '/fhir/R4/$export-file/{jobId}/{file}', summary: 'Download an NDJSON output file of a completed export (the partner that asked only)', auth: 'bearer', scopes: [], successStatus: 200, responseContentType: 'application/fhir+ndjson', operation: FILE }),

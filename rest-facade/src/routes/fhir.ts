@@ -106,9 +106,10 @@ function stringParam(input: RouteInput, name: string): string | null {
 }
 
 const READ = gatewayOperation(
-  `query FhirRead($resourceType: String!, $id: ID!) { fhirRead(resourceType: $resourceType, id: $id) { ${RESPONSE_FIELDS} } }`,
+  `query FhirRead($resourceType: String!, $id: ID!, $ifNoneMatch: String, $ifModifiedSince: String) {
+  fhirRead(resourceType: $resourceType, id: $id, ifNoneMatch: $ifNoneMatch, ifModifiedSince: $ifModifiedSince) { ${RESPONSE_FIELDS} } }`,
   'fhirRead',
-  ({ params }) => ({ resourceType: params['resourceType'], id: params['id'] }),
+  (input) => ({ resourceType: input.params['resourceType'], id: input.params['id'], ifNoneMatch: header(input, 'if-none-match'), ifModifiedSince: header(input, 'if-modified-since') }),
 );
 const VREAD = gatewayOperation(
   `query FhirVread($resourceType: String!, $id: ID!, $versionId: ID!) { fhirVread(resourceType: $resourceType, id: $id, versionId: $versionId) { ${RESPONSE_FIELDS} } }`,

@@ -2,10 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/core';
 import { DomainError, hasAnyScope, isOperator, type Logger } from '@svc/platform';
 import { exportStore, type ExportCursor, type ExportJob, type ExportLevel } from '../entities/export-store.js';
-import { resourceStore } from '../entities/resource-store.js';
+import { inView, resourceStore, type ResourceView } from '../entities/resource-store.js';
 import { isFhirResourceType, patientCompartment } from './definitions.js';
-import { maySee } from './access.js';
-import type { FhirCall } from './interactions.js';
+import { partnerReadView } from './sharing-rules.js';
+import { queryFromString, type FhirCall } from './interactions.js';
+import { parseSearchRequest } from './search-request.js';
+import { applyCriteria } from '../entities/search-query.js';
+import type { Knex } from '@mikro-orm/knex';
 
 /**
  * FHIR Bulk Data Access ($export, https://hl7.org/fhir/uv/bulkdata/): kick-off, status, cancel and
@@ -18,7 +21,10 @@ export const EXPORT_SCOPES = ['system/*.read', 'system/Patient.read'] as const;
 /** _outputFormat values accepted (all mean NDJSON of FHIR JSON resources). */
 export const OUTPUT_FORMATS = ['application/fhir+ndjson', 'application/ndjson', 'ndjson'] as const;
 
-const KNOWN_PARAMS = new Set(['_outputFormat', '_since', '_type']);
+const KNOWN_PARAMS = new Set(['_outputFormat', '_since', '_type', '_typeFilter']);
+
+/** Search result parameters that mean nothing in a _typeFilter (it selects resources, it does not page them). */
+const RESULT_PARAMS = ['_count', '_offset', '_cursor', '_sort', '_total', '_summary', '_elements', '_include', '_revinclude', '_contained', '_containedType'];
 
 export interface KickoffRequest {
   level: ExportLevel;
@@ -31,17 +37,86 @@ export interface KickoffRequest {
   respondAsync: boolean;
   /** Prefer: handling=lenient: ignore parameters this server does not support instead of 400. */
   lenient: boolean;
+  /** POST kick-off: the Parameters resource of the body (its parameters join the query's). */
+  parameters?: unknown;
+}
+
+/** Parameters value[x] a kick-off parameter may carry, by parameter (Bulk Data IG, POST kick-off). */
+const PARAMETER_VALUES: Record<string, readonly string[]> = {
+  _outputFormat: ['valueString', 'valueCode'],
+  _since: ['valueInstant', 'valueDateTime'],
+  _type: ['valueString', 'valueCode'],
+  _typeFilter: ['valueString'],
+};
+
+/**
+ * A POST kick-off's Parameters body as query parameters: `{ name: '_type', valueString: 'Patient' }`
+ * is `_type=Patient`. Each issue names `Parameters.parameter[i]`; unknown names are 400 unless lenient.
+ */
+export function parametersToQuery(body: unknown, lenient: boolean): URLSearchParams {
+  const out = new URLSearchParams();
+  const resource = body as { resourceType?: unknown; parameter?: unknown } | null;
+  if (typeof resource !== 'object' || resource === null || resource.resourceType !== 'Parameters') throw bad('Parameters', 'a POST kick-off body must be a Parameters resource');
+  if (resource.parameter !== undefined && !Array.isArray(resource.parameter)) throw bad('Parameters.parameter', 'must be an array');
+  ((resource.parameter ?? []) as unknown[]).forEach((raw, i) => {
+    const field = `Parameters.parameter[${i}]`;
+    const p = raw as Record<string, unknown> | null;
+    if (typeof p !== 'object' || p === null || typeof p['name'] !== 'string') throw bad(field, 'must be an object with a name');
+    const name = p['name'];
+    const kinds = PARAMETER_VALUES[name];
+    if (!kinds) {
+      if (lenient) return;
+      throw bad(`${field}.name`, `${JSON.stringify(name)} is not supported by this server's $export (supported: ${Object.keys(PARAMETER_VALUES).join(', ')})`);
+    }
+    const kind = kinds.find((k) => typeof p[k] === 'string');
+    if (!kind) throw bad(field, `${name} needs one of ${kinds.join(', ')}`);
+    out.append(name, p[kind] as string);
+  });
+  return out;
+}
+
+/** `Observation?code=x` values of _typeFilter (repeated, or comma-separated before each `Type?`). */
+function parseTypeFilters(values: string[], types: readonly string[]): Record<string, string[]> {
+  const filters: Record<string, string[]> = {};
+  for (const value of values.flatMap((v) => v.split(/,(?=[A-Z][A-Za-z]+\?)/))) {
+    const m = /^([A-Z][A-Za-z]+)\?(.+)$/.exec(value.trim());
+    if (!m || !isFhirResourceType(m[1]!)) throw bad('_typeFilter', `${JSON.stringify(value.slice(0, 80))} is not Type?search-query`);
+    const [, type = '', query = ''] = m;
+    if (!types.includes(type)) throw bad('_typeFilter', `${type} is not one of the exported types (${types.join(', ') || 'none'})`);
+    const params = queryFromString(query);
+    const refused = Object.keys(params).filter((k) => RESULT_PARAMS.includes(k.split(':')[0] ?? k));
+    if (refused.length > 0) throw bad('_typeFilter', `${refused.join(', ')} cannot be used in a _typeFilter`);
+    try {
+      parseSearchRequest(type, params, true);
+    } catch (error) {
+      throw bad('_typeFilter', `${type}?${query.slice(0, 80)}: ${error instanceof Error ? error.message : 'not a valid search'}`);
+    }
+    (filters[type] ??= []).push(query);
+  }
+  return filters;
 }
 
 function bad(field: string, message: string): DomainError {
   return new DomainError('BAD_REQUEST', `${field}: ${message}`, { fieldErrors: [{ field, message }] });
 }
 
-/** The job, when it exists and belongs to the caller's partner; anything else is the same 404. */
+/**
+ * The job, when it exists, has not expired and belongs to the caller's partner; anything else is
+ * the same 404 (an expired job answers as the sweep will leave it: gone without a trace).
+ */
 async function ownJob(call: FhirCall, jobId: string): Promise<ExportJob> {
   const job = /^[0-9a-f-]{36}$/.test(jobId) ? await exportStore.get(call.em, jobId) : null;
-  if (!job || call.principal.partnerGpid === null || job.partnerGpid !== call.principal.partnerGpid) throw new DomainError('NOT_FOUND', `There is no export job ${jobId}.`);
+  const expired = job?.expiresAt !== null && job?.expiresAt !== undefined && job.expiresAt < new Date().toISOString();
+  if (!job || expired || call.principal.partnerGpid === null || job.partnerGpid !== call.principal.partnerGpid) throw new DomainError('NOT_FOUND', `There is no export job ${jobId}.`);
   return job;
+}
+
+/** The manifest's `request`: the kick-off path, with a POST body's parameters as its query. */
+function requestPathWith(request: KickoffRequest, params: URLSearchParams): string {
+  const path = request.requestPath.replace(/^\/+/, '');
+  if (request.parameters === undefined || request.parameters === null) return path;
+  const query = params.toString();
+  return query ? `${path.split('?')[0]}?${query}` : path;
 }
 
 /** Kick-off: validate, record the job (state accepted) and answer its id; the worker runs it. */
@@ -54,6 +129,7 @@ export async function kickoff(call: FhirCall, request: KickoffRequest): Promise<
   if (principal.partnerGpid === null) throw new DomainError('FORBIDDEN', '$export needs a credential of a partner (the files are served to that partner only).');
 
   const params = new URLSearchParams(request.query);
+  if (request.parameters !== undefined && request.parameters !== null) for (const [k, v] of parametersToQuery(request.parameters, request.lenient)) params.append(k, v);
   for (const key of new Set(params.keys())) {
     if (!KNOWN_PARAMS.has(key) && !request.lenient) throw bad(key, `is not supported by this server's $export (supported: ${[...KNOWN_PARAMS].join(', ')}; Prefer: handling=lenient ignores others)`);
   }
@@ -81,14 +157,16 @@ export async function kickoff(call: FhirCall, request: KickoffRequest): Promise<
     }
   } else {
     const coversAll = isOperator(principal);
-    types = (await exportStore.presentTypes(call.em, coversAll ? undefined : principal.partnerGpid)).filter((type) => inLevel(type) && mayRead(type)).sort();
+    types = (await exportStore.presentTypes(call.em, coversAll ? undefined : await partnerReadView(call.em, principal.partnerGpid))).filter((type) => inLevel(type) && mayRead(type)).sort();
   }
+
+  const typeFilters = parseTypeFilters(params.getAll('_typeFilter'), types);
 
   let groupId: string | null = null;
   if (request.level === 'group') {
     groupId = request.groupId ?? '';
     const group = /^[A-Za-z0-9\-.]{1,64}$/.test(groupId) ? await resourceStore.current(call.em, 'Group', groupId) : null;
-    if (!group || group.deleted || !maySee(principal, group.partnerGpid)) throw new DomainError('NOT_FOUND', `Group/${groupId} does not exist.`);
+    if (!group || group.deleted || !inView(isOperator(principal) ? undefined : await partnerReadView(call.em, principal.partnerGpid), group.partnerGpid, 'Group')) throw new DomainError('NOT_FOUND', `Group/${groupId} does not exist.`);
   }
 
   const now = new Date().toISOString();
@@ -101,7 +179,7 @@ export async function kickoff(call: FhirCall, request: KickoffRequest): Promise<
     types,
     since,
     outputFormat,
-    requestUrl: `${call.fhirBase}/${request.requestPath.replace(/^\/+/, '')}`,
+    requestUrl: `${call.fhirBase}/${requestPathWith(request, params)}`,
     // Resources changed after this instant are left to the next export (_since = this instant).
     transactionTime: now,
     state: 'accepted',
@@ -112,6 +190,8 @@ export async function kickoff(call: FhirCall, request: KickoffRequest): Promise<
     error: null,
     createdAt: now,
     completedAt: null,
+    typeFilters,
+    expiresAt: null,
   };
   await exportStore.insert(call.em, job);
   return { jobId: job.id, statusUrl: `${call.fhirBase}/$export-status/${job.id}` };
@@ -174,6 +254,17 @@ export async function exportChunk(call: FhirCall, jobId: string, file: string, a
   return chunk;
 }
 
+/**
+ * A job's _typeFilter for one type as a page filter: the resource matches any of the queries, each
+ * run by the search engine in the view of the partner that asked (an operator's: everyone's).
+ */
+function typeFilterOf(job: ExportJob, resourceType: string, visible: ResourceView): { filter?: (q: Knex.QueryBuilder, knex: Knex) => void } {
+  const queries = job.typeFilters[resourceType];
+  if (!queries || queries.length === 0) return {};
+  const criteria = queries.map((query) => parseSearchRequest(resourceType, queryFromString(query), true).criteria);
+  return { filter: (q, knex) => q.where((w) => criteria.forEach((c) => w.orWhere((x) => applyCriteria(knex, x, c, visible)))) };
+}
+
 export interface ExportWorkerOptions {
   pageSize: number;
   pagePauseMs: number;
@@ -181,6 +272,8 @@ export interface ExportWorkerOptions {
   pollMs: number;
   /** SQLite (embedded): one process, so a job left running at start is this process's own and is resumed at once. */
   singleProcess: boolean;
+  /** How long a finished job's output stays (SVC_FHIR_EXPORT_EXPIRY_SECONDS); the sweep then deletes it. */
+  expirySeconds: number;
 }
 
 /** A running job whose heartbeat is older than this belongs to a dead worker and is taken over. */
@@ -245,14 +338,18 @@ export class ExportWorker {
         if (job) await this.runJob(job);
       } catch (err) {
         this.log.error({ err, jobId: job?.id }, 'export job failed');
-        if (job) await exportStore.finish(this.fork(), job.id, this.workerId, { state: 'failed', error: 'The export failed on the server; start a new one.', now: new Date().toISOString() }).catch(() => undefined);
+        if (job) await exportStore.finish(this.fork(), job.id, this.workerId, { state: 'failed', error: 'The export failed on the server; start a new one.', ...this.finishedNow() }).catch(() => undefined);
       }
+      await this.sweep();
       if (!job && !this.stopped) await sleep(this.options.pollMs, this.signal);
     }
   }
 
   private async runJob(job: ExportJob): Promise<void> {
     const compartment = patientCompartment();
+    // The asking partner's read view (its own resources plus what sharing rules give it) as it is
+    // when the job runs; an operator's export covers everyone's.
+    const view: ResourceView = job.coversAll ? undefined : await partnerReadView(this.fork(), job.partnerGpid);
     let cursor: ExportCursor = job.cursor;
     let exported = job.exported;
     for (let typeIndex = cursor.typeIndex; typeIndex < job.types.length; typeIndex++) {
@@ -263,7 +360,7 @@ export class ExportWorker {
           await exportStore.release(this.fork(), job.id, this.workerId);
           return;
         }
-        const rows = await exportStore.page(this.fork(), { job, resourceType, compartmentParams: compartment.get(resourceType) ?? [], after, limit: this.options.pageSize });
+        const rows = await exportStore.page(this.fork(), { job, resourceType, compartmentParams: compartment.get(resourceType) ?? [], after, limit: this.options.pageSize, view, ...typeFilterOf(job, resourceType, view) });
         if (rows.length === 0) break;
         const last = rows[rows.length - 1]!;
         cursor = { typeIndex, lastUpdated: last.last_updated, id: last.id };
@@ -278,6 +375,26 @@ export class ExportWorker {
         if (this.options.pagePauseMs > 0) await sleep(this.options.pagePauseMs, this.signal);
       }
     }
-    await exportStore.finish(this.fork(), job.id, this.workerId, { state: 'completed', now: new Date().toISOString() });
+    await exportStore.finish(this.fork(), job.id, this.workerId, { state: 'completed', ...this.finishedNow() });
+  }
+
+  private finishedNow(): { now: string; expiresAt: string } {
+    const now = Date.now();
+    return { now: new Date(now).toISOString(), expiresAt: new Date(now + this.options.expirySeconds * 1000).toISOString() };
+  }
+
+  private lastSweep = 0;
+
+  /** Delete expired jobs and their files, at most once a minute (or once per expiry period, if shorter). */
+  private async sweep(): Promise<void> {
+    const now = Date.now();
+    if (now - this.lastSweep < Math.min(60_000, this.options.expirySeconds * 1000)) return;
+    this.lastSweep = now;
+    try {
+      const removed = await exportStore.sweepExpired(this.fork(), new Date(now).toISOString());
+      if (removed > 0) this.log.info({ removed }, 'expired export jobs deleted');
+    } catch (err) {
+      this.log.error({ err }, 'export sweep failed');
+    }
   }
 }

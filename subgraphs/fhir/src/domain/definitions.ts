@@ -112,3 +112,11 @@ export function patientCompartment(): ReadonlyMap<string, readonly string[]> {
   compartment = new Map((definition.resource ?? []).filter((r) => r.param?.length || r.code === 'Patient').map((r) => [r.code, r.param ?? []]));
   return compartment;
 }
+
+let searchParametersByUrl: ReadonlyMap<string, SearchParameter> | undefined;
+
+/** An R4 SearchParameter by its canonical URL (a composite's components name their definitions so). */
+export function searchParameterByUrl(url: string): SearchParameter | undefined {
+  searchParametersByUrl ??= new Map(entries<SearchParameter>('fhir/r4/search-parameters.json').flatMap((sp) => (sp.url ? [[sp.url, sp] as const] : [])));
+  return searchParametersByUrl.get(url);
+}

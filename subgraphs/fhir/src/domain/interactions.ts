@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/core';
 import { DomainError, makeEvent, recordEvent, type Principal, type SourceOrigin } from '@svc/platform';
-import { resourceStore, type StoredResource } from '../entities/resource-store.js';
+import { inView, resourceStore, type StoredResource } from '../entities/resource-store.js';
+import { readViewOf } from './sharing-rules.js';
 import { runIncludes, runSearch } from '../entities/search-query.js';
 import { summaryOf } from './summary.js';
 import { assertMayPerform, maySee, visiblePartner, type FhirInteraction } from './access.js';
 import { extractSearchIndex } from './search-index.js';
 import { parseSearchRequest, type SearchRequest } from './search-request.js';
+import { encodeCursor, type RowPosition } from './search-cursor.js';
 import { assertKnownType, assertResourceShape, validateFhirResource, type FhirResource } from './validation.js';
 import { parseStoredResource, storedContentOf } from './stored-content.js';
 
@@ -31,6 +33,8 @@ export interface FhirOutcome {
   etag: string | null;
   location: string | null;
   lastModified: string | null;
+  /** Search only: each match's keyset cursor (the page after it), for GraphQL connections. */
+  cursors?: string[];
 }
 
 /** Ids this server accepts in URLs (the FHIR id grammar). */
@@ -61,11 +65,15 @@ function prepare(call: FhirCall, interaction: FhirInteraction, resourceType: str
   assertMayPerform(call.principal, interaction, resourceType);
 }
 
-/** The current version, when it exists and the caller may see it; another tenant's is a 404 too. */
-async function visibleCurrent(call: FhirCall, resourceType: string, id: string): Promise<StoredResource> {
+/**
+ * The current version, when it exists and is in the caller's view; another tenant's is a 404 too.
+ * Reads use the read view (own resources plus what sharing rules give); writes only own resources.
+ */
+async function visibleCurrent(call: FhirCall, resourceType: string, id: string, mode: 'read' | 'write' = 'write'): Promise<StoredResource> {
   assertId(id);
   const stored = await resourceStore.current(call.em, resourceType, id);
-  if (!stored || !maySee(call.principal, stored.partnerGpid)) throw notFound(resourceType, id);
+  const visible = stored && (mode === 'write' ? maySee(call.principal, stored.partnerGpid) : inView(await readViewOf(call.em, call.principal), stored.partnerGpid, resourceType));
+  if (!stored || !visible) throw notFound(resourceType, id);
   return stored;
 }
 
@@ -107,17 +115,45 @@ function stamp(resource: FhirResource, id: string, versionId: number, lastUpdate
   return { resourceType, id, meta, ...rest };
 }
 
-export async function read(call: FhirCall, resourceType: string, id: string): Promise<FhirOutcome> {
+/** Conditional read (HTTP If-None-Match / If-Modified-Since), as FHIR's conditional read uses them. */
+export interface ReadConditions {
+  ifNoneMatch?: string | null;
+  ifModifiedSince?: string | null;
+}
+
+/**
+ * Whether the client's copy is current: If-None-Match (weak comparison of the ETags listed, or `*`)
+ * decides when present, as RFC 9110 says; otherwise If-Modified-Since (an HTTP-date, compared at
+ * the one-second resolution HTTP dates have). An unparsable If-Modified-Since is ignored (RFC 9110).
+ */
+function notModified(stored: StoredResource, conditions: ReadConditions): boolean {
+  if (conditions.ifNoneMatch) {
+    const tags = conditions.ifNoneMatch.split(',').map((tag) => tag.trim());
+    return tags.some((tag) => tag === '*' || /^(?:W\/)?"(\d+)"$/.exec(tag)?.[1] === String(stored.versionId));
+  }
+  if (conditions.ifModifiedSince) {
+    const since = Date.parse(conditions.ifModifiedSince);
+    if (Number.isNaN(since)) return false;
+    return Math.floor(Date.parse(stored.lastUpdated) / 1000) * 1000 <= since;
+  }
+  return false;
+}
+
+export async function read(call: FhirCall, resourceType: string, id: string, conditions: ReadConditions = {}): Promise<FhirOutcome> {
   prepare(call, 'read', resourceType);
-  const stored = await visibleCurrent(call, resourceType, id);
+  const stored = await visibleCurrent(call, resourceType, id, 'read');
   if (stored.deleted) throw new DomainError('GONE', `${resourceType}/${id} was deleted.`, { details: { version_id: stored.versionId } });
+  if (notModified(stored, conditions)) {
+    await readEvent(call, resourceType, 'read', 304);
+    return { ...outcomeOf(call, stored, 304), resource: null };
+  }
   await readEvent(call, resourceType, 'read', 200);
   return outcomeOf(call, stored, 200);
 }
 
 export async function vread(call: FhirCall, resourceType: string, id: string, versionId: string): Promise<FhirOutcome> {
   prepare(call, 'vread', resourceType);
-  await visibleCurrent(call, resourceType, id);
+  await visibleCurrent(call, resourceType, id, 'read');
   const vid = Number(versionId);
   const stored = Number.isInteger(vid) && vid > 0 ? await resourceStore.version(call.em, resourceType, id, vid) : null;
   if (!stored) throw new DomainError('NOT_FOUND', `${resourceType}/${id} has no version ${versionId}.`);
@@ -144,7 +180,7 @@ export async function matchOne(call: FhirCall, resourceType: string, query: stri
   const params = queryFromString(query);
   if (Object.keys(params).length === 0) throw new DomainError('BAD_REQUEST', `${what} must carry search parameters.`);
   const request = parseSearchRequest(resourceType, params, true);
-  const found = await runSearch(call.em, { ...request, count: 2, offset: 0, total: 'none', sort: [] }, visiblePartner(call.principal));
+  const found = await runSearch(call.em, { ...request, count: 2, offset: 0, cursor: undefined, total: 'none', sort: [] }, visiblePartner(call.principal));
   if (found.rows.length > 1) throw new DomainError('PRECONDITION_FAILED', `${what} matches more than one ${resourceType}.`);
   return found.rows[0] ?? null;
 }
@@ -248,15 +284,25 @@ function subset(resource: FhirResource, elements: string[]): FhirResource {
 export async function search(call: FhirCall, resourceType: string, query: Record<string, string[]>, strict: boolean): Promise<FhirOutcome> {
   prepare(call, 'search', resourceType);
   const request: SearchRequest = parseSearchRequest(resourceType, query, strict);
-  const { rows, total, hasMore } = await runSearch(call.em, request, visiblePartner(call.principal));
-  const included = await runIncludes(call.em, request, rows, visiblePartner(call.principal));
+  const view = await readViewOf(call.em, call.principal);
+  const { rows, positions, total, hasMore, hasPrevious } = await runSearch(call.em, request, view);
+  const included = await runIncludes(call.em, request, rows, view);
   const base = `${call.fhirBase}/${resourceType}`;
-  const page = (offset: number): [string, string][] => [...request.canonical, ['_count', String(request.count)], ['_offset', String(offset)]];
-  const link = [{ relation: 'self', url: linkUrl(base, page(request.offset)) }];
+  const withPaging = (paging: [string, string][]): [string, string][] => [...request.canonical, ['_count', String(request.count)], ...paging];
+  const cursorAt = (position: RowPosition, direction: 'next' | 'prev'): [string, string][] => [['_cursor', encodeCursor(request.sortText, position, direction)]];
+  // The self link repeats how this page was asked for; next/previous are keyset cursors anchored on
+  // the page's last/first row, so they do not shift when resources are created, updated or deleted.
+  const selfPaging: [string, string][] = request.cursor ? [['_cursor', encodeCursor(request.sortText, request.cursor, request.cursor.direction)]] : request.offset > 0 ? [['_offset', String(request.offset)]] : [];
+  const link = [{ relation: 'self', url: linkUrl(base, withPaging(selfPaging)) }];
   if (!request.summaryCount) {
-    link.push({ relation: 'first', url: linkUrl(base, page(0)) });
-    if (request.offset > 0) link.push({ relation: 'previous', url: linkUrl(base, page(Math.max(0, request.offset - request.count))) });
-    if (hasMore) link.push({ relation: 'next', url: linkUrl(base, page(request.offset + request.count)) });
+    link.push({ relation: 'first', url: linkUrl(base, withPaging([])) });
+    const firstRow = positions[0];
+    const lastRow = positions.at(-1);
+    if (hasPrevious) {
+      if (firstRow) link.push({ relation: 'previous', url: linkUrl(base, withPaging(cursorAt(firstRow, 'prev'))) });
+      else if (request.cursor?.direction === 'next') link.push({ relation: 'previous', url: linkUrl(base, withPaging(cursorAt(request.cursor, 'prev'))) });
+    }
+    if (hasMore && lastRow) link.push({ relation: 'next', url: linkUrl(base, withPaging(cursorAt(lastRow, 'next'))) });
   }
   const bundle: FhirResource = {
     resourceType: 'Bundle',
@@ -270,7 +316,7 @@ export async function search(call: FhirCall, resourceType: string, query: Record
     }),
   };
   await readEvent(call, resourceType, 'search', 200);
-  return { status: 200, resource: bundle, etag: null, location: null, lastModified: null };
+  return { status: 200, resource: bundle, etag: null, location: null, lastModified: null, cursors: positions.map((p) => encodeCursor(request.sortText, p, 'next')) };
 }
 
 export interface HistoryOptions {
@@ -284,12 +330,12 @@ export interface HistoryOptions {
 /** Instance or type history: every version, newest first, as a `history` Bundle. */
 export async function history(call: FhirCall, options: HistoryOptions): Promise<FhirOutcome> {
   prepare(call, 'history', options.resourceType);
-  if (options.id) await visibleCurrent(call, options.resourceType, options.id);
+  if (options.id) await visibleCurrent(call, options.resourceType, options.id, 'read');
   if (!Number.isInteger(options.count) || options.count < 1 || options.count > 1000) throw new DomainError('BAD_REQUEST', '_count must be from 1 to 1000.', { fieldErrors: [{ field: '_count', message: 'must be from 1 to 1000' }] });
   if (!Number.isInteger(options.offset) || options.offset < 0) throw new DomainError('BAD_REQUEST', '_offset must be a non-negative integer.', { fieldErrors: [{ field: '_offset', message: 'must be a non-negative integer' }] });
   const since = options.since ? new Date(options.since) : undefined;
   if (since && Number.isNaN(since.getTime())) throw new DomainError('BAD_REQUEST', '_since must be an instant.', { fieldErrors: [{ field: '_since', message: 'must be an instant' }] });
-  const partner = visiblePartner(call.principal);
+  const partner = await readViewOf(call.em, call.principal);
   const { rows, total } = await resourceStore.history(call.em, {
     resourceType: options.resourceType,
     ...(options.id ? { id: options.id } : {}),

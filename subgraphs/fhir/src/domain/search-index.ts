@@ -4,6 +4,7 @@ import { searchParametersOf } from './definitions.js';
 import { dateRange } from './fhir-dates.js';
 import { numericView } from './exact-json.js';
 import type { FhirResource } from './validation.js';
+import { compositeComponents, compositeRows } from './composite-index.js';
 
 /** The search-index rows of one resource, by table. Values are already normalised for matching. */
 export interface SearchIndexRows {
@@ -14,7 +15,21 @@ export interface SearchIndexRows {
   quantity: { param: string; value: number; system: string | null; code: string | null; unit: string | null }[];
   reference: { param: string; reference: string; target_type: string | null; target_id: string | null }[];
   uri: { param: string; value: string }[];
+  /** Composite parameters: one row per combination of the two components' cells (see composite-index.ts). */
+  composite: ({ param: string } & CompositeCells)[];
 }
+
+/** The typed cells of one composite component, prefixed c0_ / c1_ in the table. */
+export interface ComponentCell {
+  system: string | null;
+  code: string | null;
+  num: number | null;
+  unit: string | null;
+  low: string | null;
+  high: string | null;
+}
+
+export type CompositeCells = { [K in `c${0 | 1}_${keyof ComponentCell}`]: ComponentCell[keyof ComponentCell] };
 
 export type IndexTable = keyof SearchIndexRows;
 
@@ -27,6 +42,7 @@ export const INDEXED_TYPES: Readonly<Record<string, IndexTable>> = {
   quantity: 'quantity',
   reference: 'reference',
   uri: 'uri',
+  composite: 'composite',
 };
 
 /** Parameters answered from the resources table itself, never indexed. */
@@ -47,6 +63,15 @@ interface CompiledParam {
 
 const compiled = new Map<string, CompiledParam[]>();
 
+/**
+ * A composite's expression for one type: Medplum's getExpressionForResourceType drops a bare
+ * `Observation` (the resource itself, as code-value-quantity selects it), so keep it here.
+ */
+function compositeExpression(resourceType: string, expression: string): string | undefined {
+  const parts = expression.split(' | ').map((p) => p.trim()).filter((p) => p === resourceType || p.startsWith(`${resourceType}.`));
+  return parts.length > 0 ? parts.join(' | ') : undefined;
+}
+
 /** The indexable search parameters of a type with their parsed FHIRPath expressions (cached). */
 export function indexedParams(resourceType: string): CompiledParam[] {
   let list = compiled.get(resourceType);
@@ -55,7 +80,8 @@ export function indexedParams(resourceType: string): CompiledParam[] {
   for (const [code, sp] of Object.entries(searchParametersOf(resourceType)) as [string, SearchParameter][]) {
     const table = INDEXED_TYPES[sp.type];
     if (!table || BUILT_IN_PARAMS.has(code) || !sp.expression) continue;
-    const expression = getExpressionForResourceType(resourceType, sp.expression);
+    if (table === 'composite' && !compositeComponents(sp)) continue;
+    const expression = table === 'composite' ? compositeExpression(resourceType, sp.expression) : getExpressionForResourceType(resourceType, sp.expression);
     if (!expression) continue;
     try {
       list.push({ code, type: table, expression: parseFhirPath(expression) });
@@ -67,7 +93,7 @@ export function indexedParams(resourceType: string): CompiledParam[] {
   return list;
 }
 
-function strings(v: TypedValue): string[] {
+export function strings(v: TypedValue): string[] {
   const value = v.value as Record<string, unknown> | string | number | boolean;
   if (typeof value === 'string') return [value];
   if (typeof value !== 'object' || value === null) return [];
@@ -82,7 +108,7 @@ function strings(v: TypedValue): string[] {
   return out;
 }
 
-function addTokens(rows: SearchIndexRows['token'], param: string, v: TypedValue): void {
+export function addTokens(rows: SearchIndexRows['token'], param: string, v: TypedValue): void {
   const value = v.value as Record<string, unknown> | string | number | boolean;
   const push = (system: unknown, code: unknown, text: unknown): void => {
     rows.push({ param, system: cut(typeof system === 'string' ? system : null), code: cut(typeof code === 'string' ? code : null), text: typeof text === 'string' ? normalizeString(text) : null });
@@ -108,7 +134,7 @@ function addTokens(rows: SearchIndexRows['token'], param: string, v: TypedValue)
   }
 }
 
-function addDates(rows: SearchIndexRows['date'], param: string, v: TypedValue): void {
+export function addDates(rows: SearchIndexRows['date'], param: string, v: TypedValue): void {
   const value = v.value as Record<string, unknown> | string;
   if (typeof value === 'string') {
     const r = dateRange(value);
@@ -125,7 +151,7 @@ function addDates(rows: SearchIndexRows['date'], param: string, v: TypedValue): 
   }
 }
 
-function addReference(rows: SearchIndexRows['reference'], param: string, v: TypedValue): void {
+export function addReference(rows: SearchIndexRows['reference'], param: string, v: TypedValue): void {
   const value = v.value as Record<string, unknown> | string;
   const raw = typeof value === 'string' ? value : typeof value?.['reference'] === 'string' ? (value['reference'] as string) : null;
   if (!raw || raw.startsWith('#')) return;
@@ -135,11 +161,11 @@ function addReference(rows: SearchIndexRows['reference'], param: string, v: Type
 
 /**
  * Evaluate every search parameter of the resource's type (FHIRPath from the official
- * SearchParameters) and turn the values into index rows. Composite and special parameters are not
- * indexed.
+ * SearchParameters) and turn the values into index rows. Composite parameters of two components
+ * are indexed by composite-index.ts; special parameters are not indexed.
  */
 export function extractSearchIndex(resource: FhirResource): SearchIndexRows {
-  const rows: SearchIndexRows = { string: [], token: [], date: [], number: [], quantity: [], reference: [], uri: [] };
+  const rows: SearchIndexRows = { string: [], token: [], date: [], number: [], quantity: [], reference: [], uri: [], composite: [] };
   // FHIRPath reads exact number literals (125.00) as the numbers they denote.
   const input = [toTypedValue(numericView(resource))];
   for (const p of indexedParams(resource.resourceType)) {
@@ -187,6 +213,9 @@ export function extractSearchIndex(resource: FhirResource): SearchIndexRows {
         }
         case 'uri':
           if (typeof v.value === 'string') rows.uri.push({ param: p.code, value: v.value.slice(0, 512) });
+          break;
+        case 'composite':
+          rows.composite.push(...compositeRows(p.code, searchParametersOf(resource.resourceType)[p.code], v));
           break;
       }
     }

@@ -1,7 +1,9 @@
 import { DomainError } from '@svc/platform';
-import { enumeratedValueSet, isFhirResourceType, searchParametersOf } from './definitions.js';
+import { definitions, enumeratedValueSet, isFhirResourceType, searchParametersOf } from './definitions.js';
 import { dateRange, type DateRange } from './fhir-dates.js';
 import { BUILT_IN_PARAMS, INDEXED_TYPES, indexedParams, type IndexTable } from './search-index.js';
+import { decodeCursor, type PageCursor } from './search-cursor.js';
+import { compositeComponents } from './composite-index.js';
 
 export const PREFIXES = ['eq', 'ne', 'gt', 'lt', 'ge', 'le', 'sa', 'eb', 'ap'] as const;
 export type Prefix = (typeof PREFIXES)[number];
@@ -17,7 +19,9 @@ export type SearchValue =
   | { kind: 'uri'; value: string }
   /** `:in` / `:not-in`: the codes of an enumerated value set, by system. */
   | { kind: 'valueset'; url: string; codes: { system: string; code: string }[] }
-  | { kind: 'missing'; missing: boolean };
+  | { kind: 'missing'; missing: boolean }
+  /** A composite parameter's `a$b`: one value per component, matched on the same indexed element. */
+  | { kind: 'composite'; parts: SearchValue[] };
 
 /** One `param[:modifier]=v1,v2` of the query: its values are alternatives (OR); criteria AND. */
 export interface Criterion {
@@ -54,6 +58,10 @@ export interface SearchRequest {
   sort: SortKey[];
   count: number;
   offset: number;
+  /** `_cursor`: the keyset position the page starts after (or, `prev`, ends before). */
+  cursor: PageCursor | undefined;
+  /** The `_sort` text as given ('' without one): cursors are bound to it. */
+  sortText: string;
   total: 'none' | 'estimate' | 'accurate';
   summaryCount: boolean;
   /** _summary=true | text | data: which elements each resource keeps (see summary.ts). */
@@ -79,6 +87,7 @@ const MODIFIERS: Record<string, readonly string[]> = {
   quantity: ['missing'],
   reference: ['missing', 'identifier'],
   uri: ['below', 'above', 'missing'],
+  composite: ['missing'],
   _id: ['not'],
   _lastUpdated: [],
 };
@@ -169,7 +178,37 @@ function parseValue(param: string, table: Criterion['table'], modifier: string |
     }
     case 'uri':
       return { kind: 'uri', value: raw };
+    case 'composite':
+      throw bad(param, 'a composite value is parsed with its components');
   }
+}
+
+/** Split on `separator` where it is not escaped with a backslash, keeping escapes for the next split. */
+function splitEscaped(raw: string, separator: string): string[] {
+  const out: string[] = [];
+  let current = '';
+  for (let i = 0; i < raw.length; i++) {
+    const ch = raw[i]!;
+    if (ch === '\\' && i + 1 < raw.length) current += ch + raw[++i];
+    else if (ch === separator) {
+      out.push(current);
+      current = '';
+    } else current += ch;
+  }
+  out.push(current);
+  return out;
+}
+
+/** `token$quantity` (commas OR): each part parsed as its component's parameter type. */
+function parseComposite(resourceType: string, key: string, code: string, value: string): SearchValue[] {
+  const sp = searchParametersOf(resourceType)[code];
+  const components = sp ? compositeComponents(sp) : null;
+  if (!components) throw bad(key, 'is not a composite parameter this server indexes');
+  return splitEscaped(value, ',').map((alternative) => {
+    const parts = splitEscaped(alternative, '$');
+    if (parts.length !== components.length) throw bad(key, `${JSON.stringify(alternative)} must have ${components.length} parts separated by $`);
+    return { kind: 'composite', parts: parts.map((part, i) => parseValue(key, components[i]!.type, undefined, splitValues(part)[0] ?? '')) };
+  });
 }
 
 function single(query: Record<string, string[]>, name: string): string | undefined {
@@ -188,7 +227,7 @@ function tableOf(resourceType: string, code: string): Criterion['table'] | undef
   return INDEXED_TYPES[sp.type];
 }
 
-const RESULT_PARAMS = new Set(['_count', '_offset', '_sort', '_total', '_summary', '_elements', '_format', '_pretty', '_include', '_revinclude', '_include:iterate', '_revinclude:iterate']);
+const RESULT_PARAMS = new Set(['_count', '_offset', '_cursor', '_sort', '_total', '_summary', '_elements', '_format', '_pretty', '_include', '_revinclude', '_include:iterate', '_revinclude:iterate']);
 
 /** How deep chains and _has may nest (`a.b.c` is two levels). */
 export const MAX_CHAIN_DEPTH = 2;
@@ -234,6 +273,7 @@ function parseCriterion(resourceType: string, key: string, value: string, depth:
     // Reference.identifier is indexed as a token under `param:identifier`.
     return { param: `${code}:identifier`, table: 'token', modifier: undefined, values: splitValues(value).map((v) => parseValue(key, 'token', undefined, v)) };
   }
+  if (table === 'composite' && modifier !== 'missing') return { param: code, table, modifier, values: parseComposite(resourceType, key, code, value) };
   return { param: code, table, modifier, values: splitValues(value).map((v) => parseValue(key, table, modifier, v)) };
 }
 
@@ -245,10 +285,45 @@ function unknownReason(resourceType: string, key: string): string {
   return tableOf(resourceType, code) === undefined ? `${resourceType} has no search parameter ${code} this server supports` : `modifier :${modifier} is not supported`;
 }
 
+/** `_include=*`: every indexed reference parameter of the searched type. */
+function includeAll(resourceType: string): IncludeSpec[] {
+  return indexedParams(resourceType)
+    .filter((p) => p.type === 'reference')
+    .map((p) => ({ sourceType: resourceType, param: p.code, targetType: undefined, iterate: false }));
+}
+
+const revincludeCache = new Map<string, IncludeSpec[]>();
+
+/** `_revinclude=*`: every indexed reference parameter of any type whose targets include the searched type. */
+function revincludeAll(resourceType: string): IncludeSpec[] {
+  let specs = revincludeCache.get(resourceType);
+  if (specs) return specs;
+  specs = [];
+  for (const sourceType of definitions().resourceTypes) {
+    for (const p of indexedParams(sourceType)) {
+      if (p.type === 'reference' && referenceTargets(sourceType, p.code).includes(resourceType)) specs.push({ sourceType, param: p.code, targetType: resourceType, iterate: false });
+    }
+  }
+  revincludeCache.set(resourceType, specs);
+  return specs;
+}
+
 function parseIncludes(resourceType: string, query: Record<string, string[]>, name: '_include' | '_revinclude', strict: boolean, canonical: [string, string][], ignored: string[]): IncludeSpec[] {
   const specs: IncludeSpec[] = [];
   for (const key of [name, `${name}:iterate`]) {
     for (const raw of query[key] ?? []) {
+      if (raw === '*') {
+        // Every reference parameter: of the searched type (_include), or of any type that may refer
+        // to it (_revinclude). Not with :iterate, which would follow every reference of every type.
+        if (key.endsWith(':iterate')) {
+          if (strict) throw bad(key, '* is supported without :iterate only');
+          ignored.push(key);
+          continue;
+        }
+        specs.push(...(name === '_include' ? includeAll(resourceType) : revincludeAll(resourceType)));
+        canonical.push([key, raw]);
+        continue;
+      }
       const [sourceType = '', param = '', targetType] = raw.split(':');
       const targets = isFhirResourceType(sourceType) ? referenceTargets(sourceType, param) : [];
       // _include names the matched type as source; _revinclude names the type that refers to the matches.
@@ -296,7 +371,7 @@ export function parseSearchRequest(resourceType: string, query: Record<string, s
       const descending = raw.startsWith('-');
       const param = descending ? raw.slice(1) : raw;
       const table = tableOf(resourceType, param);
-      if (!table) throw bad('_sort', `${resourceType} cannot be sorted by ${param}`);
+      if (!table || table === 'composite') throw bad('_sort', `${resourceType} cannot be sorted by ${param}`);
       sort.push({ param, table, descending });
     }
     canonical.push(['_sort', sortParam]);
@@ -308,6 +383,9 @@ export function parseSearchRequest(resourceType: string, query: Record<string, s
   const offsetText = single(query, '_offset');
   const offset = offsetText === undefined ? 0 : Number(offsetText);
   if (!Number.isInteger(offset) || offset < 0) throw bad('_offset', 'must be a non-negative integer');
+  const cursorText = single(query, '_cursor');
+  if (cursorText !== undefined && offsetText !== undefined) throw bad('_cursor', 'cannot be combined with _offset');
+  const cursor = cursorText === undefined ? undefined : decodeCursor(cursorText, sortParam ?? '', sort.length);
 
   const totalText = single(query, '_total') ?? 'accurate';
   if (!['none', 'estimate', 'accurate'].includes(totalText)) throw bad('_total', 'must be none, estimate or accurate');
@@ -334,6 +412,8 @@ export function parseSearchRequest(resourceType: string, query: Record<string, s
     sort,
     count,
     offset,
+    cursor,
+    sortText: sortParam ?? '',
     total: totalText as SearchRequest['total'],
     summaryCount: summary === 'count',
     summary: summary === 'true' || summary === 'text' || summary === 'data' ? summary : undefined,

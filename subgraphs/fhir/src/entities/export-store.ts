@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/core';
 import type { Knex } from '@mikro-orm/knex';
-import { INDEX_TABLES, RESOURCES, knexOf } from './resource-store.js';
+import { INDEX_TABLES, RESOURCES, knexOf, whereVisible, type ResourceView } from './resource-store.js';
 
 export const JOBS = 'fhir_export_jobs';
 export const FILES = 'fhir_export_files';
@@ -35,6 +35,10 @@ export interface ExportJob {
   error: string | null;
   createdAt: string;
   completedAt: string | null;
+  /** _typeFilter: per type, search queries (OR) a resource must match to be exported. */
+  typeFilters: Record<string, string[]>;
+  /** When the finished job and its files expire (null while it runs). */
+  expiresAt: string | null;
 }
 
 export interface ExportFile {
@@ -62,6 +66,8 @@ interface JobRow {
   error: string | null;
   created_at: string;
   completed_at: string | null;
+  type_filters: string | null;
+  expires_at: string | null;
 }
 
 function toJob(row: JobRow): ExportJob {
@@ -84,6 +90,8 @@ function toJob(row: JobRow): ExportJob {
     error: row.error,
     createdAt: row.created_at,
     completedAt: row.completed_at,
+    typeFilters: row.type_filters ? (JSON.parse(row.type_filters) as Record<string, string[]>) : {},
+    expiresAt: row.expires_at,
   };
 }
 
@@ -98,8 +106,12 @@ export interface PageRequest {
   resourceType: string;
   /** Patient-compartment reference parameters of the type (patient and group levels). */
   compartmentParams: readonly string[];
+  /** _typeFilter of this type: adds `where` conditions (the search engine's) to the query. */
+  filter?: (q: Knex.QueryBuilder, knex: Knex) => void;
   after: { lastUpdated: string; id: string } | null;
   limit: number;
+  /** Whose resources the job reads: the asking partner's read view (undefined: everyone's). */
+  view: ResourceView;
 }
 
 /** The durable $export jobs, their output files and chunks. */
@@ -124,6 +136,8 @@ export const exportStore = {
       error: null,
       created_at: job.createdAt,
       completed_at: null,
+      type_filters: Object.keys(job.typeFilters).length > 0 ? JSON.stringify(job.typeFilters) : null,
+      expires_at: null,
     });
   },
 
@@ -152,9 +166,9 @@ export const exportStore = {
   },
 
   /** The resource types present among what a job may export (for a default _type). */
-  async presentTypes(em: EntityManager, partnerGpid: string | undefined): Promise<string[]> {
+  async presentTypes(em: EntityManager, view: ResourceView): Promise<string[]> {
     const q = knexOf(em)(RESOURCES).distinct('resource_type').where('deleted', 0);
-    if (partnerGpid !== undefined) q.where('partner_gpid', partnerGpid);
+    whereVisible(q, 'partner_gpid', view);
     return ((await q) as { resource_type: string }[]).map((r) => r.resource_type);
   },
 
@@ -194,7 +208,7 @@ export const exportStore = {
     const knex = knexOf(em);
     const { job } = p;
     const q = knex(`${RESOURCES} as r`).select('r.id', 'r.last_updated', 'r.content').where('r.resource_type', p.resourceType).where('r.deleted', 0).where('r.last_updated', '<=', job.transactionTime);
-    if (!job.coversAll) q.where('r.partner_gpid', job.partnerGpid);
+    whereVisible(q, 'r.partner_gpid', p.view);
     if (job.since) q.where('r.last_updated', '>', job.since);
     if (p.after) {
       const after = p.after;
@@ -213,6 +227,7 @@ export const exportStore = {
         q.whereExists(sub);
       }
     }
+    p.filter?.(q, knex);
     return (await q.orderBy('r.last_updated').orderBy('r.id').limit(p.limit)) as { id: string; last_updated: string; content: string }[];
   },
 
@@ -232,7 +247,16 @@ export const exportStore = {
     return true;
   },
 
-  async finish(em: EntityManager, jobId: string, workerId: string, outcome: { state: 'completed' | 'failed'; error?: string; now: string }): Promise<void> {
-    await knexOf(em)(JOBS).where({ id: jobId, worker_id: workerId, state: 'running' }).update({ state: outcome.state, error: outcome.error ?? null, completed_at: outcome.now, heartbeat_at: outcome.now });
+  async finish(em: EntityManager, jobId: string, workerId: string, outcome: { state: 'completed' | 'failed'; error?: string; now: string; expiresAt: string }): Promise<void> {
+    await knexOf(em)(JOBS)
+      .where({ id: jobId, worker_id: workerId, state: 'running' })
+      .update({ state: outcome.state, error: outcome.error ?? null, completed_at: outcome.now, heartbeat_at: outcome.now, expires_at: outcome.expiresAt });
+  },
+
+  /** Delete finished jobs whose output expired before `now`, with their files, a few at a time. */
+  async sweepExpired(em: EntityManager, now: string): Promise<number> {
+    const expired = ((await knexOf(em)(JOBS).select('id').whereNotNull('expires_at').where('expires_at', '<', now).limit(50)) as { id: string }[]).map((r) => r.id);
+    for (const id of expired) await em.transactional((tx) => this.remove(tx, id));
+    return expired.length;
   },
 };

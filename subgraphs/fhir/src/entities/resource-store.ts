@@ -34,6 +34,7 @@ export const INDEX_TABLES: Readonly<Record<keyof SearchIndexRows, string>> = {
   quantity: 'fhir_sp_quantity',
   reference: 'fhir_sp_reference',
   uri: 'fhir_sp_uri',
+  composite: 'fhir_sp_composite',
 };
 
 /** The knex of a (possibly transactional) entity manager: inside `em.transactional` it is the transaction. */
@@ -43,12 +44,34 @@ export function knexOf(em: EntityManager): Knex {
 }
 
 /**
- * Keep only the rows a caller may see: no filter for an operator (`undefined`), one partner's rows,
- * or none at all for a credential without a partner (`null` must not become `IS NULL`).
+ * What a caller may read: every partner's resources (`undefined`, an operator), none (`null`, a
+ * credential without a partner), one partner's (a GPID), or one partner's plus the slices other
+ * partners' sharing rules give it (`types` null: every type).
  */
-export function whereVisible<Q extends Knex.QueryBuilder>(q: Q, column: string, visiblePartner: string | null | undefined): Q {
-  if (visiblePartner === undefined) return q;
-  return (visiblePartner === null ? q.whereRaw('1 = 0') : q.where(column, visiblePartner)) as Q;
+export type ResourceView = string | null | undefined | { partner: string; shared: readonly { owner: string; types: readonly string[] | null }[] };
+
+/**
+ * Keep only the rows a caller may see (`null` must not become `IS NULL`). `column` is a
+ * `partner_gpid` column; a shared slice also tests the `resource_type` column beside it.
+ */
+export function whereVisible<Q extends Knex.QueryBuilder>(q: Q, column: string, view: ResourceView): Q {
+  if (view === undefined) return q;
+  if (view === null) return q.whereRaw('1 = 0') as Q;
+  if (typeof view === 'string') return q.where(column, view) as Q;
+  if (view.shared.length === 0) return q.where(column, view.partner) as Q;
+  const typeColumn = column.replace(/partner_gpid$/, 'resource_type');
+  return q.where((w) => {
+    w.where(column, view.partner);
+    for (const slice of view.shared) w.orWhere((x) => (slice.types ? x.where(column, slice.owner).whereIn(typeColumn, [...slice.types]) : x.where(column, slice.owner)));
+  }) as Q;
+}
+
+/** Whether a resource of `owner` and `resourceType` is in the view (the same rule as whereVisible). */
+export function inView(view: ResourceView, owner: string | null, resourceType: string): boolean {
+  if (view === undefined) return true;
+  if (view === null || owner === null) return false;
+  if (typeof view === 'string') return view === owner;
+  return view.partner === owner || view.shared.some((s) => s.owner === owner && (s.types === null || s.types.includes(resourceType)));
 }
 
 export function toStored(row: Row): StoredResource {
@@ -114,7 +137,7 @@ export const resourceStore = {
   },
 
   /** Versions of one resource (newest first), or of a type / the whole store when `id` is absent. */
-  async history(em: EntityManager, filter: { resourceType?: string; id?: string; partnerGpid?: string | null; since?: string; offset: number; limit: number }): Promise<{ rows: StoredResource[]; total: number }> {
+  async history(em: EntityManager, filter: { resourceType?: string; id?: string; partnerGpid?: ResourceView; since?: string; offset: number; limit: number }): Promise<{ rows: StoredResource[]; total: number }> {
     const knex = knexOf(em);
     const base = () => {
       const q = knex(HISTORY);

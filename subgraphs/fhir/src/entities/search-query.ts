@@ -1,8 +1,9 @@
 import type { EntityManager } from '@mikro-orm/core';
 import type { Knex } from '@mikro-orm/knex';
 import type { Criterion, Prefix, SearchRequest, SearchValue, SortKey } from '../domain/search-request.js';
+import type { PageCursor, RowPosition } from '../domain/search-cursor.js';
 import { normalizeString } from '../domain/search-index.js';
-import { INDEX_TABLES, RESOURCES, knexOf, toStored, whereVisible, type StoredResource } from './resource-store.js';
+import { INDEX_TABLES, RESOURCES, knexOf, toStored, whereVisible, type ResourceView, type StoredResource } from './resource-store.js';
 
 type QB = Knex.QueryBuilder;
 
@@ -137,13 +138,53 @@ function valueCondition(q: QB, c: Criterion, v: SearchValue, a: string): void {
     }
     case 'missing':
       return;
+    case 'composite':
+      v.parts.forEach((part, i) => componentCondition(q, part, `${a}.c${i}_`));
+      return;
+  }
+}
+
+/** One part of a composite value on its component's cells (columns `prefix` + system, code, num…). */
+function componentCondition(q: QB, v: SearchValue, prefix: string): void {
+  switch (v.kind) {
+    case 'token':
+      if (v.code !== undefined) q.where(`${prefix}code`, v.code);
+      if (v.system === null) q.whereNull(`${prefix}system`);
+      else if (v.system !== undefined) q.where(`${prefix}system`, v.system);
+      return;
+    case 'quantity':
+      numberCondition(q, `${prefix}num`, v.prefix, v.value, v.precision);
+      if (v.system) q.where(`${prefix}system`, v.system);
+      if (v.code) {
+        const code = v.code;
+        q.where((w) => w.where(`${prefix}code`, code).orWhere(`${prefix}unit`, code));
+      }
+      return;
+    case 'number':
+      numberCondition(q, `${prefix}num`, v.prefix, v.value, v.precision);
+      return;
+    case 'date':
+      dateCondition(q, `${prefix}low`, `${prefix}high`, v.prefix, v.range.low, v.range.high);
+      return;
+    case 'string':
+      like(q, `${prefix}code`, `${escapeLike(normalizeString(v.text))}%`);
+      return;
+    case 'reference':
+      q.where(`${prefix}code`, v.id);
+      if (v.type) q.where(`${prefix}system`, v.type);
+      return;
+    case 'uri':
+      q.where(`${prefix}code`, v.value);
+      return;
+    default:
+      q.whereRaw('1 = 0');
   }
 }
 
 /** What every criterion needs besides itself: the query builder and whose resources are visible. */
 interface Scope {
   knex: Knex;
-  visiblePartner: string | null | undefined;
+  visiblePartner: ResourceView;
 }
 
 /** Current, undeleted, visible resources under alias `r` (the target of a chain, the source of a _has). */
@@ -230,18 +271,69 @@ function applyCriterion(scope: Scope, q: QB, c: Criterion, r = 'r', depth = 0): 
   else q.whereExists(matching);
 }
 
+/**
+ * AND parsed criteria onto a query of the resources table aliased `r`, with chains and `_has`
+ * reaching only what `visiblePartner` may see (bulk export's `_typeFilter` uses it).
+ */
+export function applyCriteria(knex: Knex, q: QB, criteria: readonly Criterion[], visiblePartner: ResourceView): void {
+  const scope: Scope = { knex, visiblePartner };
+  for (const c of criteria) applyCriterion(scope, q, c);
+}
+
 /** The sort expression of one key: the smallest (or, descending, largest) indexed value. */
 function sortExpression(knex: Knex, key: SortKey): Knex.Raw {
   if (key.table === '_id') return knex.raw('r.id');
   if (key.table === '_lastUpdated') return knex.raw('r.last_updated');
   const table = INDEX_TABLES[key.table];
-  const column = { string: 'value', token: 'code', date: key.descending ? 'high' : 'low', number: 'value', quantity: 'value', reference: 'reference', uri: 'value' }[key.table];
+  const column = { string: 'value', token: 'code', date: key.descending ? 'high' : 'low', number: 'value', quantity: 'value', reference: 'reference', uri: 'value', composite: 'c0_code' }[key.table];
   const agg = key.descending ? 'max' : 'min';
   return knex.raw(`(select ${agg}(s.${column}) from ${table} s where s.resource_type = r.resource_type and s.resource_id = r.id and s.param = ?)`, [key.param]);
 }
 
-/** Run a parsed search: one page of current, undeleted, visible resources, and the total when asked. */
-export async function runSearch(em: EntityManager, request: SearchRequest, visiblePartner: string | null | undefined): Promise<{ rows: StoredResource[]; total: number | undefined; hasMore: boolean }> {
+/** The result of runSearch: one page in order, each row's position (for cursors), and the neighbours. */
+export interface SearchPage {
+  rows: StoredResource[];
+  positions: RowPosition[];
+  total: number | undefined;
+  /** More rows follow the page (a `next` link). */
+  hasMore: boolean;
+  /** Rows precede the page (a `previous` link). */
+  hasPrevious: boolean;
+}
+
+/**
+ * The keyset condition "the row comes after (or, `before`, before) the cursor's position" in the
+ * order `sort keys (nulls last), last_updated, id`: OR over each level of "equal on the earlier
+ * levels and strictly beyond on this one".
+ */
+function keysetCondition(q: QB, exprs: string[], request: SearchRequest, cursor: PageCursor): void {
+  const before = cursor.direction === 'prev';
+  const levels: { tie: [string, unknown[]]; beyond: [string, unknown[]] | null }[] = exprs.map((e, i) => {
+    const v = cursor.keys[i] ?? null;
+    const desc = request.sort[i]!.descending;
+    if (v === null) return { tie: [`${e} is null`, []], beyond: before ? [`${e} is not null`, []] : null };
+    const op = desc !== before ? '<' : '>';
+    return { tie: [`${e} = ?`, [v]], beyond: before ? [`${e} ${op} ?`, [v]] : [`(${e} ${op} ? or ${e} is null)`, [v]] };
+  });
+  const op = before ? '<' : '>';
+  levels.push({ tie: ['r.last_updated = ?', [cursor.lastUpdated]], beyond: [`r.last_updated ${op} ?`, [cursor.lastUpdated]] });
+  levels.push({ tie: ['r.id = ?', [cursor.id]], beyond: [`r.id ${op} ?`, [cursor.id]] });
+  q.where((w) => {
+    levels.forEach((level, i) => {
+      if (!level.beyond) return;
+      const parts = [...levels.slice(0, i).map((l) => l.tie), level.beyond];
+      w.orWhereRaw(parts.map(([sql]) => `(${sql})`).join(' and '), parts.flatMap(([, b]) => b) as Knex.RawBinding[]);
+    });
+  });
+}
+
+/**
+ * Run a parsed search: one page of current, undeleted, visible resources, and the total when asked.
+ * Order: the `_sort` keys (a resource without a value for a key comes last, on both databases),
+ * then oldest `last_updated` first, then id. With a `_cursor` the page is the rows strictly after
+ * (or before) the cursor's position in that order (keyset paging), otherwise `_offset` rows in.
+ */
+export async function runSearch(em: EntityManager, request: SearchRequest, visiblePartner: ResourceView): Promise<SearchPage> {
   const knex = knexOf(em);
   const scope: Scope = { knex, visiblePartner };
   const base = () => {
@@ -255,13 +347,40 @@ export async function runSearch(em: EntityManager, request: SearchRequest, visib
     const [row] = (await base().count({ n: '*' })) as { n: number | string }[];
     total = Number(row?.n ?? 0);
   }
-  if (request.summaryCount || request.count === 0) return { rows: [], total, hasMore: false };
+  const cursor = request.cursor;
+  if (request.summaryCount || request.count === 0) return { rows: [], positions: [], total, hasMore: false, hasPrevious: false };
+  const exprs = request.sort.map((key) => sortExpression(knex, key).toQuery());
   const q = base().select('r.*');
-  for (const key of request.sort) q.orderByRaw(`${sortExpression(knex, key).toQuery()} ${key.descending ? 'desc' : 'asc'}`);
-  // Oldest first, then id: a resource created later lands on a later page, so links stay stable.
-  q.orderBy('r.last_updated', 'asc').orderBy('r.id', 'asc');
-  const rows = (await q.offset(request.offset).limit(request.count + 1)) as Parameters<typeof toStored>[0][];
-  return { rows: rows.slice(0, request.count).map(toStored), total, hasMore: rows.length > request.count };
+  exprs.forEach((e, i) => q.select(knex.raw(`${e} as sort_${i}`)));
+  // Reading backwards (a `previous` link) walks the same order reversed, then flips the page.
+  const backwards = cursor?.direction === 'prev';
+  exprs.forEach((e, i) => {
+    const desc = request.sort[i]!.descending !== backwards;
+    q.orderByRaw(`(case when ${e} is null then 1 else 0 end) ${backwards ? 'desc' : 'asc'}`);
+    q.orderByRaw(`${e} ${desc ? 'desc' : 'asc'}`);
+  });
+  q.orderBy('r.last_updated', backwards ? 'desc' : 'asc').orderBy('r.id', backwards ? 'desc' : 'asc');
+  if (cursor) keysetCondition(q, exprs, request, cursor);
+  else q.offset(request.offset);
+  const fetched = (await q.limit(request.count + 1)) as (Parameters<typeof toStored>[0] & Record<string, unknown>)[];
+  const more = fetched.length > request.count;
+  const page = fetched.slice(0, request.count);
+  if (backwards) page.reverse();
+  const positions = page.map((row) => ({
+    keys: exprs.map((_e, i) => {
+      const v = row[`sort_${i}`];
+      return typeof v === 'number' || typeof v === 'string' ? v : v === null || v === undefined ? null : String(v);
+    }),
+    lastUpdated: row.last_updated,
+    id: row.id,
+  }));
+  return {
+    rows: page.map(toStored),
+    positions,
+    total,
+    hasMore: backwards ? true : more,
+    hasPrevious: backwards ? more : cursor !== undefined || request.offset > 0,
+  };
 }
 
 /** At most this many resources are added by _include/_revinclude to one page. */
@@ -285,7 +404,7 @@ const keyOf = (r: { resourceType: string; id: string }) => `${r.resourceType}/${
  * matches; later rounds follow only `:iterate` specs from what the previous round added, at most
  * MAX_ITERATE_ROUNDS rounds and MAX_INCLUDED resources.
  */
-export async function runIncludes(em: EntityManager, request: SearchRequest, matches: readonly StoredResource[], visiblePartner: string | null | undefined): Promise<StoredResource[]> {
+export async function runIncludes(em: EntityManager, request: SearchRequest, matches: readonly StoredResource[], visiblePartner: ResourceView): Promise<StoredResource[]> {
   if (request.include.length === 0 && request.revinclude.length === 0) return [];
   const knex = knexOf(em);
   const seen = new Set(matches.map(keyOf));
@@ -308,14 +427,25 @@ export async function runIncludes(em: EntityManager, request: SearchRequest, mat
         for (const row of (await q) as { target_type: string | null; target_id: string | null }[]) want(row.target_type, row.target_id);
       }
     }
-    for (const spec of request.revinclude) {
-      if (round > 0 && !spec.iterate) continue;
+    // One query per referred type for all _revinclude specs at once (`_revinclude=*` has many).
+    const revSpecs = request.revinclude.filter((spec) => round === 0 || spec.iterate);
+    if (revSpecs.length > 0) {
       const byType = new Map<string, string[]>();
-      for (const r of frontier) if (!spec.targetType || spec.targetType === r.resourceType) byType.set(r.resourceType, [...(byType.get(r.resourceType) ?? []), r.id]);
+      for (const r of frontier) byType.set(r.resourceType, [...(byType.get(r.resourceType) ?? []), r.id]);
       for (const [type, all] of byType) {
+        const fitting = new Set(revSpecs.filter((spec) => !spec.targetType || spec.targetType === type).map((spec) => `${spec.sourceType} ${spec.param}`));
+        if (fitting.size === 0) continue;
+        const sourceTypes = [...new Set(revSpecs.map((spec) => spec.sourceType))];
+        const params = [...new Set(revSpecs.map((spec) => spec.param))];
         for (const ids of chunks(all)) {
-          const rows = (await knex(`${INDEX_TABLES.reference}`).select('resource_id').where({ resource_type: spec.sourceType, param: spec.param, target_type: type }).whereIn('target_id', ids)) as { resource_id: string }[];
-          for (const row of rows) want(spec.sourceType, row.resource_id);
+          // (resource_type, param, target_id) lead the reference target index.
+          const rows = (await knex(`${INDEX_TABLES.reference}`)
+            .select('resource_type', 'param', 'resource_id')
+            .where('target_type', type)
+            .whereIn('target_id', ids)
+            .whereIn('resource_type', sourceTypes)
+            .whereIn('param', params)) as { resource_type: string; param: string; resource_id: string }[];
+          for (const row of rows) if (fitting.has(`${row.resource_type} ${row.param}`)) want(row.resource_type, row.resource_id);
         }
       }
     }

@@ -2,6 +2,9 @@ import { M001Outbox } from './m001-outbox.js';
 import { M002ResourcesAndSearch } from './m002-resources-and-search.js';
 import { M003BulkExport } from './m003-bulk-export.js';
 import { M004AsyncSyncJobs } from './m004-async-sync-jobs.js';
+import { M004SearchComposite } from './m004-search-composite.js';
+import { M005ExportTypeFilterExpiry } from './m005-export-typefilter-expiry.js';
+import { M006SharingRules } from './m006-sharing-rules.js';
 
 /** The FHIR subgraph's migration history, in order. */
 export const migrations = [
@@ -9,4 +12,7 @@ export const migrations = [
   { name: 'm002-resources-and-search', class: M002ResourcesAndSearch },
   { name: 'm003-bulk-export', class: M003BulkExport },
   { name: 'm004-async-sync-jobs', class: M004AsyncSyncJobs },
+  { name: 'm004-search-composite', class: M004SearchComposite },
+  { name: 'm005-export-typefilter-expiry', class: M005ExportTypeFilterExpiry },
+  { name: 'm006-sharing-rules', class: M006SharingRules },
 ];

@@ -56,10 +56,11 @@ export function defineBulkExport(builder: SubgraphBuilder, services: SubgraphSer
         requestPath: t.arg.string({ required: true, description: 'The kick-off URL relative to the FHIR base, for the manifest.' }),
         respondAsync: t.arg.boolean({ required: true }),
         lenient: t.arg.boolean({ defaultValue: false }),
+        parameters: t.arg({ type: 'JSONObject', description: 'POST kick-off: the Parameters resource of the body (_type, _since, _outputFormat, _typeFilter).' }),
       },
       resolve: async (_r, a, ctx) => {
         const level = a.level === 'patient' || a.level === 'group' ? a.level : 'system';
-        const { statusUrl } = await kickoff(call(ctx), { level, groupId: a.groupId ? String(a.groupId) : null, query: a.query ?? '', requestPath: a.requestPath, respondAsync: a.respondAsync, lenient: a.lenient ?? false });
+        const { statusUrl } = await kickoff(call(ctx), { level, groupId: a.groupId ? String(a.groupId) : null, query: a.query ?? '', requestPath: a.requestPath, respondAsync: a.respondAsync, lenient: a.lenient ?? false, parameters: a.parameters ?? undefined });
         wakeup.wake?.();
         return statusUrl;
       },

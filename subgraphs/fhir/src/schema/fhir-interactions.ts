@@ -60,10 +60,15 @@ export function defineFhirInteractions(builder: SubgraphBuilder, services: Subgr
   builder.queryFields((t) => ({
     fhirRead: t.field({
       type: FhirResponse,
-      description: 'FHIR read: the current version of a resource (404 missing or not visible, 410 deleted).',
+      description: 'FHIR read: the current version of a resource (404 missing or not visible, 410 deleted; 304 for a conditional read of an unchanged resource).',
       authScopes: { authenticated: true },
-      args: { resourceType: t.arg.string({ required: true }), id: t.arg.id({ required: true }) },
-      resolve: (_r, a, ctx) => run(read(call(ctx), a.resourceType, String(a.id))),
+      args: {
+        resourceType: t.arg.string({ required: true }),
+        id: t.arg.id({ required: true }),
+        ifNoneMatch: t.arg.string({ description: 'If-None-Match: status 304 (no resource) when one of these ETags is the current version.' }),
+        ifModifiedSince: t.arg.string({ description: 'If-Modified-Since (an HTTP-date): status 304 (no resource) when not changed since.' }),
+      },
+      resolve: (_r, a, ctx) => run(read(call(ctx), a.resourceType, String(a.id), { ifNoneMatch: a.ifNoneMatch ?? null, ifModifiedSince: a.ifModifiedSince ?? null })),
     }),
     fhirVread: t.field({
       type: FhirResponse,

@@ -2,9 +2,7 @@ import type { ObjectRef, SchemaTypes } from '@pothos/core';
 import { getDataType, type InternalTypeSchema } from '@medplum/core';
 import {
   connectionType,
-  decodeOptionalCursor,
   DomainError,
-  encodeCursor,
   pageSize,
   type Page,
   type SubgraphBuilder,
@@ -78,7 +76,7 @@ const SCALARS: Record<string, FieldType> = {
 /** Types kept as JSON: open-ended content (extensions, contained resources). */
 const AS_JSON = new Set(['Extension', 'Resource']);
 /** Search parameters that would fight the connection's own paging and shape. */
-const PAGING_PARAMS = ['_count', '_offset', '_summary', '_elements', '_include', '_revinclude', '_total', '_contained', '_containedType'];
+const PAGING_PARAMS = ['_count', '_offset', '_cursor', '_summary', '_elements', '_include', '_revinclude', '_total', '_contained', '_containedType'];
 
 const capitalize = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
 const isPrimitive = (code: string): boolean => code.startsWith('http://hl7.org/fhirpath/System.') || /^[a-z]/.test(code);
@@ -184,7 +182,6 @@ export function defineTypedFhir(builder: SubgraphBuilder, services: SubgraphServ
 
   async function searchPage(ctx: SubgraphContext, type: string, params: string, first: number | null | undefined, after: string | null | undefined): Promise<Page<Json>> {
     const size = pageSize(first);
-    const offset = Number(decodeOptionalCursor(after, { isKey: (k) => /^\d{1,9}$/.test(k) }) ?? 0);
     const query = queryFromString(params);
     const refused = Object.keys(query).filter((k) => PAGING_PARAMS.includes(k.split(':')[0] ?? k));
     if (refused.length > 0) {
@@ -193,10 +190,21 @@ export function defineTypedFhir(builder: SubgraphBuilder, services: SubgraphServ
       });
     }
     query._count = [String(size)];
-    query._offset = [String(offset)];
-    const bundle = numericView((await run(search(call(ctx), type, query, false))).resource) as { entry?: { resource: Json }[]; link?: { relation: string }[] };
+    // `after` is the same keyset cursor as the REST `_cursor` (the position of the edge's node).
+    if (after) {
+      if (!/^[A-Za-z0-9_-]{1,4096}$/.test(after)) throw new DomainError('BAD_REQUEST', 'after: not a cursor of this connection.', { fieldErrors: [{ field: 'after', message: 'invalid cursor' }] });
+      query._cursor = [after];
+    }
+    const outcome = await run(search(call(ctx), type, query, false)).catch((error: unknown) => {
+      if (error instanceof DomainError && error.code === 'BAD_REQUEST' && error.message.includes('_cursor')) {
+        throw new DomainError('BAD_REQUEST', 'after: not a cursor of this connection (or made for another _sort).', { fieldErrors: [{ field: 'after', message: 'invalid cursor' }] });
+      }
+      throw error;
+    });
+    const bundle = numericView(outcome.resource) as { entry?: { resource: Json; search?: { mode?: string } }[]; link?: { relation: string }[] };
     const nodes = (bundle.entry ?? []).map((e) => e.resource);
-    const edges = nodes.map((node, i) => ({ cursor: encodeCursor(String(offset + i + 1)), node }));
+    const cursors = outcome.cursors ?? [];
+    const edges = nodes.map((node, i) => ({ cursor: cursors[i] ?? '', node }));
     return { edges, pageInfo: { hasNextPage: (bundle.link ?? []).some((l) => l.relation === 'next'), endCursor: edges.at(-1)?.cursor ?? null } };
   }
 }

@@ -5,6 +5,7 @@ import { defineFhirInteractions } from './fhir-interactions.js';
 import { defineBulkExport, type ExportWakeup } from './bulk-export.js';
 import { defineTypedFhir } from './fhir-typed.js';
 import { defineSyncJobs, type SyncWakeup } from './sync-jobs.js';
+import { defineSharingRules } from './sharing-rules.js';
 
 export type { ExportWakeup, SyncWakeup };
 
@@ -23,5 +24,6 @@ export function buildFhirSchema(services: SubgraphServices, exportWakeup: Export
   defineBulkExport(builder, services, exportWakeup);
   defineSyncJobs(builder, services, syncWakeup);
   defineTypedFhir(builder, services);
+  defineSharingRules(builder);
   return builder.toSubGraphSchema({ linkUrl: 'https://specs.apollo.dev/federation/v2.6' });
 }

@@ -1,0 +1,100 @@
+import { evalFhirPathTyped, parseFhirPath, type FhirPathAtom, type TypedValue } from '@medplum/core';
+import type { SearchParameter } from '@medplum/fhirtypes';
+import { searchParameterByUrl } from './definitions.js';
+import { addDates, addReference, addTokens, normalizeString, strings, type ComponentCell, type CompositeCells, type IndexTable } from './search-index.js';
+
+/**
+ * Composite search parameters (R4 `type: composite`): the parameter's expression selects elements
+ * (the Observation itself, each Observation.component, each useContext…) and each component's
+ * expression, evaluated on one such element, gives that component's values. Supported: exactly two
+ * components of type token, quantity, number, date, string, reference or uri, which covers every
+ * R4 composite except MolecularSequence's three-component coordinates.
+ */
+export interface CompositeComponent {
+  type: Exclude<IndexTable, 'composite'>;
+  expression: FhirPathAtom;
+}
+
+const COMPONENT_TYPES: readonly string[] = ['token', 'quantity', 'number', 'date', 'string', 'reference', 'uri'];
+const cache = new Map<string, CompositeComponent[] | null>();
+
+/** The two components of a composite parameter, or null when this server does not index it. */
+export function compositeComponents(sp: SearchParameter): CompositeComponent[] | null {
+  const key = `${sp.url ?? ''}#${sp.code ?? ''}`;
+  const cached = cache.get(key);
+  if (cached !== undefined) return cached;
+  let result: CompositeComponent[] | null = null;
+  const parts = sp.component ?? [];
+  if (parts.length === 2) {
+    const components = parts.map((c) => {
+      const definition = c.definition ? searchParameterByUrl(c.definition) : undefined;
+      if (!definition || !COMPONENT_TYPES.includes(definition.type ?? '') || !c.expression) return null;
+      try {
+        return { type: definition.type as CompositeComponent['type'], expression: parseFhirPath(c.expression) };
+      } catch {
+        return null;
+      }
+    });
+    if (components.every((c) => c !== null)) result = components as CompositeComponent[];
+  }
+  cache.set(key, result);
+  return result;
+}
+
+const EMPTY: ComponentCell = { system: null, code: null, num: null, unit: null, low: null, high: null };
+const cut = (value: unknown, width = 256): string | null => (typeof value === 'string' ? value.slice(0, width) : null);
+
+/** The cells one component value contributes (a CodeableConcept with two codings gives two). */
+function cellsOf(type: CompositeComponent['type'], v: TypedValue): ComponentCell[] {
+  switch (type) {
+    case 'token': {
+      const rows: { param: string; system: string | null; code: string | null; text: string | null }[] = [];
+      addTokens(rows, '', v);
+      return rows.filter((r) => r.code !== null).map((r) => ({ ...EMPTY, system: r.system, code: r.code }));
+    }
+    case 'quantity': {
+      const q = v.value as Record<string, unknown>;
+      return typeof q?.['value'] === 'number' ? [{ ...EMPTY, num: q['value'], system: cut(q['system']), code: cut(q['code']), unit: cut(q['unit']) }] : [];
+    }
+    case 'number':
+      return typeof v.value === 'number' ? [{ ...EMPTY, num: v.value }] : [];
+    case 'date': {
+      const rows: { param: string; low: string; high: string }[] = [];
+      addDates(rows, '', v);
+      return rows.map((r) => ({ ...EMPTY, low: r.low, high: r.high }));
+    }
+    case 'string':
+      return strings(v).map((s) => ({ ...EMPTY, code: normalizeString(s) }));
+    case 'reference': {
+      const rows: { param: string; reference: string; target_type: string | null; target_id: string | null }[] = [];
+      addReference(rows, '', v);
+      return rows.map((r) => ({ ...EMPTY, system: r.target_type, code: r.target_id, unit: r.reference.slice(0, 256) }));
+    }
+    case 'uri':
+      return typeof v.value === 'string' ? [{ ...EMPTY, code: v.value.slice(0, 256) }] : [];
+  }
+}
+
+function prefixed(i: 0 | 1, cell: ComponentCell): Partial<CompositeCells> {
+  return { [`c${i}_system`]: cell.system, [`c${i}_code`]: cell.code, [`c${i}_num`]: cell.num, [`c${i}_unit`]: cell.unit, [`c${i}_low`]: cell.low, [`c${i}_high`]: cell.high };
+}
+
+/** Index rows of a composite parameter for one element its expression selected. */
+export function compositeRows(param: string, sp: SearchParameter | undefined, element: TypedValue): ({ param: string } & CompositeCells)[] {
+  const components = sp ? compositeComponents(sp) : null;
+  if (!components) return [];
+  const cells = components.map((c) => {
+    let values: TypedValue[] = [];
+    try {
+      values = evalFhirPathTyped(c.expression, [element], {});
+    } catch {
+      values = [];
+    }
+    return values.filter((v) => v.value !== undefined && v.value !== null).flatMap((v) => cellsOf(c.type, v));
+  });
+  const out: ({ param: string } & CompositeCells)[] = [];
+  for (const first of cells[0] ?? []) {
+    for (const second of cells[1] ?? []) out.push({ param, ...prefixed(0, first), ...prefixed(1, second) } as { param: string } & CompositeCells);
+  }
+  return out.slice(0, 100);
+}
