@@ -151,6 +151,16 @@ function buildBundle(rand: () => number, size: number): Built {
   return { bundle: { resourceType: 'Bundle', type: 'transaction', entry }, patients, resources: entry.length };
 }
 
+/** fetch, with the underlying cause in the message when the connection fails. */
+async function post(url: string, init: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, init);
+  } catch (err) {
+    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+    throw new Error(`POST ${url}: ${err instanceof Error ? err.message : String(err)}${cause ? ` (${cause.code ?? ''} ${cause.message ?? ''})` : ''}`);
+  }
+}
+
 async function ingest(spec: IngestSpec): Promise<IngestRun> {
   const target = new URL(spec.baseUrl);
   if (target.hostname !== '127.0.0.1') throw new Error(`refusing to load a non-loopback target: ${target.host}`);
@@ -163,7 +173,7 @@ async function ingest(spec: IngestSpec): Promise<IngestRun> {
   const client = async () => {
     for (let i = next++; i < built.length; i = next++) {
       const sent = performance.now();
-      const res = await fetch(`${spec.baseUrl}/fhir/R4`, {
+      const res = await post(`${spec.baseUrl}/fhir/R4`, {
         method: 'POST',
         headers: { authorization: `Bearer ${spec.token}`, 'content-type': 'application/fhir+json', prefer: 'return=minimal' },
         body: bodies[i]!,

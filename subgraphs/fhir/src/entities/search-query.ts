@@ -15,6 +15,22 @@ function like(q: QB, column: string, pattern: string): void {
   q.whereRaw(`${column} like ? escape '\\'`, [pattern]);
 }
 
+/**
+ * `column LIKE 'prefix%'` that an index can serve: SQLite's LIKE is case-insensitive, so it never
+ * uses the (binary) index for it, but the same byte range can (the indexed values are already
+ * lowercase). PostgreSQL turns the LIKE into that range itself through the varchar_pattern_ops
+ * index of m004.
+ */
+function likePrefix(q: QB, column: string, prefix: string): void {
+  like(q, column, `${escapeLike(prefix)}%`);
+  const dialect = (q as unknown as { client?: { dialect?: string } }).client?.dialect;
+  if (prefix === '' || (dialect !== 'sqlite3' && dialect !== 'better-sqlite3')) return;
+  const last = prefix.charCodeAt(prefix.length - 1);
+  // SQLite compares UTF-8 bytes (code point order); a surrogate or U+FFFF has no simple successor.
+  if ((last >= 0xd800 && last <= 0xdfff) || last === 0xffff) return;
+  q.where(column, '>=', prefix).where(column, '<', prefix.slice(0, -1) + String.fromCharCode(last + 1));
+}
+
 /** Date comparison of a target range [lowCol, highCol] against a search range, per prefix. */
 function dateCondition(q: QB, lowCol: string, highCol: string, prefix: Prefix, low: string, high: string): void {
   switch (prefix) {
@@ -91,7 +107,7 @@ function valueCondition(q: QB, c: Criterion, v: SearchValue, a: string): void {
       if (c.table === 'token') like(q, `${a}.text`, `%${escapeLike(normalizeString(v.text))}%`);
       else if (c.modifier === 'exact') q.where(`${a}.exact`, v.text);
       else if (c.modifier === 'contains') like(q, `${a}.value`, `%${escapeLike(normalizeString(v.text))}%`);
-      else like(q, `${a}.value`, `${escapeLike(normalizeString(v.text))}%`);
+      else likePrefix(q, `${a}.value`, normalizeString(v.text));
       return;
     case 'token':
       if (v.code !== undefined) q.where(`${a}.code`, v.code);
