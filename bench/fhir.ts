@@ -97,6 +97,8 @@ interface Booted {
   system: RunningSystem;
   /** Outbox rows of the fhir subgraph not yet published (events the ingest left to deliver). */
   pendingEvents(): Promise<number>;
+  /** ANALYZE on PostgreSQL; nothing on SQLite (its queries are planned without statistics). */
+  analyze(): Promise<void>;
   baseUrl: string;
   operatorToken: string;
   close(): Promise<void>;
@@ -168,9 +170,20 @@ async function boot(database: Database): Promise<Booted> {
         db.close();
       }
     };
+    const analyze = async (): Promise<void> => {
+      if (!databaseUrl) return;
+      const client = new pg.Client({ connectionString: databaseUrl });
+      await client.connect();
+      try {
+        await client.query('analyze');
+      } finally {
+        await client.end();
+      }
+    };
     return {
       system,
       pendingEvents,
+      analyze,
       operatorToken,
       baseUrl: `http://127.0.0.1:${port}`,
       async close() {
@@ -262,8 +275,9 @@ async function probe(baseUrl: string, token: string, path: string): Promise<void
   const res = await fetch(`${baseUrl}${path}`, { headers: { authorization: `Bearer ${token}` } });
   const text = await res.text();
   if (res.status !== 200) throw new Error(`probe ${path}: ${res.status} ${text.slice(0, 300)}`);
-  const body = JSON.parse(text) as { resourceType?: string; type?: string; entry?: unknown[] };
-  if (body.resourceType === 'Bundle' && (body.entry?.length ?? 0) === 0 && !path.includes('_sort')) throw new Error(`probe ${path}: the search found nothing`);
+  // A search may rightly find nothing (a random patient need not have that code); a read must answer its resource.
+  const body = JSON.parse(text) as { resourceType?: string };
+  if (!body.resourceType) throw new Error(`probe ${path}: not a FHIR resource: ${text.slice(0, 300)}`);
 }
 
 async function measure(load: ChildRunner<LoadSpec, LoadRun>, base: Booted, token: string, row: Row, options: Options): Promise<Stats> {
@@ -323,6 +337,9 @@ async function runDatabase(database: Database, options: Options): Promise<Step[]
       const drainStarted = performance.now();
       while ((await base.pendingEvents()) > 0) await new Promise((resolve) => setTimeout(resolve, 500));
       const drainSeconds = (performance.now() - drainStarted) / 1000;
+      // Fresh planner statistics, as autovacuum would eventually give (pgbench does the same after
+      // seeding): without them PostgreSQL estimates one row per index and picks poor plans.
+      await base.analyze();
       stored += total.resources;
       const sortedLatencies = Float64Array.from(total.latencies).sort();
       const step: Step = { size: stored, ingest: { resources: total.resources, seconds: total.seconds, bundleP95: percentile(sortedLatencies, 95), failures: total.failures, cpuMs: (cpu.user + cpu.system) / 1000, drainSeconds }, rows: [] };
