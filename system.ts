@@ -67,6 +67,8 @@ function httpApp(config: Config, logger: Logger, metrics: Metrics, component: st
     },
     bodyLimit: 5 * 1024 * 1024,
     return503OnClosing: true,
+    // FHIR clients post transactions to the base with a trailing slash (`[base]/`), as HAPI accepts.
+    rewriteUrl: (req) => (req.url === '/fhir/R4/' || req.url?.startsWith('/fhir/R4/?') ? `/fhir/R4${req.url.slice('/fhir/R4/'.length)}` : (req.url ?? '/')),
     // What the router and Node's HTTP parser refuse is a problem document too (400, 414, 431).
     frameworkErrors,
     clientErrorHandler,

@@ -10,6 +10,8 @@ export interface LoadSpec {
   method: 'GET' | 'POST';
   headers: Record<string, string>;
   body?: string;
+  /** When given, every request picks one of these paths (same origin as `url`) at random. */
+  paths?: string[];
   connections: number;
   /** Seconds; the run stops after this however many requests are in flight. */
   duration: number;
@@ -29,6 +31,8 @@ export interface LoadRun {
 export type ToLoad = { kind: 'run'; id: number; spec: LoadSpec } | { kind: 'exit' };
 export type FromLoad = { kind: 'done'; id: number; run: LoadRun } | { kind: 'failed'; id: number; message: string };
 
+const pick = (list: readonly string[]): string => list[Math.floor(Math.random() * list.length)]!;
+
 const LOOPBACK = new Set(['127.0.0.1', '[::1]', 'localhost']);
 
 function runOnce(spec: LoadSpec): Promise<LoadRun> {
@@ -45,6 +49,7 @@ function runOnce(spec: LoadSpec): Promise<LoadRun> {
         ...(spec.body === undefined ? {} : { body: spec.body }),
         connections: spec.connections,
         duration: spec.duration,
+        ...(spec.paths?.length ? { requests: [{ setupRequest: (req: autocannon.Request) => ({ ...req, path: pick(spec.paths!) }) }] } : {}),
         timeout: 10,
       },
       (err, result) => {

@@ -3,6 +3,7 @@
  * subgraph served on its own, so the gateway's overhead can be read off directly.
  *
  *   npm run bench [-- --duration <seconds>] [-- --connections <n>]
+ *   npm run bench -- --suite fhir …   (the FHIR store: ingest, read, search; see bench/fhir.ts)
  *
  * Boots everything in this process on a temporary SQLite directory, seeds a small data set through
  * the public GraphQL API, drives each measurement with autocannon from a child process (so the load
@@ -433,7 +434,7 @@ function record(section: string): void {
 // ---------------------------------------------------------------------------------------------
 
 async function main(): Promise<void> {
-  const options = parseArgs(process.argv.slice(2));
+  const options = parseArgs(suiteOf(process.argv.slice(2)).rest);
   const started = Date.now();
   const loadBefore = os.loadavg();
   const cleanups: (() => Promise<unknown>)[] = [];
@@ -526,7 +527,21 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err: unknown) => {
+/** `--suite fhir` runs the FHIR store benchmark (bench/fhir.ts) instead of the default rows. */
+function suiteOf(argv: readonly string[]): { suite: string; rest: string[] } {
+  const rest: string[] = [];
+  let suite = 'default';
+  for (let i = 0; i < argv.length; i++) {
+    const m = /^--suite(?:=(.*))?$/.exec(argv[i]!);
+    if (m) suite = m[1] ?? argv[++i] ?? '';
+    else rest.push(argv[i]!);
+  }
+  return { suite, rest };
+}
+
+const { suite, rest: suiteArgs } = suiteOf(process.argv.slice(2));
+const run = suite === 'fhir' ? import('./fhir.js').then((m) => m.runFhirSuite(suiteArgs)) : suite === 'default' ? main() : Promise.reject(new Error(`unknown suite "${suite}" (default or fhir)`));
+run.catch((err: unknown) => {
   process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
   process.exitCode = 1;
 });

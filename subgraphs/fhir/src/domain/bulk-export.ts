@@ -262,7 +262,7 @@ function typeFilterOf(job: ExportJob, resourceType: string, visible: ResourceVie
   const queries = job.typeFilters[resourceType];
   if (!queries || queries.length === 0) return {};
   const criteria = queries.map((query) => parseSearchRequest(resourceType, queryFromString(query), true).criteria);
-  return { filter: (q, knex) => q.where((w) => criteria.forEach((c) => w.orWhere((x) => applyCriteria(knex, x, c, visible)))) };
+  return { filter: (q, knex) => q.where((w) => criteria.forEach((c) => w.orWhere((x) => applyCriteria(knex, x, resourceType, c, visible)))) };
 }
 
 export interface ExportWorkerOptions {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DomainError, hasAnyScope, operationOutcomeFor, type FieldError, type Principal } from '@svc/platform';
-import { create, history, inTransaction, matchOne, queryFromString, read, remove, search, update, vread, type FhirCall, type FhirOutcome } from './interactions.js';
+import { create, history, inTransaction, matchOne, PendingCreates, queryFromString, read, remove, search, update, vread, type FhirCall, type FhirOutcome } from './interactions.js';
 import { isFhirResourceType } from './definitions.js';
 import { conditionalDelete, conditionalPatch, conditionalUpdate, patch } from './conditional-and-patch.js';
 import type { FhirResource } from './validation.js';
@@ -256,17 +256,24 @@ export async function processBundle(call: FhirCall, body: unknown, options: Bund
       }
     }
     // 3. The interactions, in the spec's order; response entries keep the request order.
+    //    Plain creates (POST without ifNoneExist) are collected and written together; they are
+    //    flushed before any other entry runs (it could search or read them) and at the end.
     const ordered = [...entries].sort((a, b) => ORDER[a.method] - ORDER[b.method] || a.index - b.index);
+    const pending = new PendingCreates();
+    const batched: FhirCall = { ...tx, pending };
     for (const entry of ordered) {
       try {
+        const plainCreate = entry.method === 'POST' && !entry.ifNoneExist && !existing.has(entry.index);
+        if (!plainCreate) await pending.flush(em);
         const outcome = existing.has(entry.index)
           ? await create(tx, splitUrl(entry.index, entry.url).type, entry.resource, { ifNoneExist: entry.ifNoneExist ?? null })
-          : await perform(tx, entry, assigned.get(entry.index));
+          : await perform(plainCreate ? batched : tx, entry, assigned.get(entry.index));
         responses[entry.index] = responseEntry(call, outcome, options.returnResources);
       } catch (err) {
         throw entryError(entry.index, err);
       }
     }
+    await pending.flush(em);
   });
   return bundleOutcome('transaction-response', responses);
 }

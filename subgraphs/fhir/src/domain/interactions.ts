@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/core';
 import { DomainError, makeEvent, recordEvent, type Principal, type SourceOrigin } from '@svc/platform';
-import { inView, resourceStore, type StoredResource } from '../entities/resource-store.js';
+import { inView, resourceStore, type NewResource, type StoredResource } from '../entities/resource-store.js';
 import { readViewOf } from './sharing-rules.js';
 import { runIncludes, runSearch } from '../entities/search-query.js';
 import { summaryOf } from './summary.js';
@@ -24,6 +24,27 @@ export interface FhirCall {
   source: SourceOrigin | null;
   /** `${SVC_PUBLIC_URL}/fhir/R4`, for fullUrl, Location and paging links. */
   fhirBase: string;
+  /** Inside a transaction Bundle: creates are collected here and written together (see PendingCreates). */
+  pending?: PendingCreates;
+}
+
+/**
+ * The creates of a transaction Bundle, validated and indexed but not yet written: the Bundle writes
+ * them with a few multi-row INSERTs (`flush`) before any entry that could read them runs and
+ * before its transaction commits, instead of about 16 statements per resource.
+ */
+export class PendingCreates {
+  private list: NewResource[] = [];
+
+  add(resource: NewResource): void {
+    this.list.push(resource);
+  }
+
+  async flush(em: EntityManager): Promise<void> {
+    const list = this.list;
+    this.list = [];
+    await resourceStore.insertMany(em, list);
+  }
 }
 
 /** What an interaction answers: an HTTP status, the body (a resource or Bundle) and its headers. */
@@ -197,6 +218,11 @@ export async function create(call: FhirCall, resourceType: string, body: unknown
   validateFhirResource(resource);
   const stored: StoredResource = { resourceType, id: resource.id!, versionId: 1, partnerGpid: call.principal.partnerGpid, lastUpdated: now, deleted: false, content: storedContentOf(resource) };
   const index = extractSearchIndex(resource);
+  if (call.pending) {
+    call.pending.add({ stored, index });
+    writeEvent(call, call.em, 'created', stored);
+    return outcomeOf(call, stored, 201);
+  }
   await inTransaction(call.em, async (em) => {
     await resourceStore.insert(em, stored);
     await resourceStore.reindex(em, resourceType, stored.id, index);

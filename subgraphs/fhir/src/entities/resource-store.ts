@@ -99,6 +99,37 @@ function toRow(r: StoredResource): Row {
   };
 }
 
+/**
+ * Bound parameters per multi-row INSERT, well under SQLite's limit (32766 in the SQLite that
+ * better-sqlite3 ships) and PostgreSQL's (65535).
+ */
+const MAX_PARAMS = 16_000;
+
+/**
+ * Insert `rows` (all with the same columns, in the same order) with as few `INSERT … VALUES (…),
+ * (…)` statements as the parameter limit allows. Written by hand because knex builds SQLite's
+ * multi-row insert as a UNION ALL of SELECTs, capped at 500 rows and slower to plan.
+ */
+async function insertChunked<T extends object>(knex: Knex, table: string, rows: readonly T[]): Promise<void> {
+  if (rows.length === 0) return;
+  const columns = Object.keys(rows[0]!);
+  const size = Math.max(1, Math.floor(MAX_PARAMS / columns.length));
+  const head = `insert into "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) values `;
+  const tuple = `(${columns.map(() => '?').join(', ')})`;
+  for (let i = 0; i < rows.length; i += size) {
+    const chunk = rows.slice(i, i + size);
+    const bindings: Knex.Value[] = [];
+    for (const row of chunk) for (const c of columns) bindings.push(((row as Record<string, unknown>)[c] ?? null) as Knex.Value);
+    await knex.raw(head + new Array<string>(chunk.length).fill(tuple).join(', '), bindings);
+  }
+}
+
+/** A new resource and its search-index rows, written by `insertMany`. */
+export interface NewResource {
+  stored: StoredResource;
+  index: SearchIndexRows;
+}
+
 /** The FHIR store's queries: current versions, history and the search index. */
 export const resourceStore = {
   async current(em: EntityManager, resourceType: string, id: string): Promise<StoredResource | null> {
@@ -150,6 +181,24 @@ export const resourceStore = {
     const rows = (await base().orderBy([{ column: 'last_updated', order: 'desc' }, { column: 'id', order: 'desc' }, { column: 'version_id', order: 'desc' }]).offset(filter.offset).limit(filter.limit)) as Row[];
     const [count] = (await base().count({ n: '*' })) as { n: number | string }[];
     return { rows: rows.map(toStored), total: Number(count?.n ?? 0) };
+  },
+
+  /**
+   * Insert many new resources (version 1), their history rows and their search-index rows with a
+   * few multi-row INSERTs per table: how a transaction Bundle writes its creates. New ids have no
+   * index rows to delete.
+   */
+  async insertMany(em: EntityManager, list: readonly NewResource[]): Promise<void> {
+    if (list.length === 0) return;
+    const knex = knexOf(em);
+    const rows = list.map((r) => toRow(r.stored));
+    await insertChunked(knex, RESOURCES, rows);
+    await insertChunked(knex, HISTORY, rows);
+    for (const [kind, table] of Object.entries(INDEX_TABLES) as [keyof SearchIndexRows, string][]) {
+      const indexRows: Record<string, unknown>[] = [];
+      for (const { stored, index } of list) for (const r of index[kind]) indexRows.push({ resource_type: stored.resourceType, resource_id: stored.id, ...r });
+      await insertChunked(knex, table, indexRows);
+    }
   },
 
   /** Replace the search-index rows of a resource (none for a deleted one). */

@@ -16,6 +16,22 @@ function like(q: QB, column: string, pattern: string): void {
   q.whereRaw(`${column} like ? escape '\\'`, [pattern]);
 }
 
+/**
+ * `column LIKE 'prefix%'` that an index can serve: SQLite's LIKE is case-insensitive, so it never
+ * uses the (binary) index for it, but the same byte range can (the indexed values are already
+ * lowercase). PostgreSQL turns the LIKE into that range itself through the varchar_pattern_ops
+ * index of m004.
+ */
+function likePrefix(q: QB, column: string, prefix: string): void {
+  like(q, column, `${escapeLike(prefix)}%`);
+  const dialect = (q as unknown as { client?: { dialect?: string } }).client?.dialect;
+  if (prefix === '' || (dialect !== 'sqlite3' && dialect !== 'better-sqlite3')) return;
+  const last = prefix.charCodeAt(prefix.length - 1);
+  // SQLite compares UTF-8 bytes (code point order); a surrogate or U+FFFF has no simple successor.
+  if ((last >= 0xd800 && last <= 0xdfff) || last === 0xffff) return;
+  q.where(column, '>=', prefix).where(column, '<', prefix.slice(0, -1) + String.fromCharCode(last + 1));
+}
+
 /** Date comparison of a target range [lowCol, highCol] against a search range, per prefix. */
 function dateCondition(q: QB, lowCol: string, highCol: string, prefix: Prefix, low: string, high: string): void {
   switch (prefix) {
@@ -92,7 +108,7 @@ function valueCondition(q: QB, c: Criterion, v: SearchValue, a: string): void {
       if (c.table === 'token') like(q, `${a}.text`, `%${escapeLike(normalizeString(v.text))}%`);
       else if (c.modifier === 'exact') q.where(`${a}.exact`, v.text);
       else if (c.modifier === 'contains') like(q, `${a}.value`, `%${escapeLike(normalizeString(v.text))}%`);
-      else like(q, `${a}.value`, `${escapeLike(normalizeString(v.text))}%`);
+      else likePrefix(q, `${a}.value`, normalizeString(v.text));
       return;
     case 'token':
       if (v.code !== undefined) q.where(`${a}.code`, v.code);
@@ -194,10 +210,10 @@ function liveResource(scope: Scope, q: QB, r: string): void {
 }
 
 /**
- * AND one criterion onto a resources query whose alias is `r`; `depth` makes the aliases of nested
- * subqueries (chains, _has) unique.
+ * AND one criterion onto a resources query whose alias is `r` (resources of `resourceType`); `depth`
+ * makes the aliases of nested subqueries (chains, _has) unique.
  */
-function applyCriterion(scope: Scope, q: QB, c: Criterion, r = 'r', depth = 0): void {
+function applyCriterion(scope: Scope, q: QB, c: Criterion, r: string, depth: number, resourceType: string): void {
   const { knex } = scope;
   const a = `s${depth}`;
   if (c.table === '_id') {
@@ -229,7 +245,7 @@ function applyCriterion(scope: Scope, q: QB, c: Criterion, r = 'r', depth = 0): 
                   .select(knex.raw('1'))
                   .whereRaw(`${r2}.resource_type = ${a}.target_type and ${r2}.id = ${a}.target_id`)
                   .modify((y) => liveResource(scope, y, r2))
-                  .modify((y) => applyCriterion(scope, y, target.criterion, r2, depth + 2)),
+                  .modify((y) => applyCriterion(scope, y, target.criterion, r2, depth + 2, target.type)),
               ),
             );
           }
@@ -251,7 +267,7 @@ function applyCriterion(scope: Scope, q: QB, c: Criterion, r = 'r', depth = 0): 
             .select(knex.raw('1'))
             .whereRaw(`${r2}.resource_type = ${a}.resource_type and ${r2}.id = ${a}.resource_id`)
             .modify((y) => liveResource(scope, y, r2))
-            .modify((y) => applyCriterion(scope, y, has.criterion, r2, depth + 2)),
+            .modify((y) => applyCriterion(scope, y, has.criterion, r2, depth + 2, has.sourceType)),
         ),
     );
     return;
@@ -264,20 +280,26 @@ function applyCriterion(scope: Scope, q: QB, c: Criterion, r = 'r', depth = 0): 
     else q.whereExists(rows());
     return;
   }
-  const matching = rows().where((w) => {
+  const values = (w: QB) => {
     for (const v of c.values) w.orWhere((x) => valueCondition(x, c, v, a));
-  });
-  if (c.modifier === 'not' || c.modifier === 'not-in') q.whereNotExists(matching);
-  else q.whereExists(matching);
+  };
+  if (c.modifier === 'not' || c.modifier === 'not-in') {
+    q.whereNotExists(rows().where(values));
+    return;
+  }
+  // `id IN (ids whose index rows match)`, not a correlated EXISTS: the subquery runs once through
+  // the (resource_type, param, value) index instead of once per resource of the type, which SQLite
+  // would otherwise do (a search then grows linearly with the store).
+  q.whereIn(`${r}.id`, knex(`${table} as ${a}`).select(`${a}.resource_id`).where(`${a}.resource_type`, resourceType).where(`${a}.param`, c.param).where(values));
 }
 
 /**
  * AND parsed criteria onto a query of the resources table aliased `r`, with chains and `_has`
  * reaching only what `visiblePartner` may see (bulk export's `_typeFilter` uses it).
  */
-export function applyCriteria(knex: Knex, q: QB, criteria: readonly Criterion[], visiblePartner: ResourceView): void {
+export function applyCriteria(knex: Knex, q: QB, resourceType: string, criteria: readonly Criterion[], visiblePartner: ResourceView): void {
   const scope: Scope = { knex, visiblePartner };
-  for (const c of criteria) applyCriterion(scope, q, c);
+  for (const c of criteria) applyCriterion(scope, q, c, 'r', 0, resourceType);
 }
 
 /** The sort expression of one key: the smallest (or, descending, largest) indexed value. */
@@ -339,7 +361,7 @@ export async function runSearch(em: EntityManager, request: SearchRequest, visib
   const base = () => {
     const q = knex(`${RESOURCES} as r`).where('r.resource_type', request.resourceType);
     liveResource(scope, q, 'r');
-    for (const c of request.criteria) applyCriterion(scope, q, c);
+    for (const c of request.criteria) applyCriterion(scope, q, c, 'r', 0, request.resourceType);
     return q;
   };
   let total: number | undefined;

@@ -5,6 +5,7 @@ import { M004AsyncSyncJobs } from './m004-async-sync-jobs.js';
 import { M004SearchComposite } from './m004-search-composite.js';
 import { M005ExportTypeFilterExpiry } from './m005-export-typefilter-expiry.js';
 import { M006SharingRules } from './m006-sharing-rules.js';
+import { M007SearchPatternIndexes } from './m007-search-pattern-indexes.js';
 
 /** The FHIR subgraph's migration history, in order. */
 export const migrations = [
@@ -15,4 +16,5 @@ export const migrations = [
   { name: 'm004-search-composite', class: M004SearchComposite },
   { name: 'm005-export-typefilter-expiry', class: M005ExportTypeFilterExpiry },
   { name: 'm006-sharing-rules', class: M006SharingRules },
+  { name: 'm007-search-pattern-indexes', class: M007SearchPatternIndexes },
 ];

@@ -1,0 +1,439 @@
+/**
+ * The FHIR R4 store under load: transaction-bundle ingest (resources/s), read p95 and typical
+ * search p95 at growing store sizes, on the embedded SQLite and on PostgreSQL.
+ *
+ *   npm run bench -- --suite fhir [--database sqlite,postgres] [--sizes 10000,100000]
+ *                    [--clients 4] [--bundle-size 300] [--duration 10] [--connections 8]
+ *
+ * For each database it boots the whole system on fresh storage (a temporary SQLite directory, or a
+ * throwaway PostgreSQL database on SVC_BENCH_ADMIN_DATABASE_URL, default
+ * postgres://postgres@127.0.0.1:5432/postgres, with Redis on SVC_BENCH_REDIS_URL, default
+ * redis://127.0.0.1:6379, under a private key prefix), registers a partner with a FHIR token,
+ * and grows the store through the public API, step by step up to each size: the ingest of each
+ * step is the measurement (the seeding path is the measured path). At each size it measures reads
+ * and searches with autocannon from a child process, then records a markdown section at the top
+ * of bench/RESULTS.md. Everything it created is dropped when it ends.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import pg from 'pg';
+import { loadConfig } from '@svc/platform';
+import { startSystem, type RunningSystem } from '../system.js';
+import { ChildRunner } from './child.js';
+import { FAMILY_SIZE, LOINC, type IngestedPatient, type IngestRun, type IngestSpec } from './fhir-ingest.js';
+import type { LoadRun, LoadSpec } from './load.js';
+
+const RESULTS_FILE = fileURLToPath(new URL('./RESULTS.md', import.meta.url));
+const RESULTS_MARKER = '<!-- Newest results first; bench/run.ts inserts each run below this line. -->';
+const WARMUP_SECONDS = 1;
+
+type Database = 'sqlite' | 'postgres';
+
+interface Options {
+  databases: Database[];
+  sizes: number[];
+  clients: number;
+  bundleSize: number;
+  duration: number;
+  connections: number;
+}
+
+const USAGE = 'usage: npm run bench -- --suite fhir [--database sqlite,postgres] [--sizes 10000,100000] [--clients 4] [--bundle-size 300] [--duration 10] [--connections 8]';
+
+export function parseFhirArgs(argv: readonly string[]): Options {
+  const options: Options = { databases: ['sqlite', 'postgres'], sizes: [10_000, 100_000], clients: 4, bundleSize: 300, duration: 10, connections: 8 };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--help' || arg === '-h') {
+      process.stdout.write(`${USAGE}\n`);
+      process.exit(0);
+    }
+    const match = /^--(database|sizes|clients|bundle-size|duration|connections)(?:=(.*))?$/.exec(arg);
+    if (!match) throw new Error(`unknown argument "${arg}"\n${USAGE}`);
+    const raw = match[2] ?? argv[++i] ?? '';
+    const int = (min: number, max: number): number => {
+      const n = Number(raw);
+      if (!Number.isInteger(n) || n < min || n > max) throw new Error(`--${match[1]} must be an integer from ${min} to ${max} (got "${raw}")`);
+      return n;
+    };
+    switch (match[1]) {
+      case 'database': {
+        const list = raw.split(',').map((s) => s.trim());
+        if (list.length === 0 || list.some((d) => d !== 'sqlite' && d !== 'postgres')) throw new Error(`--database takes sqlite, postgres or both (got "${raw}")`);
+        options.databases = list as Database[];
+        break;
+      }
+      case 'sizes': {
+        const list = raw.split(',').map(Number);
+        if (list.length === 0 || list.some((n) => !Number.isInteger(n) || n < 100 || n > 10_000_000)) throw new Error(`--sizes takes store sizes from 100 to 10,000,000 (got "${raw}")`);
+        options.sizes = [...list].sort((a, b) => a - b);
+        break;
+      }
+      case 'clients':
+        options.clients = int(1, 64);
+        break;
+      case 'bundle-size':
+        options.bundleSize = int(FAMILY_SIZE, 1000);
+        break;
+      case 'duration':
+        options.duration = int(1, 600);
+        break;
+      case 'connections':
+        options.connections = int(1, 256);
+        break;
+    }
+  }
+  return options;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The system under test
+
+interface Booted {
+  system: RunningSystem;
+  /** Outbox rows of the fhir subgraph not yet published (events the ingest left to deliver). */
+  pendingEvents(): Promise<number>;
+  /** ANALYZE on PostgreSQL; nothing on SQLite (its queries are planned without statistics). */
+  analyze(): Promise<void>;
+  baseUrl: string;
+  operatorToken: string;
+  close(): Promise<void>;
+}
+
+/** better-sqlite3 (the embedded driver) ships no types; this is the little the bench uses. */
+interface SqliteDatabase {
+  prepare(sql: string): { get(): unknown };
+  close(): void;
+}
+const Sqlite = createRequire(import.meta.url)('better-sqlite3') as new (file: string, options: { readonly: boolean }) => SqliteDatabase;
+
+const ADMIN_URL = process.env['SVC_BENCH_ADMIN_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const REDIS_URL = process.env['SVC_BENCH_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
+
+async function adminQuery(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: ADMIN_URL });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+async function boot(database: Database): Promise<Booted> {
+  const dataDir = mkdtempSync(`${os.tmpdir()}/svc-bench-fhir-`);
+  const operatorToken = `op_${randomBytes(24).toString('base64url')}`;
+  const env: Record<string, string> = { SVC_LOG_LEVEL: 'silent', SVC_BOOTSTRAP_TOKEN: operatorToken, SVC_DATA_DIR: dataDir, SVC_HOST: '127.0.0.1', SVC_PORT: '0', SVC_RATE_LIMITS: 'off' };
+  let drop = async () => {};
+  let databaseUrl: string | undefined;
+  if (database === 'postgres') {
+    const name = `svc_bench_${randomBytes(6).toString('hex')}`;
+    await adminQuery(`create database ${name}`);
+    drop = () => adminQuery(`drop database if exists ${name} with (force)`);
+    const url = new URL(ADMIN_URL);
+    url.pathname = `/${name}`;
+    databaseUrl = url.toString();
+    Object.assign(env, { SVC_DATABASE_URL: databaseUrl, SVC_REDIS_URL: REDIS_URL, SVC_REDIS_PREFIX: name });
+  }
+  const dispose = async () => {
+    await drop().catch((err: unknown) => process.stderr.write(`dropping the bench database failed: ${String(err)}\n`));
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  try {
+    const system = await startSystem(loadConfig(env));
+    try {
+      await system.app.listen({ host: '127.0.0.1', port: 0 });
+    } catch (err) {
+      await system.stop();
+      throw err;
+    }
+    const { port } = system.app.server.address() as AddressInfo;
+    const pendingSql = 'select count(*) as n from fhir_outbox where published_at is null';
+    const pendingEvents = async (): Promise<number> => {
+      if (databaseUrl) {
+        const client = new pg.Client({ connectionString: databaseUrl });
+        await client.connect();
+        try {
+          return Number((await client.query<{ n: string }>(pendingSql)).rows[0]?.n ?? 0);
+        } finally {
+          await client.end();
+        }
+      }
+      const db = new Sqlite(`${dataDir}/fhir.sqlite`, { readonly: true });
+      try {
+        return Number((db.prepare(pendingSql).get() as { n: number }).n);
+      } finally {
+        db.close();
+      }
+    };
+    const analyze = async (): Promise<void> => {
+      if (!databaseUrl) return;
+      const client = new pg.Client({ connectionString: databaseUrl });
+      await client.connect();
+      try {
+        await client.query('analyze');
+      } finally {
+        await client.end();
+      }
+    };
+    return {
+      system,
+      pendingEvents,
+      analyze,
+      operatorToken,
+      baseUrl: `http://127.0.0.1:${port}`,
+      async close() {
+        await system.stop();
+        await dispose();
+      },
+    };
+  } catch (err) {
+    await dispose();
+    throw err;
+  }
+}
+
+async function graphql<T>(base: Booted, query: string, variables: Record<string, unknown>): Promise<T> {
+  const res = await fetch(`${base.baseUrl}/graphql`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${base.operatorToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ query, variables }),
+  });
+  const body = (await res.json()) as { data?: T; errors?: unknown[] };
+  if (!res.ok || body.errors?.length || !body.data) throw new Error(`GraphQL ${res.status}: ${JSON.stringify(body.errors ?? body)}`);
+  return body.data;
+}
+
+/** A partner and its token with the spec's FHIR read, write and bundle scopes: searches see one tenant's data, as partners do. */
+async function partnerToken(base: Booted): Promise<string> {
+  const { registerPartner } = await graphql<{ registerPartner: { gpid: string } }>(base, 'mutation R($n: String!) { registerPartner(input: { legalName: $n, organizationType: "HEALTH_SYSTEM" }) { gpid } }', { n: 'Benchmark Hospital' });
+  const { createApiToken } = await graphql<{ createApiToken: { secret: string } }>(base, 'mutation T($i: CreateApiTokenInput!) { createApiToken(input: $i) { secret } }', {
+    i: { partnerGpid: registerPartner.gpid, name: 'fhir bench', scopes: ['cms.fhir.r4.read', 'cms.fhir.rest.write', 'cms.fhir.bundle.push'] },
+  });
+  return createApiToken.secret;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Measurements
+
+interface Stats {
+  rps: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  responses: number;
+  statusCounts: Record<string, number>;
+  errors: number;
+}
+
+function percentile(sorted: Float64Array, p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+function summarize(run: LoadRun): Stats {
+  const latencies = Float64Array.from(run.latencies).sort();
+  return {
+    rps: run.durationSeconds > 0 ? latencies.length / run.durationSeconds : 0,
+    p50: percentile(latencies, 50),
+    p95: percentile(latencies, 95),
+    p99: percentile(latencies, 99),
+    responses: latencies.length,
+    statusCounts: run.statusCounts,
+    errors: run.errors,
+  };
+}
+
+interface Row {
+  key: string;
+  label: string;
+  example: string;
+  paths: string[];
+}
+
+function rowsFor(patients: readonly IngestedPatient[], observations: readonly string[]): Row[] {
+  const sample = <T>(list: readonly T[], n: number): T[] => Array.from({ length: Math.min(n, list.length) }, () => list[Math.floor(Math.random() * list.length)]!);
+  const somePatients = sample(patients, 2000);
+  const codes = LOINC.map(([code]) => code);
+  const reads = [...somePatients.slice(0, 1000).map((p) => `/fhir/R4/Patient/${p.id}`), ...sample(observations, 1000).map((id) => `/fhir/R4/Observation/${id}`)];
+  const bySubject = somePatients.map((p, i) => `/fhir/R4/Observation?subject=Patient/${p.id}&code=${encodeURIComponent(`http://loinc.org|${codes[i % codes.length]}`)}`);
+  const byName = somePatients.map((p) => `/fhir/R4/Patient?name=${encodeURIComponent(p.family.slice(0, 4))}&birthdate=${p.birthDate}`);
+  const sorted = codes.map((code) => `/fhir/R4/Observation?code=${encodeURIComponent(`http://loinc.org|${code}`)}&_sort=-date&_count=20`);
+  return [
+    { key: 'read', label: 'read', example: '`GET Patient/{id}`, `GET Observation/{id}` (random stored ids)', paths: reads },
+    { key: 'search-subject', label: 'search by subject and code', example: '`GET Observation?subject=Patient/{id}&code=http://loinc.org|8867-4`', paths: bySubject },
+    { key: 'search-name', label: 'search by name and birthdate', example: '`GET Patient?name=Smit&birthdate=1970-05-03`', paths: byName },
+    { key: 'search-sorted', label: 'search by code, sorted, paged', example: '`GET Observation?code=http://loinc.org|8867-4&_sort=-date&_count=20` (with the total)', paths: sorted },
+  ];
+}
+
+async function probe(baseUrl: string, token: string, path: string): Promise<void> {
+  const res = await fetch(`${baseUrl}${path}`, { headers: { authorization: `Bearer ${token}` } });
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`probe ${path}: ${res.status} ${text.slice(0, 300)}`);
+  // A search may rightly find nothing (a random patient need not have that code); a read must answer its resource.
+  const body = JSON.parse(text) as { resourceType?: string };
+  if (!body.resourceType) throw new Error(`probe ${path}: not a FHIR resource: ${text.slice(0, 300)}`);
+}
+
+async function measure(load: ChildRunner<LoadSpec, LoadRun>, base: Booted, token: string, row: Row, options: Options): Promise<Stats> {
+  await probe(base.baseUrl, token, row.paths[0]!);
+  const spec = { url: `${base.baseUrl}${row.paths[0]}`, method: 'GET' as const, headers: { authorization: `Bearer ${token}`, accept: 'application/fhir+json' }, paths: row.paths, connections: options.connections };
+  await load.run({ ...spec, duration: WARMUP_SECONDS });
+  const stats = summarize(await load.run({ ...spec, duration: options.duration }));
+  process.stderr.write(`    ${row.label}: ${stats.rps.toFixed(0)} req/s, p95 ${stats.p95.toFixed(1)} ms\n`);
+  return stats;
+}
+
+// ---------------------------------------------------------------------------------------------
+// One database
+
+interface Step {
+  size: number;
+  ingest: { resources: number; seconds: number; bundleP95: number; failures: number; cpuMs: number; drainSeconds: number };
+  rows: { row: Row; stats: Stats }[];
+}
+
+async function runDatabase(database: Database, options: Options): Promise<Step[]> {
+  process.stderr.write(`${database}: booting …\n`);
+  const base = await boot(database);
+  const ingest = new ChildRunner<IngestSpec, IngestRun>(new URL('./fhir-ingest.ts', import.meta.url), 'ingest client');
+  const load = new ChildRunner<LoadSpec, LoadRun>(new URL('./load.ts', import.meta.url), 'load generator');
+  try {
+    const token = await partnerToken(base);
+    const patients: IngestedPatient[] = [];
+    const observations: string[] = [];
+    const steps: Step[] = [];
+    let stored = 0;
+    let seed = 1;
+    for (const size of options.sizes) {
+      const perBundle = Math.max(1, Math.round(options.bundleSize / FAMILY_SIZE)) * FAMILY_SIZE;
+      const bundles = Math.ceil((size - stored) / perBundle);
+      process.stderr.write(`  ingest ${stored} → ${size} resources: ${bundles} bundles of ${perBundle}, ${options.clients} clients … `);
+      // Sent in slices so that the client never holds more than a few thousand bundles in memory.
+      const slice = Math.max(options.clients, 40);
+      // The server runs in this process (the clients in children): its CPU time per resource is a
+      // number that a busy shared machine distorts far less than wall-clock throughput.
+      const cpuBefore = process.cpuUsage();
+      const total = { resources: 0, seconds: 0, latencies: [] as number[], failures: 0, firstFailure: undefined as string | undefined };
+      for (let done = 0; done < bundles; done += slice) {
+        const run = await ingest.run({ baseUrl: base.baseUrl, token, bundles: Math.min(slice, bundles - done), bundleSize: options.bundleSize, clients: options.clients, seed: seed++ });
+        total.resources += run.resources;
+        total.seconds += run.seconds;
+        total.latencies.push(...run.latencies);
+        total.failures += run.failures;
+        total.firstFailure ??= run.firstFailure;
+        patients.push(...run.patients);
+        if (observations.length < 4000) observations.push(...run.observations);
+      }
+      if (total.failures > 0) throw new Error(`${total.failures} bundles failed, first: ${total.firstFailure}`);
+      const cpu = process.cpuUsage(cpuBefore);
+      // The outbox publishes each resource's event after its commit; reads are only measured once
+      // the ingest's events are delivered, so that they do not compete with that backlog.
+      const drainStarted = performance.now();
+      while ((await base.pendingEvents()) > 0) await new Promise((resolve) => setTimeout(resolve, 500));
+      const drainSeconds = (performance.now() - drainStarted) / 1000;
+      // Fresh planner statistics, as autovacuum would eventually give (pgbench does the same after
+      // seeding): without them PostgreSQL estimates one row per index and picks poor plans.
+      await base.analyze();
+      stored += total.resources;
+      const sortedLatencies = Float64Array.from(total.latencies).sort();
+      const step: Step = { size: stored, ingest: { resources: total.resources, seconds: total.seconds, bundleP95: percentile(sortedLatencies, 95), failures: total.failures, cpuMs: (cpu.user + cpu.system) / 1000, drainSeconds }, rows: [] };
+      process.stderr.write(`${(total.resources / total.seconds).toFixed(0)} resources/s, server CPU ${(step.ingest.cpuMs / total.resources).toFixed(2)} ms per resource, events delivered ${step.ingest.drainSeconds.toFixed(1)} s later\n`);
+      for (const row of rowsFor(patients, observations)) step.rows.push({ row, stats: await measure(load, base, token, row, options) });
+      steps.push(step);
+    }
+    return steps;
+  } finally {
+    await load.close();
+    await ingest.close();
+    await base.close();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reporting
+
+const fmt = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : '–');
+const thousands = (n: number) => Math.round(n).toLocaleString('en-US');
+
+function machine(): string {
+  const cpus = os.cpus();
+  return `${cpus[0]?.model.trim() ?? 'unknown CPU'}, ${cpus.length} cores (nproc ${os.availableParallelism()}), ${(os.totalmem() / 1024 ** 3).toFixed(1)} GiB RAM, ${os.type()} ${os.release()} ${os.arch()}, Node ${process.version}`;
+}
+
+function statuses(s: Stats): string {
+  const parts = Object.entries(s.statusCounts).map(([status, count]) => `${status}: ${count}`);
+  if (s.errors > 0) parts.push(`errors: ${s.errors}`);
+  return parts.join(', ');
+}
+
+function growth(first: number, last: number): string {
+  return first > 0 && Number.isFinite(first) && Number.isFinite(last) ? `${(last / first).toFixed(2)}×` : '–';
+}
+
+export function fhirReport(date: string, argv: readonly string[], options: Options, loadBefore: readonly number[], loadAfter: readonly number[], results: { database: Database; steps: Step[] }[]): string {
+  const lines = [
+    `## FHIR R4 store, ${date}`,
+    '',
+    `- Command: \`npm run bench -- --suite fhir${argv.length ? ` ${argv.join(' ')}` : ''}\``,
+    `- Machine: ${machine()}`,
+    `- Load average (1/5/15 min) before: ${loadBefore.map((l) => l.toFixed(2)).join(' / ')}, after: ${loadAfter.map((l) => l.toFixed(2)).join(' / ')}${(loadBefore[0] ?? 0) > os.cpus().length / 2 ? ' — the machine was busy with other work: treat these numbers as rough' : ''}`,
+    `- Ingest: transaction Bundles of ${Math.max(1, Math.round(options.bundleSize / FAMILY_SIZE)) * FAMILY_SIZE} resources (per patient: 1 Patient, 2 Encounters, 12 Observations, linked by \`urn:uuid:\` references), ${options.clients} concurrent clients, \`Prefer: return=minimal\`, a partner's token, through the REST facade and the gateway; resources/s = resources stored ÷ wall-clock time of the step`,
+    `- Reads and searches: ${options.duration} s per row after a ${WARMUP_SECONDS} s warm-up, ${options.connections} connections, autocannon in a child process, each request a random path of the row's list (ms)`,
+    '',
+  ];
+  for (const { database, steps } of results) {
+    lines.push(`### ${database === 'sqlite' ? 'SQLite (embedded)' : 'PostgreSQL (127.0.0.1:5432) + Redis'}`, '');
+    lines.push('| Stored resources | Ingest step | Ingest resources/s | Server CPU ms per resource | Bundle p95 ms | Events delivered after, s | ' + steps[0]!.rows.map((r) => `${r.row.label} p95 ms (p50, req/s)`).join(' | ') + ' |');
+    lines.push('|---:|---|---:|---:|---:|---:|' + steps[0]!.rows.map(() => '---:').join('|') + '|');
+    let before = 0;
+    for (const s of steps) {
+      lines.push(
+        `| ${thousands(s.size)} | ${thousands(before)} → ${thousands(s.size)} | ${thousands(s.ingest.resources / s.ingest.seconds)} | ${fmt(s.ingest.cpuMs / s.ingest.resources, 2)} | ${fmt(s.ingest.bundleP95, 0)} | ${fmt(s.ingest.drainSeconds)} | ` +
+          s.rows.map((r) => `**${fmt(r.stats.p95)}** (${fmt(r.stats.p50)}, ${fmt(r.stats.rps, 0)})`).join(' | ') +
+          ' |',
+      );
+      before = s.size;
+    }
+    if (steps.length > 1) {
+      const a = steps[0]!;
+      const b = steps[steps.length - 1]!;
+      lines.push(
+        `| growth ${thousands(a.size)} → ${thousands(b.size)} | | ${growth(a.ingest.resources / a.ingest.seconds, b.ingest.resources / b.ingest.seconds)} | ${growth(a.ingest.cpuMs / a.ingest.resources, b.ingest.cpuMs / b.ingest.resources)} | | | ` +
+          a.rows.map((r, i) => `p95 ${growth(r.stats.p95, b.rows[i]!.stats.p95)}`).join(' | ') +
+          ' |',
+      );
+    }
+    lines.push('', `Statuses: ${steps.map((s) => `${thousands(s.size)}: ${s.rows.map((r) => `${r.row.key} ${statuses(r.stats)}`).join('; ')}`).join(' — ')}`, '');
+  }
+  lines.push('Rows:', '', ...results[0]!.steps[0]!.rows.map((r) => `- **${r.row.label}**: ${r.row.example}`), '');
+  return lines.join('\n');
+}
+
+function record(section: string): void {
+  let text = existsSync(RESULTS_FILE) ? readFileSync(RESULTS_FILE, 'utf8') : `# Benchmark results\n\n${RESULTS_MARKER}\n`;
+  const at = text.indexOf(RESULTS_MARKER);
+  if (at === -1) text = `${text.trimEnd()}\n\n${section}`;
+  else {
+    const after = at + RESULTS_MARKER.length;
+    text = `${text.slice(0, after)}\n\n${section}${text.slice(after).replace(/^\n+/, '\n')}`;
+  }
+  writeFileSync(RESULTS_FILE, `${text.trimEnd()}\n`);
+}
+
+export async function runFhirSuite(argv: readonly string[]): Promise<void> {
+  const options = parseFhirArgs(argv);
+  const started = Date.now();
+  const loadBefore = os.loadavg();
+  const results: { database: Database; steps: Step[] }[] = [];
+  for (const database of options.databases) results.push({ database, steps: await runDatabase(database, options) });
+  const section = fhirReport(new Date().toISOString(), argv, options, loadBefore, os.loadavg(), results);
+  process.stdout.write(`\n${section}\n`);
+  record(section);
+  process.stderr.write(`recorded in ${RESULTS_FILE} (${((Date.now() - started) / 1000).toFixed(0)} s in all)\n`);
+}
