@@ -17,14 +17,9 @@ export const pipelineSubgraph: SubgraphDefinition = {
       migrations,
       buildSchema: (services) => buildPipelineSchema(services, log),
       async startWorkers({ orm, runtime: rt }) {
-        const stop = rt.bus.subscribe(async (event) => {
-          try {
-            await log.record(orm.em.fork(), event);
-          } catch (err) {
-            rt.logger.error({ err, eventId: event.id }, 'event log could not record an event');
-          }
-        });
-        return async () => stop();
+        // A durable consumer: a failed record is retried (not acknowledged) until it succeeds.
+        const stop = rt.stream.consume('event-log', (event) => log.record(orm.em.fork(), event));
+        return stop;
       },
     });
   },
