@@ -120,7 +120,7 @@ function createBus(config: Config, logger: Logger, health: DependencyHealth): Ev
  * the embedded default (see platform/src/events/README.md).
  */
 function createBackbone(config: Config, logger: Logger, health: DependencyHealth, bus: EventBus): EventBackbone {
-  return config.redisUrl ? new RedisEventStream(config.redisUrl, config.redisPrefix, logger, health) : new OutboxStream(bus, logger, config.outboxPollMs);
+  return config.redisUrl ? new RedisEventStream(config.redisUrl, config.redisPrefix, logger, health, { claimIdleMs: config.eventClaimIdleMs }) : new OutboxStream(bus, logger, config.outboxPollMs);
 }
 
 /**
