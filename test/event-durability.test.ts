@@ -102,7 +102,7 @@ describe.runIf(USE_POSTGRES)('durable events under SIGKILL (distributed mode)', 
     const old = processes.get(key)!;
     await old.stop('SIGKILL');
     const again = await start(key, old.role, extra, { port: portOf(old.url), internalPort: portOf(old.internalUrl) });
-    await waitUntilReady(again, 60_000);
+    await waitUntilReady(again, 120_000);
   };
 
   beforeAll(async () => {
@@ -118,12 +118,13 @@ describe.runIf(USE_POSTGRES)('durable events under SIGKILL (distributed mode)', 
     };
     const names = ['partner', 'identity', 'fhir', 'pipeline'];
     await Promise.all(names.map((n) => start(n, `subgraph:${n}`, n === 'partner' ? { SVC_BOOTSTRAP_TOKEN: token } : {})));
-    await Promise.all(names.map((n) => waitUntilReady(processes.get(n)!)));
+    // A fresh database: the subgraphs run their migrations (FHIR's are many); on a busy machine this dominates.
+    await Promise.all(names.map((n) => waitUntilReady(processes.get(n)!, 300_000)));
     const urls = Object.fromEntries(names.map((n) => [`SVC_SUBGRAPH_${n.toUpperCase()}_URL`, `${processes.get(n)!.url}/graphql`]));
     env = { ...env, ...urls };
     await Promise.all([start('worker', 'worker'), start('gatewayA', 'gateway'), start('gatewayB', 'gateway')]);
-    await Promise.all(['worker', 'gatewayA', 'gatewayB'].map((k) => waitUntilReady(processes.get(k)!)));
-  }, 180_000);
+    await Promise.all(['worker', 'gatewayA', 'gatewayB'].map((k) => waitUntilReady(processes.get(k)!, 200_000)));
+  }, 540_000);
 
   afterAll(async () => {
     await Promise.all(observers.map((o) => o.stop()));

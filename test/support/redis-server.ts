@@ -27,6 +27,7 @@ export async function startOwnRedis(): Promise<OwnRedis> {
     const deadline = Date.now() + 10_000;
     for (;;) {
       const client = new Redis(port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+      client.on('error', () => undefined);
       const ok = await client.connect().then(() => client.ping(), () => null).catch(() => null);
       client.disconnect();
       if (ok === 'PONG') return;
