@@ -23,7 +23,7 @@ import type { Gateway, GatewayContext } from './gateway.js';
 /** How long an event's query may wait for the event log to record the event. */
 const EVENT_WAIT_MS = 3000;
 /** Pauses between the attempts of one event's lookup; after the last one it is delivered with an error. */
-const RETRY_DELAYS_MS = [250, 500, 1000, 2000, 4000, 8000];
+const RETRY_DELAYS_MS = [250, 500, 1000, 2000, 4000, 8000, 15000];
 /** Error codes worth another attempt: the lookup may succeed once the subgraph or the log catches up. */
 const TRANSIENT = new Set(['UPSTREAM_UNAVAILABLE', 'SERVER_BUSY', 'TOO_MANY_WAITERS', 'INTERNAL', 'INTERNAL_SERVER_ERROR', 'RATE_LIMITED']);
 /** Recent events kept by each gateway to close the seam of a resume (events seen live but not yet in the log). */
