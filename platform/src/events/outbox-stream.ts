@@ -16,12 +16,24 @@ function knexOf(orm: Orm): Knex {
 }
 
 interface OutboxRecord {
-  seq: number;
+  seq?: number;
+  published_at?: Date | string | number | null;
   id: string;
   type: string;
   partner_gpid: string | null;
   occurred_at: Date | string | number;
   data: string | Record<string, unknown>;
+}
+
+function isPostgres(orm: Orm): boolean {
+  return orm.em.getPlatform().constructor.name.toLowerCase().includes('postgre');
+}
+
+/** A position after a row: its rowid on SQLite; `<published ms>|<id>` on PostgreSQL (see README). */
+function positionAfter(row: OutboxRecord, postgres: boolean): string {
+  if (!postgres) return String(row.seq);
+  const at = row.published_at instanceof Date ? row.published_at : new Date(row.published_at!);
+  return `${at.getTime()}|${row.id}`;
 }
 
 function envelopeOf(row: OutboxRecord): EventEnvelope {
@@ -96,13 +108,16 @@ export class OutboxStream implements EventBackbone {
       try {
         const knex = knexOf(orm);
         const table = outboxTable(owner);
+        const old = knex(table)
+          .whereNotNull('published_at')
+          .andWhere('published_at', '<', orm.em.getPlatform().processDateProperty(new Date(now - this.retentionMs)) as Date);
+        if (isPostgres(orm)) {
+          pruned += await old.delete();
+          continue;
+        }
         const newest = (await knex(table).max({ seq: 'rowid' }).first()) as { seq: number | null } | undefined;
         if (!newest?.seq) continue;
-        pruned += await knex(table)
-          .whereNotNull('published_at')
-          .andWhere('published_at', '<', orm.em.getPlatform().processDateProperty(new Date(now - this.retentionMs)) as Date)
-          .andWhere('rowid', '<', newest.seq)
-          .delete();
+        pruned += await old.andWhere('rowid', '<', newest.seq).delete();
       } catch (err) {
         this.logger.warn({ err, owner }, 'outbox pruning failed');
       }
@@ -121,16 +136,16 @@ export class OutboxStream implements EventBackbone {
         await knex.schema.createTable(positions, (t) => {
           t.string('consumer', 100).notNullable();
           t.string('source', 100).notNullable();
-          t.bigInteger('position').notNullable();
+          t.string('position', 80).notNullable();
           t.primary(['consumer', 'source']);
         });
       }
     });
-    const readPosition = async (source: string): Promise<number> => {
+    const readPosition = async (source: string): Promise<string | null> => {
       const row = (await knex(positions).where({ consumer: name, source }).first('position')) as { position: number | string } | undefined;
-      return row ? Number(row.position) : 0;
+      return row ? String(row.position) : null;
     };
-    const savePosition = (source: string, position: number) =>
+    const savePosition = (source: string, position: string) =>
       knex(positions).insert({ consumer: name, source, position }).onConflict(['consumer', 'source']).merge({ position });
 
     let sourceFailing = false;
@@ -139,14 +154,27 @@ export class OutboxStream implements EventBackbone {
       for (const [source, sourceOrm] of this.sources) {
         if (stopped) break;
         const position = await readPosition(source);
-        const rows = (await knexOf(sourceOrm)(outboxTable(source))
-          .where('rowid', '>', position)
-          .orderBy('rowid')
-          .limit(BATCH)
-          .select('rowid as seq', 'id', 'type', 'partner_gpid', 'occurred_at', 'data')) as OutboxRecord[];
+        const postgres = isPostgres(sourceOrm);
+        const table = knexOf(sourceOrm)(outboxTable(source));
+        const columns = ['id', 'type', 'partner_gpid', 'occurred_at', 'data'];
+        let rows: OutboxRecord[];
+        if (!postgres) {
+          rows = (await table.where('rowid', '>', Number(position ?? 0)).orderBy('rowid').limit(BATCH).select('rowid as seq', ...columns)) as OutboxRecord[];
+        } else {
+          // PostgreSQL has no commit-ordered rowid: read in the order this process's relay
+          // published (published_at, id); one relay per owner in the process keeps that monotonic.
+          const [ms, id] = (position ?? '0|').split('|');
+          const at = new Date(Number(ms));
+          rows = (await table
+            .whereNotNull('published_at')
+            .andWhere((q) => q.where('published_at', '>', at).orWhere((q2) => q2.where('published_at', '=', at).andWhere('id', '>', id ?? '')))
+            .orderBy([{ column: 'published_at' }, { column: 'id' }])
+            .limit(BATCH)
+            .select('published_at', ...columns)) as OutboxRecord[];
+        }
         for (const row of rows) {
           if (!(await runWithRetry(name, envelopeOf(row), handler, state))) return handled;
-          await savePosition(source, row.seq);
+          await savePosition(source, positionAfter(row, postgres));
           handled++;
         }
       }
