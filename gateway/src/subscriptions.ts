@@ -32,7 +32,7 @@ const RECENT_MS = 120_000;
 const RESUME_SLACK_MS = 5000;
 
 const PER_TYPE_FIELDS = EVENT_TYPES.map(
-  (e) => `  """${e.description} Needs ${e.scope}. With after: first the events recorded after that id (resume), then live."""\n  ${subscriptionFieldName(e.type)}(after: ID): Event!`,
+  (e) => `  """${e.description} ${e.scope ? `Needs ${e.scope}.` : 'Any credential of the partner.'} With after: first the events recorded after that id (resume), then live."""\n  ${subscriptionFieldName(e.type)}(after: ID): Event!`,
 ).join('\n');
 
 const SUBSCRIPTION_SDL = `

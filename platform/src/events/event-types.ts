@@ -6,12 +6,14 @@
 export const EVENT_TYPES = [
   { type: 'pipeline.sync.completed', scope: 'cms.pipeline.read', description: 'A FHIR or batch sync job finished successfully.' },
   { type: 'pipeline.sync.failed', scope: 'cms.pipeline.read', description: 'A sync job failed after retries.' },
-  { type: 'partner.token.revoked', scope: 'cms.partner.read', description: 'An API key or OAuth client was revoked; rotate credentials.' },
+  // Every credential of the partner may learn that one of its credentials was revoked: the
+  // integrations that must rotate are exactly the ones holding credentials, whatever their scopes.
+  { type: 'partner.token.revoked', scope: null, description: 'An API key or OAuth client was revoked; rotate credentials.' },
   { type: 'identity.match', scope: 'identity.read', description: 'A GPID match or merge completed for a subject.' },
   { type: 'identity.merge', scope: 'identity.read', description: 'Two GPID records were merged into a golden record.' },
   { type: 'identity.merged.v1', scope: 'identity.read', description: 'Audit: GPIDs were merged (immutable).' },
   { type: 'identity.split.v1', scope: 'identity.read', description: 'Audit: a GPID was split (immutable).' },
-] as const satisfies readonly { type: string; scope: string; description: string }[];
+] as const satisfies readonly { type: string; scope: string | null; description: string }[];
 
 export type EventTypeName = (typeof EVENT_TYPES)[number]['type'];
 
@@ -23,7 +25,7 @@ export function subscriptionFieldName(type: string): string {
     .join('');
 }
 
-/** The scope that receiving events of `type` needs, or null for types outside the catalog. */
+/** The scope that receiving events of `type` needs, or null when none (outside the catalog, or open to every credential of the partner). */
 export function eventTypeScope(type: string): string | null {
   return EVENT_TYPES.find((e) => e.type === type)?.scope ?? null;
 }
