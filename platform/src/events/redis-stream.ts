@@ -74,7 +74,9 @@ export class RedisEventStream implements EventBackbone {
   }
 
   consume(name: string, handler: StreamHandler): StopConsuming {
-    const conn = createRedisClient(this.url, this.health, { queueWhileOffline: true, maxRetriesPerRequest: 1 });
+    // Only the writer reports to the dependency tracker: several connections reconnecting one after
+    // another would log the outage as several down/up flaps. This loop logs its own outage once.
+    const conn = createRedisClient(this.url, undefined, { queueWhileOffline: true, maxRetriesPerRequest: 1 });
     const { sleep, wakeAll } = stoppableSleep();
     let stopped = false;
     const state = { failing: false, stopped: () => stopped, logger: this.logger, sleep };
@@ -138,7 +140,9 @@ export class RedisEventStream implements EventBackbone {
   }
 
   tail(handler: StreamHandler, options: { backfillMs?: number } = {}): () => void {
-    const conn = createRedisClient(this.url, this.health, { queueWhileOffline: true, maxRetriesPerRequest: 1 });
+    // Only the writer reports to the dependency tracker: several connections reconnecting one after
+    // another would log the outage as several down/up flaps. This loop logs its own outage once.
+    const conn = createRedisClient(this.url, undefined, { queueWhileOffline: true, maxRetriesPerRequest: 1 });
     const { sleep, wakeAll } = stoppableSleep();
     let stopped = false;
     const loop = (async () => {
