@@ -11,6 +11,10 @@ import {
   DependencyHealth,
   MemoryEventBus,
   newId,
+  OutboxStream,
+  RedisEventStream,
+  tailAsBus,
+  type EventBackbone,
   RateLimiter,
   RedisEventBus,
   redisConnected,
@@ -114,6 +118,14 @@ function createBus(config: Config, logger: Logger, health: DependencyHealth): Ev
 }
 
 /**
+ * The durable stream: Redis Streams in the distributed mode, the SQLite outbox tables themselves in
+ * the embedded default (see platform/src/events/README.md).
+ */
+function createBackbone(config: Config, logger: Logger, health: DependencyHealth, bus: EventBus): EventBackbone {
+  return config.redisUrl ? new RedisEventStream(config.redisUrl, config.redisPrefix, logger, health, { claimIdleMs: config.eventClaimIdleMs }) : new OutboxStream(bus, logger, config.outboxPollMs);
+}
+
+/**
  * How the gateway tells whether a subgraph can serve: our own subgraphs answer GET /ready (their
  * database and Redis); a foreign subgraph only has to answer HTTP at all below 500.
  */
@@ -136,8 +148,10 @@ async function gatewayParts(runtime: SubgraphRuntime, clients: SubgraphClient[],
     environment: runtime.config.environment,
     plugins: limiter ? [graphqlRateLimitPlugin(limiter)] : [],
   });
-  const authenticator = new Authenticator(gateway, runtime.bus, runtime.logger, undefined, undefined, revocations);
-  const hub = new SubscriptionHub(gateway, runtime.bus, runtime.logger, revocations);
+  // Live fan-out from the stream's tail: after a Redis outage it resumes from the last event seen.
+  const fanout = tailAsBus(runtime.backbone!);
+  const authenticator = new Authenticator(gateway, fanout, runtime.logger, undefined, undefined, revocations);
+  const hub = new SubscriptionHub(gateway, fanout, runtime.logger, revocations);
   return { gateway, authenticator, hub };
 }
 
@@ -152,7 +166,8 @@ export async function startSystem(config: Config, options: { logger?: Logger; no
   const health = new DependencyHealth(logger);
   const bus = createBus(config, logger, health);
   if (bus instanceof RedisEventBus) await bus.ready();
-  const runtime: SubgraphRuntime = { config, logger, bus, metrics, health };
+  const backbone = createBackbone(config, logger, health, bus);
+  const runtime: SubgraphRuntime = { config, logger, bus, backbone, metrics, health };
   // Rate-limit counters: a command fails at once while Redis is away, so the request gets a 503.
   const usesLimiter = config.role === 'all' || config.role === 'facade' || config.role === 'gateway';
   const redis = config.redisUrl && usesLimiter ? createRedisClient(config.redisUrl, health) : undefined;
@@ -166,12 +181,13 @@ export async function startSystem(config: Config, options: { logger?: Logger; no
   // One limiter for REST and GraphQL: the facade and the gateway's /graphql spend the same counters.
   const limiter = config.rateLimits ? new RateLimiter(redis, config.redisPrefix) : null;
   // One per process: whatever accepts a credential or a signed principal here checks it against this.
-  const revocations = new RevocationList().follow(bus);
+  const revocations = new RevocationList().follow(tailAsBus(backbone));
   const closers: (() => Promise<unknown>)[] = [];
   const stopAll = async () => {
     health.close();
     for (const close of closers.reverse()) await close().catch((err: unknown) => logger.error({ err }, 'shutdown step failed'));
     revocations.close();
+    await backbone.close();
     await bus.close();
     await redis?.quit().catch(() => undefined);
   };

@@ -1,17 +1,45 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger, createMetrics, loadConfig, makeEvent, MemoryEventBus, type EventEnvelope, type Principal, type Subgraph } from '@svc/platform';
+import {
+  createLogger,
+  createMetrics,
+  createOutboxTable,
+  loadConfig,
+  makeEvent,
+  MemoryEventBus,
+  openDatabase,
+  outboxEntity,
+  OutboxRelay,
+  OutboxStream,
+  recordEvent,
+  SchemaMigration,
+  type EventEnvelope,
+  type Orm,
+  type Principal,
+  type Subgraph,
+} from '@svc/platform';
 import { partnerSubgraph } from '@svc/partner';
 import { freshStorage, type TestStorage } from './support/databases.js';
 
+/** The outbox of a stand-in producer: the other components (FHIR, identity, webhooks) whose events certification observes. */
+class ProducerOutbox extends SchemaMigration {
+  override async up(): Promise<void> {
+    this.schema((s) => createOutboxTable(s, 'producer'));
+  }
+}
+
 /**
  * Certification evidence from events of other components, observed by the real partner subgraph on
- * a real database: the producers of these events (FHIR, identity, webhooks) publish them on the bus.
+ * a real database: the producers of these events commit them to their outbox, and the partner
+ * subgraph's durable `certification` consumer reads them from the event stream.
  */
 describe('certification evidence observed from bus events', () => {
   let storage: TestStorage;
   let subgraph: Subgraph;
   const bus = new MemoryEventBus();
   const published: EventEnvelope[] = [];
+  let producer: Orm;
+  let backbone: OutboxStream;
+  let relay: OutboxRelay;
   const operator: Principal = { kind: 'service', partnerGpid: 'CMS-00000000', tokenId: 'tok_operator', scopes: ['*'] };
   let partner: Principal;
 
@@ -31,7 +59,12 @@ describe('certification evidence observed from bus events', () => {
   beforeAll(async () => {
     storage = await freshStorage();
     const config = loadConfig({ SVC_LOG_LEVEL: 'silent', ...storage.env, SVC_REDIS_URL: '', SVC_OUTBOX_POLL_MS: '50' });
-    subgraph = await partnerSubgraph.create({ config, logger: createLogger(config), bus, metrics: createMetrics() });
+    const logger = createLogger(config);
+    backbone = new OutboxStream(bus, logger, 50);
+    producer = await openDatabase({ config, owner: 'producer', entities: [outboxEntity('producer')], migrations: [{ name: 'm1', class: ProducerOutbox }] });
+    backbone.forOwner('producer', producer);
+    relay = new OutboxRelay(producer, 'producer', bus, backbone, 50, (err) => logger.error({ err }, 'relay failed'));
+    subgraph = await partnerSubgraph.create({ config, logger, bus, backbone, metrics: createMetrics() });
     await subgraph.start();
     bus.subscribe((event) => void published.push(event));
     const registered = await run<{ registerPartner: { gpid: string } }>('mutation { registerPartner(input: { legalName: "Lakeside Labs", organizationType: "LABORATORY" }) { gpid } }', {}, operator);
@@ -46,6 +79,8 @@ describe('certification evidence observed from bus events', () => {
   });
   afterAll(async () => {
     await subgraph?.stop();
+    await backbone?.close();
+    await producer?.close();
     await storage?.dispose();
   });
 
@@ -76,14 +111,21 @@ describe('certification evidence observed from bus events', () => {
       makeEvent('fhir.resource.created', gpid, { source: 'lake', request_id: 'req_write' }),
       makeEvent('webhook.test_ping.verified', gpid, { delivery_id: 'dlv_0', status: 500 }),
       ping,
-      ping,
       makeEvent('webhook.test_ping.verified', 'CMS-99999999', { delivery_id: 'dlv_x', status: 200 }),
       makeEvent('webhook.test_ping.verified', null, { delivery_id: 'dlv_y', status: 200 }),
     ]) {
-      await bus.publish(event);
+      // Each committed by its producer, as FHIR, identity and webhooks do.
+      const em = producer.em.fork();
+      recordEvent(em, event);
+      await em.flush();
     }
+    await relay.flush();
 
-    const after = await certification();
+    let after = await certification();
+    for (let i = 0; i < 100 && after.status !== 'READY'; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      after = await certification();
+    }
     const ecosystem = after.checklists.find((c) => c.id === 'partner_ecosystem')!;
     expect(ecosystem).toMatchObject({ complete: true, incompleteItemIds: [] });
     expect(after.status).toBe('READY');

@@ -3,6 +3,7 @@ import type { Knex } from '@mikro-orm/knex';
 import type { Orm } from '../db/database.js';
 import type { EventBus } from './bus.js';
 import type { EventEnvelope } from './envelope.js';
+import type { StreamAppender } from './stream.js';
 
 /** A row of an owner's outbox: the event, written in the same transaction as the change it describes. */
 export interface OutboxRow {
@@ -75,8 +76,11 @@ function toDate(value: Date | string | number): Date {
 }
 
 /**
- * Publishes committed outbox rows to the bus, in order, then marks them published. A crash between
- * the two publishes a row again on the next sweep: consumers are idempotent by event id.
+ * Hands committed outbox rows to the durable stream, in order, and marks them published only once
+ * the stream holds them (Redis XADD answered; in the embedded default the outbox is the stream).
+ * Each event is then also published on the bus, best effort, for plain in-process fan-out. A crash
+ * between the append and the mark appends a row again on the next sweep: consumers are idempotent
+ * by event id (at-least-once).
  */
 export class OutboxRelay {
   private timer: NodeJS.Timeout | undefined;
@@ -88,6 +92,7 @@ export class OutboxRelay {
     private readonly orm: Orm,
     private readonly owner: string,
     private readonly bus: EventBus,
+    private readonly stream: StreamAppender,
     private readonly pollMs: number,
     private readonly onError: (err: unknown) => void,
   ) {}
@@ -141,17 +146,20 @@ export class OutboxRelay {
     const knex = (this.orm.em.getConnection() as unknown as { getKnex(): Knex }).getKnex();
     const table = outboxTable(this.owner);
     const rows: PendingRow[] = await knex(table).whereNull('published_at').orderBy('id').limit(100).select('id', 'type', 'partner_gpid', 'occurred_at', 'data');
-    for (const row of rows) {
-      const envelope: EventEnvelope = {
-        id: row.id,
-        type: row.type,
-        occurred_at: toDate(row.occurred_at).toISOString(),
-        partner_gpid: row.partner_gpid,
-        data: typeof row.data === 'string' ? (JSON.parse(row.data) as Record<string, unknown>) : row.data,
-      };
-      await this.bus.publish(envelope);
-      await knex(table).where('id', row.id).update({ published_at: this.orm.em.getPlatform().processDateProperty(new Date()) });
-    }
+    if (rows.length === 0) return 0;
+    const envelopes: EventEnvelope[] = rows.map((row) => ({
+      id: row.id,
+      type: row.type,
+      occurred_at: toDate(row.occurred_at).toISOString(),
+      partner_gpid: row.partner_gpid,
+      data: typeof row.data === 'string' ? (JSON.parse(row.data) as Record<string, unknown>) : row.data,
+    }));
+    // Throws while the stream is unreachable: the rows stay unpublished and the next sweep retries.
+    await this.stream.append(envelopes);
+    for (const envelope of envelopes) await this.bus.publish(envelope).catch(this.onError);
+    await knex(table)
+      .whereIn('id', rows.map((r) => r.id))
+      .update({ published_at: this.orm.em.getPlatform().processDateProperty(new Date()) });
     return rows.length;
   }
 }

@@ -2,15 +2,16 @@ import type { GraphQLSchema } from 'graphql';
 import type { SubgraphName } from '../config.js';
 import { openDatabase, databaseReachable, type MigrationEntry, type Orm, type DatabaseOptions } from '../db/database.js';
 import { outboxEntity, OutboxRelay } from '../events/outbox.js';
+import { OutboxStream } from '../events/outbox-stream.js';
 import { createExecutor } from '../graphql/executor.js';
 import { countQueries } from '../metrics.js';
 import { DependencyHealth, DependencyUnavailable, isConnectionFailure } from '../dependency-health.js';
-import type { Subgraph, SubgraphContext, SubgraphRuntime } from './types.js';
+import type { BoundSubgraphRuntime, Subgraph, SubgraphContext, SubgraphRuntime } from './types.js';
 
 /** The services a subgraph's schema and background work are built from. */
 export interface SubgraphServices {
   orm: Orm;
-  runtime: SubgraphRuntime;
+  runtime: BoundSubgraphRuntime;
   /** Publish committed events now instead of at the next sweep; call after every flush that recorded one. */
   publishCommitted(): void;
 }
@@ -49,8 +50,11 @@ export async function assembleSubgraph(runtime: SubgraphRuntime, parts: Subgraph
     else if (isConnectionFailure(err)) health.down(database, err);
     else log.error({ err }, what);
   };
-  const relay = new OutboxRelay(orm, name, runtime.bus, runtime.config.outboxPollMs, failed('outbox relay failed'));
-  const services: SubgraphServices = { orm, runtime: { ...runtime, logger: log }, publishCommitted: () => relay.wake() };
+  const ownBackbone = runtime.backbone ? undefined : new OutboxStream(runtime.bus, log, runtime.config.outboxPollMs);
+  const backbone = runtime.backbone ?? ownBackbone!;
+  const stream = backbone.forOwner(name, orm);
+  const relay = new OutboxRelay(orm, name, runtime.bus, backbone, runtime.config.outboxPollMs, failed('outbox relay failed'));
+  const services: SubgraphServices = { orm, runtime: { ...runtime, logger: log, stream }, publishCommitted: () => relay.wake() };
   const schema = parts.buildSchema(services);
   const run = createExecutor<SubgraphContext>(schema, failed('resolver failed'));
   let stopWorkers: (() => Promise<void>) | undefined;
@@ -68,6 +72,8 @@ export async function assembleSubgraph(runtime: SubgraphRuntime, parts: Subgraph
     async stop() {
       await relay.stop();
       await stopWorkers?.();
+      stream.detach();
+      await ownBackbone?.close();
       await orm.close();
     },
   };

@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/core';
 import type { Config, SubgraphName } from '../config.js';
 import type { Logger } from '../logging.js';
 import type { EventBus } from '../events/bus.js';
+import type { EventBackbone, EventStream } from '../events/stream.js';
 import type { Metrics } from '../metrics.js';
 import type { Principal } from '../auth/principal.js';
 import type { GraphQLRequest } from '../graphql/executor.js';
@@ -13,9 +14,23 @@ export interface SubgraphRuntime {
   config: Config;
   logger: Logger;
   bus: EventBus;
+  /**
+   * The process's durable event stream. Without it (tools such as `npm run compose`) a subgraph
+   * gets an embedded one of its own.
+   */
+  backbone?: EventBackbone;
   metrics: Metrics;
   /** The process's dependency tracker (one log line per outage; feeds /ready). */
   health?: DependencyHealth;
+}
+
+/** The runtime a subgraph's schema and workers see: the stream is bound to the subgraph. */
+export interface BoundSubgraphRuntime extends SubgraphRuntime {
+  /**
+   * Durable consumers of this subgraph: `stream.consume('name', handler)` (positions stored with the
+   * subgraph in the embedded default), and live fan-out with `stream.tail(handler)`.
+   */
+  stream: EventStream;
 }
 
 /** The per-request context every subgraph resolver receives. */

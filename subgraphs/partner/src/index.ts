@@ -41,10 +41,8 @@ export const partnerSubgraph: SubgraphDefinition = {
         }
         // Certification evidence from other components' events (idempotent by event id).
         const observer = certificationObserverFor(services);
-        const stopObserving = rt.bus.subscribe((event) => observer.onEvent(event));
-        return async () => {
-          stopObserving();
-        };
+        const stopObserving = rt.stream.consume('certification', (event) => observer.onEvent(event));
+        return stopObserving;
       },
     }),
 };

@@ -19,20 +19,13 @@ export const pipelineSubgraph: SubgraphDefinition = {
       migrations: [...migrations, { name: 'm003-sync-job-projection', class: M003SyncJobProjection }],
       buildSchema: (services) => buildPipelineSchema(services, log),
       async startWorkers({ orm, runtime: rt }) {
-        const stop = rt.bus.subscribe(async (event) => {
-          try {
-            await log.record(orm.em.fork(), event);
-          } catch (err) {
-            rt.logger.error({ err, eventId: event.id }, 'event log could not record an event');
-          }
-        });
-
-        // Sync-job projection consumer (idempotent, throws on failure): becomes stream.consume('sync-jobs', handler) on the durable stream.
-        const stopSyncJobProjection = rt.bus.subscribe((event) => projectSyncJobEvent(orm.em.fork(), event));
-
+        // Durable consumers: a failed event is retried (not acknowledged) until its work committed.
+        const stops = [
+          rt.stream.consume('event-log', (event) => log.record(orm.em.fork(), event)),
+          rt.stream.consume('sync-jobs', (event) => projectSyncJobEvent(orm.em.fork(), event)),
+        ];
         return async () => {
-          stop();
-          stopSyncJobProjection();
+          await Promise.all(stops.map((stop) => stop()));
         };
       },
     });

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/core';
-import type { EventEnvelope, Logger, Principal } from '@svc/platform';
+import { isConnectionFailure, type EventEnvelope, type Logger, type Principal } from '@svc/platform';
 import { certificationRecords } from '../entities/certification-records.js';
 import { evidenceFromEvent } from './certification-evidence-rules.js';
 import { recordCertificationEvidence } from './certification-workflow.js';
@@ -43,6 +43,8 @@ export class CertificationObserver {
         });
         if (observation.item_id === FIRST_CALL_ITEM) this.remember(event.partner_gpid);
       } catch (err) {
+        // An unreachable database is retried by the durable consumer (the event is not acknowledged).
+        if (isConnectionFailure(err)) throw err;
         this.logger.error({ err, eventId: event.id, itemId: observation.item_id }, 'certification evidence could not be recorded');
       }
     }

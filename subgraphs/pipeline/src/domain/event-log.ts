@@ -52,6 +52,27 @@ export class EventLog {
   }
 
   /**
+   * The events recorded after `anchor` (in recording order), for a subscriber that resumes: every
+   * event recorded from `slackMs` before the anchor on (those are at most a few that the subscriber
+   * may already have; delivery is at-least-once), except the anchor itself. Ordered by
+   * (recordedAt, id); `from` continues a previous page.
+   */
+  async replay(
+    em: EntityManager,
+    options: { anchor: LoggedEvent; partnerGpid: string | null; types: readonly string[] | null; size: number; from: { recordedAt: Date; id: string } | null; slackMs: number },
+  ): Promise<LoggedEvent[]> {
+    const where: Record<string, unknown>[] = [{ id: { $ne: options.anchor.id } }];
+    if (options.partnerGpid) where.push({ partnerGpid: options.partnerGpid });
+    if (options.types?.length) where.push({ type: { $in: [...options.types] } });
+    if (options.from) {
+      where.push({ $or: [{ recordedAt: { $gt: options.from.recordedAt } }, { recordedAt: options.from.recordedAt, id: { $gt: options.from.id } }] });
+    } else {
+      where.push({ recordedAt: { $gte: new Date(options.anchor.recordedAt.getTime() - options.slackMs) } });
+    }
+    return em.find(LoggedEventEntity, { $and: where }, { orderBy: { recordedAt: 'asc', id: 'asc' }, limit: options.size + 1 });
+  }
+
+  /**
    * The event, waiting up to `waitMs` for it to be recorded when it is not yet.
    * @throws DomainError `SERVER_BUSY` when the event is not recorded yet and `maxWaiters` readers
    *   are already waiting.

@@ -8,6 +8,11 @@ export const MAX_WAIT_MS = 5000;
 /** How many `event(waitMs:)` waits one request may hold (a subscription's delivery uses one). */
 export const MAX_WAITS_PER_REQUEST = 3;
 
+/** How far before the resumed-after event a replay starts (events recorded out of stream order by concurrent log consumers). */
+export const REPLAY_SLACK_MS = 5000;
+/** How old the event a subscription resumes after may be. */
+export const RESUME_WINDOW_HOURS = 24;
+
 /** Waits started per request (keyed by the request's GraphQL context). */
 const waitsPerRequest = new WeakMap<object, number>();
 
@@ -27,6 +32,15 @@ export function defineEvent(builder: SubgraphBuilder, log: EventLog, partnerRef:
 
   const EventConnection = connectionType(builder, 'Event', EventType);
 
+  const EventReplayPage = builder.objectRef<{ ids: string[]; nextCursor: string | null; anchorOccurredAt: Date }>('EventReplayPage').implement({
+    description: 'One page of the events recorded after a given one, oldest first (how a resuming subscription catches up).',
+    fields: (t) => ({
+      ids: t.field({ type: ['ID'], resolve: (p) => p.ids, description: 'Event ids in recording order.' }),
+      nextCursor: t.exposeString('nextCursor', { nullable: true, description: 'Pass as cursor for the next page; null on the last page.' }),
+      anchorOccurredAt: t.expose('anchorOccurredAt', { type: 'DateTime', description: 'When the event resumed after occurred.' }),
+    }),
+  });
+
   builder.queryFields((t) => ({
     events: t.field({
       type: EventConnection,
@@ -42,6 +56,43 @@ export function defineEvent(builder: SubgraphBuilder, log: EventLog, partnerRef:
           beforeId: decodeOptionalCursor(args.after, { isKey: (key) => isId('evt', key) }),
         });
         return toPage(rows, size, (e) => e.id);
+      },
+    }),
+    eventReplay: t.field({
+      type: EventReplayPage,
+      description: `The ids of the events recorded after event \`after\` (oldest first, from ${REPLAY_SLACK_MS} ms before it was recorded, so a few may repeat: delivery is at-least-once), your partner's only (operators: all). \`after\` must have been recorded within the last ${RESUME_WINDOW_HOURS} hours.`,
+      args: { after: t.arg.id({ required: true }), types: t.arg.stringList(), cursor: t.arg.string(), first: t.arg.int() },
+      authScopes: { authenticated: true },
+      resolve: async (_root, args, ctx) => {
+        const anchor = await log.find(ctx.em, String(args.after), 0);
+        if (!anchor || !actsFor(ctx.principal, anchor.partnerGpid)) {
+          throw new DomainError('NOT_FOUND', 'No such event in the event log: it is unknown, not yours, or beyond the resume window. Subscribe without after.', { details: { field: 'after' } });
+        }
+        if (anchor.recordedAt.getTime() < Date.now() - RESUME_WINDOW_HOURS * 3600_000) {
+          throw new DomainError('VALIDATION_ERROR', `after names an event older than the ${RESUME_WINDOW_HOURS}-hour resume window; read older events with Query.events.`, { details: { field: 'after' } });
+        }
+        const size = pageSize(args.first);
+        let from: { recordedAt: Date; id: string } | null = null;
+        if (args.cursor) {
+          const [ms, id] = Buffer.from(args.cursor, 'base64url').toString().split('|');
+          if (!ms || !id || !Number.isFinite(Number(ms)) || !isId('evt', id)) throw validationError([{ field: 'cursor', message: 'is not a cursor of eventReplay' }], 'cursor is not a cursor of eventReplay.');
+          from = { recordedAt: new Date(Number(ms)), id };
+        }
+        const rows = await log.replay(ctx.em, {
+          anchor,
+          partnerGpid: isOperator(ctx.principal) ? null : (ctx.principal.partnerGpid ?? '-'),
+          types: args.types ?? null,
+          size,
+          from,
+          slackMs: REPLAY_SLACK_MS,
+        });
+        const page = rows.slice(0, size);
+        const last = page[page.length - 1];
+        return {
+          ids: page.map((e) => e.id),
+          nextCursor: rows.length > size && last ? Buffer.from(`${last.recordedAt.getTime()}|${last.id}`).toString('base64url') : null,
+          anchorOccurredAt: anchor.occurredAt,
+        };
       },
     }),
     event: t.field({

@@ -1,0 +1,146 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openDatabase, type Orm } from '../db/database.js';
+import { SchemaMigration } from '../db/schema-migration.js';
+import { createLogger, type Logger } from '../logging.js';
+import { makeEvent, type EventEnvelope } from './envelope.js';
+import { MemoryEventBus } from './memory-bus.js';
+import { createOutboxTable, outboxEntity, outboxTable, OutboxRelay, recordEvent } from './outbox.js';
+import { OUTBOX_RETENTION_MS, OutboxStream } from './outbox-stream.js';
+
+class CreateOutbox extends SchemaMigration {
+  override async up(): Promise<void> {
+    this.schema((s) => createOutboxTable(s, 'src'));
+  }
+}
+
+function memoryLogger(): { lines: string[]; logger: Logger } {
+  const lines: string[] = [];
+  const destination = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(...chunk.toString().split('\n').filter(Boolean));
+      done();
+    },
+  });
+  return { lines, logger: createLogger({ logLevel: 'info', role: 'all' }, destination) };
+}
+
+async function until(check: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not reached in time');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** The embedded default's stream on real SQLite files: a producer owner and a consumer owner. */
+describe('OutboxStream (SQLite outbox tables as the stream)', () => {
+  let dir: string;
+  let src: Orm;
+  let dst: Orm;
+  const open = (owner: string) =>
+    openDatabase({ config: { dataDir: dir, databaseUrl: undefined }, owner, entities: [outboxEntity(owner)], migrations: owner === 'src' ? [{ name: 'm1', class: CreateOutbox }] : [] });
+  const produce = async (n: number, from = 0): Promise<EventEnvelope[]> => {
+    const events = Array.from({ length: n }, (_, i) => makeEvent('test.produced', 'CMS-00000001', { n: from + i }));
+    const em = src.em.fork();
+    for (const e of events) recordEvent(em, e);
+    await em.flush();
+    return events;
+  };
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'svc-stream-'));
+    src = await open('src');
+    dst = await open('dst');
+  });
+  afterEach(async () => {
+    await src.close();
+    await dst.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('gives a consumer that was down everything it missed, from its stored position, once', async () => {
+    const { logger } = memoryLogger();
+    const stream = new OutboxStream(new MemoryEventBus(), logger, 20);
+    stream.forOwner('src', src);
+    const seen: number[] = [];
+    const handler = (e: EventEnvelope) => void seen.push(e.data['n'] as number);
+    await produce(3);
+    let stop = stream.forOwner('dst', dst).consume('log', handler);
+    await until(() => seen.length === 3);
+    await stop();
+    await produce(4, 3);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(seen).toEqual([0, 1, 2]);
+
+    // Another stream instance (a restarted process) reads the position from the consumer's database.
+    const restarted = new OutboxStream(new MemoryEventBus(), logger, 20);
+    restarted.forOwner('src', src);
+    stop = restarted.forOwner('dst', dst).consume('log', handler);
+    await until(() => seen.length === 7);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(seen).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    await stop();
+    await Promise.all([stream.close(), restarted.close()]);
+  });
+
+  it('retries a failing handler with backoff, keeps order, and logs the outage once', async () => {
+    const { lines, logger } = memoryLogger();
+    const stream = new OutboxStream(new MemoryEventBus(), logger, 20);
+    stream.forOwner('src', src);
+    const attempts = new Map<number, number>();
+    const done: number[] = [];
+    const stop = stream.forOwner('dst', dst).consume('flaky', (e) => {
+      const n = e.data['n'] as number;
+      attempts.set(n, (attempts.get(n) ?? 0) + 1);
+      if (n === 1 && attempts.get(n)! <= 3) throw new Error('receiver down');
+      done.push(n);
+    });
+    await produce(3);
+    await until(() => done.length === 3);
+    expect(done).toEqual([0, 1, 2]);
+    expect(attempts.get(1)).toBe(4);
+    expect(lines.filter((l) => l.includes('event consumer failing')).length).toBe(1);
+    expect(lines.filter((l) => l.includes('event consumer recovered')).length).toBe(1);
+    await stop();
+    await stream.close();
+  });
+
+  it('lets two consumers keep their own positions, and prunes published rows after the retention but never the newest', async () => {
+    const { logger } = memoryLogger();
+    const bus = new MemoryEventBus();
+    const stream = new OutboxStream(bus, logger, 20);
+    stream.forOwner('src', src);
+    const tailed: string[] = [];
+    stream.tail((e) => void tailed.push(e.id));
+    const a: string[] = [];
+    const b: string[] = [];
+    const stopA = stream.forOwner('dst', dst).consume('a', (e) => void a.push(e.id));
+    const events = await produce(5);
+    const relay = new OutboxRelay(src, 'src', bus, stream, 20, (err) => {
+      throw err;
+    });
+    await relay.flush();
+    await until(() => a.length === 5);
+    const stopB = stream.forOwner('dst', dst).consume('b', (e) => void b.push(e.id));
+    await until(() => b.length === 5);
+    expect(a).toEqual(events.map((e) => e.id));
+    expect(b).toEqual(a);
+    expect(tailed).toEqual(a);
+
+    const knex = (src.em.getConnection() as unknown as { getKnex(): import('@mikro-orm/knex').Knex }).getKnex();
+    expect(await stream.prune(Date.now())).toBe(0);
+    expect(await stream.prune(Date.now() + OUTBOX_RETENTION_MS + 60_000)).toBe(4);
+    const left = (await knex(outboxTable('src')).select('id')) as { id: string }[];
+    expect(left.map((r) => r.id)).toEqual([events[4]!.id]);
+    // Rowids continue after the pruning, so stored positions stay valid.
+    const more = await produce(1, 5);
+    await until(() => a.length === 6 && b.length === 6);
+    expect(a[5]).toBe(more[0]!.id);
+    await Promise.all([stopA(), stopB()]);
+    await stream.close();
+  });
+});

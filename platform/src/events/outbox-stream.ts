@@ -1,0 +1,213 @@
+import type { Knex } from '@mikro-orm/knex';
+import type { Orm } from '../db/database.js';
+import type { Logger } from '../logging.js';
+import type { EventBus } from './bus.js';
+import type { EventEnvelope } from './envelope.js';
+import { outboxTable } from './outbox.js';
+import { runWithRetry, stoppableSleep, type EventBackbone, type EventStream, type StreamHandler, type StopConsuming } from './stream.js';
+
+/** How long published outbox rows stay readable by a consumer that was down (embedded default). */
+export const OUTBOX_RETENTION_MS = 7 * 24 * 3600_000;
+const PRUNE_EVERY_MS = 3600_000;
+const BATCH = 200;
+
+function knexOf(orm: Orm): Knex {
+  return (orm.em.getConnection() as unknown as { getKnex(): Knex }).getKnex();
+}
+
+interface OutboxRecord {
+  seq?: number;
+  published_at?: Date | string | number | null;
+  id: string;
+  type: string;
+  partner_gpid: string | null;
+  occurred_at: Date | string | number;
+  data: string | Record<string, unknown>;
+}
+
+function isPostgres(orm: Orm): boolean {
+  return orm.em.getPlatform().constructor.name.toLowerCase().includes('postgre');
+}
+
+/** A position after a row: its rowid on SQLite; `<published ms>|<id>` on PostgreSQL (see README). */
+function positionAfter(row: OutboxRecord, postgres: boolean): string {
+  if (!postgres) return String(row.seq);
+  const at = row.published_at instanceof Date ? row.published_at : new Date(row.published_at!);
+  return `${at.getTime()}|${row.id}`;
+}
+
+function envelopeOf(row: OutboxRecord): EventEnvelope {
+  return {
+    id: row.id,
+    type: row.type,
+    occurred_at: (row.occurred_at instanceof Date ? row.occurred_at : new Date(row.occurred_at)).toISOString(),
+    partner_gpid: row.partner_gpid,
+    data: typeof row.data === 'string' ? (JSON.parse(row.data) as Record<string, unknown>) : row.data,
+  };
+}
+
+/** The table where one owner keeps the positions of the consumers it runs. */
+export function positionsTable(owner: string): string {
+  return `${owner}_stream_positions`;
+}
+
+/**
+ * The embedded default's stream: the owners' SQLite outbox tables themselves. Each owner's file is
+ * written by this one process, so rowid order is commit order; a consumer's position is, per source
+ * outbox, the last rowid it finished, stored in the consuming owner's own database. Published rows
+ * are kept for {@link OUTBOX_RETENTION_MS}, then pruned (the newest row of a table always stays, so
+ * rowids never restart). Live fan-out (`tail`) is the in-process bus the relay publishes to.
+ */
+export class OutboxStream implements EventBackbone {
+  private readonly sources = new Map<string, Orm>();
+  private readonly wakers = new Set<() => void>();
+  private readonly stops = new Set<StopConsuming>();
+  private readonly pruner: NodeJS.Timeout;
+
+  constructor(
+    private readonly bus: EventBus,
+    private readonly logger: Logger,
+    private readonly pollMs: number,
+    private readonly retentionMs = OUTBOX_RETENTION_MS,
+  ) {
+    this.pruner = setInterval(() => void this.prune(), PRUNE_EVERY_MS);
+    this.pruner.unref();
+  }
+
+  forOwner(owner: string, orm: Orm): EventStream & { detach(): void } {
+    this.sources.set(owner, orm);
+    return {
+      detach: () => void (this.sources.get(owner) === orm && this.sources.delete(owner)),
+      consume: (name, handler) => this.consumeInto(owner, orm, name, handler),
+      tail: (handler) => this.tail(handler),
+    };
+  }
+
+  consume(): StopConsuming {
+    throw new Error('In the embedded default a durable consumer belongs to an owner: use the stream of a subgraph runtime.');
+  }
+
+  tail(handler: StreamHandler): () => void {
+    return this.bus.subscribe(handler);
+  }
+
+  /** The rows are already in the stream (the outbox); appending only wakes the consumers. */
+  async append(): Promise<void> {
+    for (const wake of this.wakers) wake();
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.pruner);
+    await Promise.all([...this.stops].map((stop) => stop()));
+  }
+
+  /** Delete published rows older than the retention, keeping each table's newest row. */
+  async prune(now = Date.now()): Promise<number> {
+    let pruned = 0;
+    for (const [owner, orm] of this.sources) {
+      try {
+        const knex = knexOf(orm);
+        const table = outboxTable(owner);
+        const old = knex(table)
+          .whereNotNull('published_at')
+          .andWhere('published_at', '<', orm.em.getPlatform().processDateProperty(new Date(now - this.retentionMs)) as Date);
+        if (isPostgres(orm)) {
+          pruned += await old.delete();
+          continue;
+        }
+        const newest = (await knex(table).max({ seq: 'rowid' }).first()) as { seq: number | null } | undefined;
+        if (!newest?.seq) continue;
+        pruned += await old.andWhere('rowid', '<', newest.seq).delete();
+      } catch (err) {
+        this.logger.warn({ err, owner }, 'outbox pruning failed');
+      }
+    }
+    return pruned;
+  }
+
+  private consumeInto(owner: string, orm: Orm, name: string, handler: StreamHandler): StopConsuming {
+    const knex = knexOf(orm);
+    const positions = positionsTable(owner);
+    const { sleep, wakeAll } = stoppableSleep();
+    let stopped = false;
+    const state = { failing: false, stopped: () => stopped, logger: this.logger, sleep };
+    const ensured = knex.schema.hasTable(positions).then(async (exists) => {
+      if (!exists) {
+        await knex.schema.createTable(positions, (t) => {
+          t.string('consumer', 100).notNullable();
+          t.string('source', 100).notNullable();
+          t.string('position', 80).notNullable();
+          t.primary(['consumer', 'source']);
+        });
+      }
+    });
+    const readPosition = async (source: string): Promise<string | null> => {
+      const row = (await knex(positions).where({ consumer: name, source }).first('position')) as { position: number | string } | undefined;
+      return row ? String(row.position) : null;
+    };
+    const savePosition = (source: string, position: string) =>
+      knex(positions).insert({ consumer: name, source, position }).onConflict(['consumer', 'source']).merge({ position });
+
+    let sourceFailing = false;
+    const once = async (): Promise<number> => {
+      let handled = 0;
+      for (const [source, sourceOrm] of this.sources) {
+        if (stopped) break;
+        const position = await readPosition(source);
+        const postgres = isPostgres(sourceOrm);
+        const table = knexOf(sourceOrm)(outboxTable(source));
+        const columns = ['id', 'type', 'partner_gpid', 'occurred_at', 'data'];
+        let rows: OutboxRecord[];
+        if (!postgres) {
+          rows = (await table.where('rowid', '>', Number(position ?? 0)).orderBy('rowid').limit(BATCH).select('rowid as seq', ...columns)) as OutboxRecord[];
+        } else {
+          // PostgreSQL has no commit-ordered rowid: read in the order this process's relay
+          // published (published_at, id); one relay per owner in the process keeps that monotonic.
+          const [ms, id] = (position ?? '0|').split('|');
+          const at = new Date(Number(ms));
+          rows = (await table
+            .whereNotNull('published_at')
+            .andWhere((q) => q.where('published_at', '>', at).orWhere((q2) => q2.where('published_at', '=', at).andWhere('id', '>', id ?? '')))
+            .orderBy([{ column: 'published_at' }, { column: 'id' }])
+            .limit(BATCH)
+            .select('published_at', ...columns)) as OutboxRecord[];
+        }
+        for (const row of rows) {
+          if (!(await runWithRetry(name, envelopeOf(row), handler, state))) return handled;
+          await savePosition(source, positionAfter(row, postgres));
+          handled++;
+        }
+      }
+      return handled;
+    };
+    const loop = (async () => {
+      await ensured;
+      while (!stopped) {
+        let handled = 0;
+        try {
+          handled = await once();
+          if (sourceFailing) {
+            sourceFailing = false;
+            this.logger.info({ consumer: name }, 'event consumer reads its sources again');
+          }
+        } catch (err) {
+          if (!sourceFailing) {
+            sourceFailing = true;
+            this.logger.warn({ err, consumer: name }, 'event consumer cannot read its sources; retrying');
+          }
+        }
+        if (handled === 0 && !stopped) await sleep(this.pollMs);
+      }
+    })();
+    this.wakers.add(wakeAll);
+    const stop: StopConsuming = async () => {
+      stopped = true;
+      this.wakers.delete(wakeAll);
+      this.stops.delete(stop);
+      wakeAll();
+      await loop;
+    };
+    this.stops.add(stop);
+    return stop;
+  }
+}

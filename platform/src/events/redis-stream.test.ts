@@ -1,0 +1,55 @@
+import { randomBytes } from 'node:crypto';
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { createLogger } from '../logging.js';
+import { makeEvent, type EventEnvelope } from './envelope.js';
+import { RedisEventStream } from './redis-stream.js';
+
+const REDIS_URL = process.env['SVC_TEST_DATABASE'] === 'postgres' ? (process.env['SVC_TEST_REDIS_URL'] ?? 'redis://127.0.0.1:6379') : undefined;
+const logger = createLogger({ logLevel: 'silent', role: 'all' }, new Writable({ write: (_c, _e, done) => done() }));
+
+async function until(check: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not reached in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe.runIf(REDIS_URL)('RedisEventStream (Redis Streams consumer groups)', () => {
+  it('shares a group between processes, catches up a group that was down, tails in every process, and takes over what a dead member held', async () => {
+    const prefix = `t${randomBytes(4).toString('hex')}`;
+    const a = new RedisEventStream(REDIS_URL!, prefix, logger, undefined, { claimIdleMs: 1000 });
+    const b = new RedisEventStream(REDIS_URL!, prefix, logger, undefined, { claimIdleMs: 1000 });
+    const tailA: string[] = [];
+    const tailB: string[] = [];
+    a.tail((e) => void tailA.push(e.id));
+    b.tail((e) => void tailB.push(e.id));
+    await new Promise((r) => setTimeout(r, 100));
+
+    // Member a holds the first event without acknowledging it (as a process that hangs or died would).
+    let held!: () => void;
+    const logged: EventEnvelope[] = [];
+    const stopA = a.consume('log', (e) => new Promise<void>((resolve) => (held = resolve)).then(() => void logged.push(e)));
+    const events = Array.from({ length: 6 }, (_, i) => makeEvent('test.stream', 'CMS-00000001', { n: i }));
+    await a.append(events.slice(0, 1));
+    await until(() => held !== undefined);
+
+    // The other member takes the pending entry over after the idle time and reads the rest.
+    const stopB = b.consume('log', (e) => void logged.push(e));
+    await b.append(events.slice(1, 4));
+    // A second group created later still reads from the start of the stream.
+    const other: string[] = [];
+    const stopOther = b.consume('other', (e) => void other.push(e.id));
+    await b.append(events.slice(4));
+    await until(() => new Set(logged.map((e) => e.id)).size === 6 && other.length === 6);
+    expect(new Set(logged.map((e) => e.id))).toEqual(new Set(events.map((e) => e.id)));
+    expect(other).toEqual(events.map((e) => e.id));
+    await until(() => tailB.length === 6);
+    expect(tailB).toEqual(events.map((e) => e.id));
+    expect(tailA).toEqual(tailB);
+    held();
+    await Promise.all([stopA(), stopB(), stopOther()]);
+    await Promise.all([a.close(), b.close()]);
+  }, 30_000);
+});

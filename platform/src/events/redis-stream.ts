@@ -1,0 +1,196 @@
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { Logger } from '../logging.js';
+import { DependencyUnavailable, type DependencyHealth } from '../dependency-health.js';
+import { createRedisClient } from '../redis-client.js';
+import { isEventEnvelope, type EventEnvelope } from './envelope.js';
+import { runWithRetry, stoppableSleep, type EventBackbone, type EventStream, type StreamHandler, type StopConsuming } from './stream.js';
+
+/** How long the Redis stream keeps an event (XADD … MINID ~): the catch-up window of a consumer that was down. */
+export const REDIS_STREAM_RETENTION_MS = 7 * 24 * 3600_000;
+/** An entry delivered to a consumer that has not acknowledged it for this long is taken over (XAUTOCLAIM). */
+export const REDIS_CLAIM_IDLE_MS = 15_000;
+const BATCH = 100;
+const BLOCK_MS = 1_000;
+
+type Entry = [id: string, fields: string[] | null];
+
+function parseEntry(fields: string[] | null): EventEnvelope | null {
+  if (!fields) return null;
+  const i = fields.indexOf('event');
+  if (i < 0) return null;
+  try {
+    const value: unknown = JSON.parse(fields[i + 1]!);
+    return isEventEnvelope(value) ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The distributed mode's stream: one Redis Stream (`<prefix>:events:stream`) that every owner's
+ * outbox relay appends to (XADD). A durable consumer is a consumer group (XREADGROUP, XACK after
+ * its handler resolved); each process running it is a member, so members share the work; entries
+ * pending on a member that died are taken over with XAUTOCLAIM after {@link REDIS_CLAIM_IDLE_MS}.
+ * A tail is a plain XREAD from the last id the process saw, so every process sees every event and
+ * resumes where it stopped after a Redis outage. Redis must persist (AOF) for events to survive
+ * its restart.
+ */
+export class RedisEventStream implements EventBackbone {
+  private readonly key: string;
+  private readonly writer: Redis;
+  private readonly member = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
+  private readonly stops = new Set<() => Promise<void>>();
+
+  constructor(
+    private readonly url: string,
+    prefix: string,
+    private readonly logger: Logger,
+    private readonly health?: DependencyHealth,
+    private readonly options: { retentionMs?: number; claimIdleMs?: number } = {},
+  ) {
+    this.key = `${prefix}:events:stream`;
+    this.writer = createRedisClient(url, health, { queueWhileOffline: true, maxRetriesPerRequest: 1 });
+  }
+
+  forOwner(): EventStream & { detach(): void } {
+    return { consume: (name, handler) => this.consume(name, handler), tail: (handler, options) => this.tail(handler, options), detach: () => undefined };
+  }
+
+  async append(events: readonly EventEnvelope[]): Promise<void> {
+    if (events.length === 0) return;
+    const minId = String(Date.now() - (this.options.retentionMs ?? REDIS_STREAM_RETENTION_MS));
+    const pipeline = this.writer.pipeline();
+    for (const event of events) pipeline.xadd(this.key, 'MINID', '~', minId, '*', 'event', JSON.stringify(event));
+    let results: [Error | null, unknown][] | null;
+    try {
+      results = await pipeline.exec();
+    } catch (err) {
+      throw new DependencyUnavailable('redis', err);
+    }
+    const failed = results?.find(([err]) => err !== null)?.[0];
+    if (!results || failed) throw new DependencyUnavailable('redis', failed ?? new Error('XADD pipeline returned nothing'));
+  }
+
+  consume(name: string, handler: StreamHandler): StopConsuming {
+    // Only the writer reports to the dependency tracker: several connections reconnecting one after
+    // another would log the outage as several down/up flaps. This loop logs its own outage once.
+    const conn = createRedisClient(this.url, undefined, { queueWhileOffline: true, maxRetriesPerRequest: 1 });
+    const { sleep, wakeAll } = stoppableSleep();
+    let stopped = false;
+    const state = { failing: false, stopped: () => stopped, logger: this.logger, sleep };
+    let groupReady = false;
+    let lastClaim = 0;
+    const claimIdle = this.options.claimIdleMs ?? REDIS_CLAIM_IDLE_MS;
+
+    const ensureGroup = async () => {
+      try {
+        await conn.call('XGROUP', 'CREATE', this.key, name, '0', 'MKSTREAM');
+      } catch (err) {
+        if (!String((err as Error).message).includes('BUSYGROUP')) throw err;
+      }
+      groupReady = true;
+    };
+    /** Handle entries in order; false when stopped before the end. */
+    const handle = async (entries: Entry[]): Promise<boolean> => {
+      for (const [id, fields] of entries) {
+        const event = parseEntry(fields);
+        // A trimmed or unreadable entry is acknowledged so it does not stay pending forever.
+        if (event && !(await runWithRetry(name, event, handler, state))) return false;
+        await conn.xack(this.key, name, id);
+      }
+      return true;
+    };
+    const loop = (async () => {
+      let outage = false;
+      while (!stopped) {
+        try {
+          if (!groupReady) await ensureGroup();
+          if (Date.now() - lastClaim >= claimIdle / 2) {
+            lastClaim = Date.now();
+            const claimed = (await conn.call('XAUTOCLAIM', this.key, name, this.member, String(claimIdle), '0-0', 'COUNT', String(BATCH))) as [string, Entry[]];
+            if (!(await handle(claimed[1] ?? []))) break;
+          }
+          const read = (await conn.call('XREADGROUP', 'GROUP', name, this.member, 'COUNT', String(BATCH), 'BLOCK', String(BLOCK_MS), 'STREAMS', this.key, '>')) as [string, Entry[]][] | null;
+          if (outage) {
+            outage = false;
+            this.logger.info({ consumer: name }, 'event consumer reads the stream again');
+          }
+          if (read && !(await handle(read[0]![1]))) break;
+        } catch (err) {
+          if (String((err as Error).message).includes('NOGROUP')) groupReady = false;
+          if (!outage) {
+            outage = true;
+            this.logger.warn({ err, consumer: name }, 'event consumer cannot read the stream; retrying');
+          }
+          await sleep(500);
+        }
+      }
+    })();
+    const stop = async () => {
+      stopped = true;
+      this.stops.delete(stop);
+      wakeAll();
+      await loop;
+      conn.disconnect();
+    };
+    this.stops.add(stop);
+    return stop;
+  }
+
+  tail(handler: StreamHandler, options: { backfillMs?: number } = {}): () => void {
+    // Only the writer reports to the dependency tracker: several connections reconnecting one after
+    // another would log the outage as several down/up flaps. This loop logs its own outage once.
+    const conn = createRedisClient(this.url, undefined, { queueWhileOffline: true, maxRetriesPerRequest: 1 });
+    const { sleep, wakeAll } = stoppableSleep();
+    let stopped = false;
+    const loop = (async () => {
+      let lastId: string | undefined;
+      let outage = false;
+      while (!stopped) {
+        try {
+          if (!lastId) {
+            const [seconds, micros] = (await conn.call('TIME')) as [string, string];
+            lastId = `${Number(seconds) * 1000 + Math.floor(Number(micros) / 1000) - (options.backfillMs ?? 0)}-0`;
+          }
+          const read = (await conn.call('XREAD', 'COUNT', String(BATCH * 5), 'BLOCK', String(BLOCK_MS), 'STREAMS', this.key, lastId)) as [string, Entry[]][] | null;
+          if (outage) {
+            outage = false;
+            this.logger.info('event tail reads the stream again');
+          }
+          for (const [id, fields] of read?.[0]?.[1] ?? []) {
+            lastId = id;
+            const event = parseEntry(fields);
+            if (!event) continue;
+            try {
+              await handler(event);
+            } catch (err) {
+              this.logger.error({ err, eventId: event.id }, 'event tail handler failed');
+            }
+          }
+        } catch (err) {
+          if (!outage) {
+            outage = true;
+            this.logger.warn({ err }, 'event tail cannot read the stream; resuming from the last event seen');
+          }
+          await sleep(500);
+        }
+      }
+    })();
+    const stop = async () => {
+      stopped = true;
+      this.stops.delete(stop);
+      wakeAll();
+      await loop;
+      conn.disconnect();
+    };
+    this.stops.add(stop);
+    return () => void stop();
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.stops].map((stop) => stop()));
+    await this.writer.quit().catch(() => undefined);
+  }
+}

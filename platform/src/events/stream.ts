@@ -1,0 +1,113 @@
+import type { EventEnvelope } from './envelope.js';
+import type { Logger } from '../logging.js';
+
+/** A durable consumer's work for one event. It must be idempotent by `event.id` (at-least-once). */
+export type StreamHandler = (event: EventEnvelope) => Promise<void> | void;
+
+/** Stops a consumer or a tail; resolves once its in-flight handler has finished. */
+export type StopConsuming = () => Promise<void>;
+
+/**
+ * The durable event stream every consumer reads (see README.md in this folder).
+ *
+ * - `consume(name, handler)`: a durable named consumer. Each name has its own position; an event is
+ *   acknowledged only after `handler` resolved; a handler that throws is retried with backoff (the
+ *   consumer stays on that event, so order per source is kept); a consumer that was down catches up
+ *   from its position. Several processes consuming the same name share the work (each event goes to
+ *   one of them; an event held by a process that died is taken over).
+ * - `tail(handler)`: every event appended from now on (optionally from `backfillMs` ago), in every
+ *   process that tails: plain fan-out with no stored position, for live work such as the
+ *   subscription hub and the revocation caches. A tail survives a broker outage by resuming from
+ *   the last event it saw.
+ */
+export interface EventStream {
+  consume(name: string, handler: StreamHandler): StopConsuming;
+  tail(handler: StreamHandler, options?: { backfillMs?: number }): () => void;
+}
+
+/** What the outbox relay hands committed events to. */
+export interface StreamAppender {
+  /** Resolves only once the stream holds every event (then the outbox may mark them published). */
+  append(events: readonly EventEnvelope[]): Promise<void>;
+}
+
+/** The process-wide backbone: the stream, how the relay appends, and what a subgraph binds to. */
+export interface EventBackbone extends EventStream, StreamAppender {
+  /**
+   * The stream as one owner (subgraph) consumes it; in the embedded default the owner's database
+   * stores its consumers' positions, and the owner's outbox becomes one of the stream's sources.
+   */
+  forOwner(owner: string, orm: import('../db/database.js').Orm): EventStream & { detach(): void };
+  close(): Promise<void>;
+}
+
+/** Backoff of a failing handler: 100 ms doubling to 30 s, with jitter. */
+export function retryDelay(attempt: number): number {
+  const base = Math.min(100 * 2 ** attempt, 30_000);
+  return base / 2 + Math.random() * (base / 2);
+}
+
+/**
+ * Run `handler` until it resolves or `stopped()` turns true. A failure is logged once when the
+ * consumer starts failing and once when it recovers, not once per attempt or per event.
+ * @returns true when the handler succeeded.
+ */
+export async function runWithRetry(
+  consumer: string,
+  event: EventEnvelope,
+  handler: StreamHandler,
+  state: { failing: boolean; stopped: () => boolean; logger: Logger; sleep: (ms: number) => Promise<void> },
+): Promise<boolean> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await handler(structuredClone(event));
+      if (state.failing) {
+        state.failing = false;
+        state.logger.info({ consumer, eventId: event.id }, 'event consumer recovered');
+      }
+      return true;
+    } catch (err) {
+      if (!state.failing) {
+        state.failing = true;
+        state.logger.warn({ consumer, eventId: event.id, err }, 'event consumer failing; retrying with backoff (logged once per outage)');
+      }
+      if (state.stopped()) return false;
+      await state.sleep(retryDelay(attempt));
+      if (state.stopped()) return false;
+    }
+  }
+}
+
+/** A sleep that a stop cuts short. */
+export function stoppableSleep(): { sleep: (ms: number) => Promise<void>; wakeAll: () => void } {
+  const waiting = new Set<() => void>();
+  return {
+    sleep: (ms) =>
+      new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          waiting.delete(done);
+          resolve();
+        };
+        const timer = setTimeout(done, ms);
+        waiting.add(done);
+      }),
+    wakeAll: () => {
+      for (const w of [...waiting]) w();
+    },
+  };
+}
+
+/**
+ * The stream's live tail as a subscribe-only bus, for fan-out consumers written against
+ * `EventBus.subscribe` (revocation caches, the subscription hub). Publishing goes through an outbox.
+ */
+export function tailAsBus(stream: Pick<EventStream, 'tail'>): import('./bus.js').EventBus {
+  return {
+    publish: async () => {
+      throw new Error('Events are published through an outbox, not on the stream tail.');
+    },
+    subscribe: (handler) => stream.tail(handler),
+    close: async () => undefined,
+  };
+}
