@@ -16,7 +16,7 @@ import {
   type GraphQLSchema,
   type OperationDefinitionNode,
 } from 'graphql';
-import { actsFor, newId, type EventBus, type EventEnvelope, type Logger, type Principal, type RevocationList } from '@svc/platform';
+import { actsFor, isInternalEventType, newId, type EventBus, type EventEnvelope, type Logger, type Principal, type RevocationList } from '@svc/platform';
 import type { Gateway, GatewayContext } from './gateway.js';
 
 /** How long an event's query may wait for the event log to record the event. */
@@ -167,6 +167,7 @@ export class SubscriptionHub {
   }
 
   private async dispatch(event: EventEnvelope): Promise<void> {
+    if (isInternalEventType(event.type)) return; // never sent to subscribers (see envelope.ts)
     await Promise.all(
       [...this.groups.values()].map(async (group) => {
         if (group.plan.types && !group.plan.types.has(event.type)) return;

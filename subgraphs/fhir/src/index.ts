@@ -2,6 +2,7 @@ import { assembleSubgraph, type SubgraphDefinition } from '@svc/platform';
 import { migrations } from './migrations/index.js';
 import { definitions } from './domain/definitions.js';
 import { ExportWorker } from './domain/bulk-export.js';
+import { identityLinkConsumer } from './identity-link-consumer.js';
 import { buildFhirSchema, type ExportWakeup } from './schema/index.js';
 
 /** The FHIR R4 store: one generic engine for every R4 resource type, driven by the official definitions. */
@@ -17,12 +18,17 @@ export const fhirSubgraph: SubgraphDefinition = {
       entities: [],
       migrations,
       buildSchema: (services) => buildFhirSchema(services, wakeup),
-      async startWorkers({ orm, runtime: rt }) {
+      async startWorkers(services) {
+        const { orm, runtime: rt } = services;
         // The Bulk Data $export jobs (durable: resumed after a restart).
         const worker = new ExportWorker(() => orm.em.fork(), { ...rt.config.fhirExport, pollMs: 1000, singleProcess: rt.config.databaseUrl === undefined }, rt.logger.child({ worker: 'fhir-export' }));
         worker.start();
         wakeup.wake = () => worker.wake();
+        // The GPID identifier of Patients, from the identity subgraph's events (domain/identity-link.ts).
+        const onIdentityEvent = identityLinkConsumer(services);
+        const stopIdentityLink = rt.bus.subscribe(onIdentityEvent);
         return async () => {
+          stopIdentityLink();
           wakeup.wake = undefined;
           await worker.stop();
         };

@@ -1,4 +1,4 @@
-import { assembleSubgraph, type SubgraphDefinition } from '@svc/platform';
+import { assembleSubgraph, isInternalEventType, type SubgraphDefinition } from '@svc/platform';
 import { SyncJobEntity } from './entities/sync-job.js';
 import { LoggedEventEntity } from './entities/logged-event.js';
 import { migrations } from './migrations/m001-sync-jobs-and-event-log.js';
@@ -18,6 +18,7 @@ export const pipelineSubgraph: SubgraphDefinition = {
       buildSchema: (services) => buildPipelineSchema(services, log),
       async startWorkers({ orm, runtime: rt }) {
         const stop = rt.bus.subscribe(async (event) => {
+          if (isInternalEventType(event.type)) return; // internal hand-offs are never logged (see envelope.ts)
           try {
             await log.record(orm.em.fork(), event);
           } catch (err) {

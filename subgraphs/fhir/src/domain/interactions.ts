@@ -8,6 +8,7 @@ import { assertMayPerform, maySee, visiblePartner, type FhirInteraction } from '
 import { extractSearchIndex } from './search-index.js';
 import { parseSearchRequest, type SearchRequest } from './search-request.js';
 import { assertKnownType, assertResourceShape, validateFhirResource, type FhirResource } from './validation.js';
+import { keepServerGpid, requestIdentityIfChanged } from './identity-link.js';
 
 /**
  * The FHIR interactions as plain functions of (call, request) → outcome, free of GraphQL and HTTP:
@@ -68,7 +69,7 @@ async function visibleCurrent(call: FhirCall, resourceType: string, id: string):
   return stored;
 }
 
-function writeEvent(call: FhirCall, em: EntityManager, type: 'created' | 'updated' | 'deleted', stored: StoredResource): void {
+export function writeEvent(call: FhirCall, em: EntityManager, type: 'created' | 'updated' | 'deleted', stored: StoredResource): void {
   recordEvent(
     em,
     makeEvent(`fhir.resource.${type}`, stored.partnerGpid, {
@@ -100,7 +101,7 @@ async function readEvent(call: FhirCall, resourceType: string, interaction: 'rea
 }
 
 /** A resource ready to store: server-assigned id and meta, validated. */
-function stamp(resource: FhirResource, id: string, versionId: number, lastUpdated: string): FhirResource {
+export function stamp(resource: FhirResource, id: string, versionId: number, lastUpdated: string): FhirResource {
   const meta = { ...(resource.meta ?? {}), versionId: String(versionId), lastUpdated };
   const { resourceType, id: _ignored, meta: _meta, ...rest } = resource;
   return { resourceType, id, meta, ...rest };
@@ -156,7 +157,7 @@ export async function create(call: FhirCall, resourceType: string, body: unknown
     if (match) return outcomeOf(call, match, 200);
   }
   const now = new Date().toISOString();
-  const resource = stamp(input, options.id ?? randomUUID(), 1, now);
+  const resource = stamp(keepServerGpid(resourceType, input, null), options.id ?? randomUUID(), 1, now);
   validateFhirResource(resource);
   const stored: StoredResource = { resourceType, id: resource.id!, versionId: 1, partnerGpid: call.principal.partnerGpid, lastUpdated: now, deleted: false, content: JSON.stringify(resource) };
   const index = extractSearchIndex(resource);
@@ -164,6 +165,7 @@ export async function create(call: FhirCall, resourceType: string, body: unknown
     await resourceStore.insert(em, stored);
     await resourceStore.reindex(em, resourceType, stored.id, index);
     writeEvent(call, em, 'created', stored);
+    requestIdentityIfChanged(call, em, stored, resource, null);
   });
   return outcomeOf(call, stored, 201);
 }
@@ -190,7 +192,8 @@ export async function update(call: FhirCall, resourceType: string, id: string, b
   }
   const now = new Date().toISOString();
   const versionId = current.versionId + 1;
-  const resource = stamp(input, id, versionId, now);
+  const previous = current.content ? (JSON.parse(current.content) as FhirResource) : null;
+  const resource = stamp(keepServerGpid(resourceType, input, previous), id, versionId, now);
   validateFhirResource(resource);
   const stored: StoredResource = { ...current, versionId, lastUpdated: now, deleted: false, content: JSON.stringify(resource) };
   const index = extractSearchIndex(resource);
@@ -200,6 +203,7 @@ export async function update(call: FhirCall, resourceType: string, id: string, b
     }
     await resourceStore.reindex(em, resourceType, id, index);
     writeEvent(call, em, 'updated', stored);
+    requestIdentityIfChanged(call, em, stored, resource, previous);
   });
   return outcomeOf(call, stored, 200);
 }
