@@ -69,4 +69,87 @@ describe('FHIR Patient ↔ GPID identity link', () => {
     const logged = await eventsOf(t, ['fhir.internal.patient_identity_requested', 'identity.internal.fhir_patient_linked']);
     expect(logged).toEqual([]);
   });
+
+  it('federates both ways: FhirPatient.identity and Identity.patients, each in the caller\'s view', async () => {
+    const mine = await fhir(t, alpha, 'POST', '/Patient', person('Jonas', 'Okafor', '1991-11-03', 'jonas.okafor@example.net'), { 'x-svc-source': 'pulse' });
+    const gpid = gpidOf(await linked(alpha, mine.json().id))!;
+    // Beta holds the same person: the registry gives it the same GPID, but Alpha never sees Beta's Patient.
+    const theirs = await fhir(t, beta, 'POST', '/Patient', person('Jonas', 'Okafor', '1991-11-03', 'jonas.okafor@example.net'), { 'x-svc-source': 'beacon' });
+    expect(gpidOf(await linked(beta, theirs.json().id))).toBe(gpid);
+
+    const typed = await t.graphql<{ fhirPatient: { id: string; identity: { gpid: string; status: string; patients: { id: string }[] } } }>(
+      'query($id: ID!) { fhirPatient(id: $id) { id identity { gpid status patients { id } } } }',
+      { id: mine.json().id },
+      alpha,
+    );
+    expect(typed.errors).toBeUndefined();
+    expect(typed.data!.fhirPatient.identity).toMatchObject({ gpid, patients: [{ id: mine.json().id }] });
+    expect(typed.data!.fhirPatient.identity.status).toBeTruthy();
+
+    const identity = await t.graphql<{ identity: { patients: { id: string; birthDate: string }[] } }>('query($g: ID!) { identity(gpid: $g) { patients { id birthDate } } }', { g: gpid }, beta);
+    expect(identity.errors).toBeUndefined();
+    expect(identity.data!.identity.patients).toEqual([{ id: theirs.json().id, birthDate: '1991-11-03' }]);
+    // The operator sees every partner's.
+    const all = await t.graphql<{ identity: { patients: { id: string }[] } }>('query($g: ID!) { identity(gpid: $g) { patients { id } } }', { g: gpid });
+    expect(all.data!.identity.patients.map((p) => p.id).sort()).toEqual([mine.json().id, theirs.json().id].sort());
+  });
+
+  it('answers Patient/$match by identity resolution, with score and grade, in the caller\'s view', async () => {
+    const a = await fhir(t, alpha, 'POST', '/Patient', person('Priya', 'Ramanathan', '1978-06-30', 'priya.r@example.com'), { 'x-svc-source': 'provider' });
+    const gpid = gpidOf(await linked(alpha, a.json().id));
+    const b = await fhir(t, beta, 'POST', '/Patient', person('Priya', 'Ramanathan', '1978-06-30', 'priya.r@example.com'), { 'x-svc-source': 'provider' });
+    await linked(beta, b.json().id);
+    const match = (body: unknown, token = alpha) => t.request({ method: 'POST', url: '/fhir/R4/Patient/$match', token, headers: { 'content-type': 'application/fhir+json' }, body: JSON.stringify(body) });
+    const params = (resource: unknown, more: unknown[] = []) => ({ resourceType: 'Parameters', parameter: [{ name: 'resource', resource }, ...more] });
+
+    const res = await match(params({ resourceType: 'Patient', name: [{ family: 'Ramanathan', given: ['Priya'] }], birthDate: '1978-06-30' }));
+    expect(res.statusCode).toBe(200);
+    const bundle = res.json();
+    expect(bundle).toMatchObject({ resourceType: 'Bundle', type: 'searchset' });
+    expect(bundle.entry.map((e: { resource: { id: string } }) => e.resource.id)).toEqual([a.json().id]); // never Beta's
+    const [top] = bundle.entry;
+    expect(top.fullUrl).toMatch(new RegExp(`/fhir/R4/Patient/${a.json().id}$`));
+    expect(top.search.mode).toBe('match');
+    expect(top.search.score).toBeGreaterThan(0.9);
+    expect(top.search.extension).toEqual([{ url: 'http://hl7.org/fhir/StructureDefinition/match-grade', valueCode: 'certain' }]);
+    expect(gpidOf(top.resource)).toBe(gpid);
+
+    // A birth day mistyped: a weaker, graded candidate; onlyCertainMatches drops it.
+    const weak = params({ resourceType: 'Patient', name: [{ family: 'Ramanathan', given: ['Priya'] }], birthDate: '1978-06-03' });
+    const weakBundle = (await match(weak)).json();
+    expect(weakBundle.entry.length).toBeGreaterThan(0);
+    expect(['probable', 'possible']).toContain(weakBundle.entry[0].search.extension[0].valueCode);
+    expect(weakBundle.entry[0].search.score).toBeLessThan(top.search.score);
+    expect((await match(params(weak.parameter[0]!.resource, [{ name: 'onlyCertainMatches', valueBoolean: true }]))).json().entry).toEqual([]);
+    const certainOnly = (await match(params({ resourceType: 'Patient', name: [{ family: 'Ramanathan', given: ['Priya'] }], birthDate: '1978-06-30', telecom: [{ system: 'email', value: 'priya.r@example.com' }] }, [{ name: 'onlyCertainMatches', valueBoolean: true }]))).json();
+    expect(certainOnly.entry.map((e: { resource: { id: string } }) => e.resource.id)).toEqual([a.json().id]);
+
+    // count bounds the entries (two of Alpha's Patients share the GPID now).
+    const again = await fhir(t, alpha, 'POST', '/Patient', person('Priya', 'Ramanathan', '1978-06-30', 'priya.r@example.com'), { 'x-svc-source': 'provider' });
+    await linked(alpha, again.json().id);
+    const full = params({ resourceType: 'Patient', name: [{ family: 'Ramanathan', given: ['Priya'] }], birthDate: '1978-06-30' });
+    expect((await match(full)).json().entry).toHaveLength(2);
+    expect((await match(params(full.parameter[0]!.resource, [{ name: 'count', valueInteger: 1 }]))).json().entry).toHaveLength(1);
+
+    // Bad input names the parameter; a credential without Patient search is refused.
+    for (const [body, field] of [
+      [{ resourceType: 'Parameters', parameter: [] }, 'resource'],
+      [params({ resourceType: 'Observation' }), 'resource'],
+      [params(full.parameter[0]!.resource, [{ name: 'count', valueInteger: 0 }]), 'count'],
+      [params(full.parameter[0]!.resource, [{ name: 'onlyCertainMatches', valueString: 'yes' }]), 'onlyCertainMatches'],
+      [params({ resourceType: 'Patient', gender: 'female' }), 'resource'],
+      [{ resourceType: 'Patient' }, 'Parameters'],
+    ] as const) {
+      const refused = await match(body);
+      expect(refused.statusCode, field).toBe(400);
+      expect(refused.json()).toMatchObject({ resourceType: 'OperationOutcome', issue: [{ expression: [field] }] });
+    }
+    const writer = await apiToken(t, alphaGpid, ['cms.fhir.rest.write']);
+    expect((await match(full, writer)).statusCode).toBe(403);
+    // SMART scopes reach it too (the operator's own partner, with no link and no Patients: nothing).
+    const smart = await apiToken(t, null, ['patient/Patient.read']);
+    const smartAnswer = await match(full, smart);
+    expect(smartAnswer.statusCode).toBe(200);
+    expect(smartAnswer.json().entry).toEqual([]);
+  });
 });

@@ -4,6 +4,7 @@ import { capabilityStatement } from '../domain/capability-statement.js';
 import { defineFhirInteractions } from './fhir-interactions.js';
 import { defineBulkExport, type ExportWakeup } from './bulk-export.js';
 import { defineTypedFhir } from './fhir-typed.js';
+import { defineIdentityLink } from './identity-link.js';
 
 export type { ExportWakeup };
 
@@ -20,6 +21,7 @@ export function buildFhirSchema(services: SubgraphServices, exportWakeup: Export
   }));
   defineFhirInteractions(builder, services);
   defineBulkExport(builder, services, exportWakeup);
-  defineTypedFhir(builder, services);
+  const typed = defineTypedFhir(builder, services);
+  defineIdentityLink(builder, services, typed.get('Patient')!);
   return builder.toSubGraphSchema({ linkUrl: 'https://specs.apollo.dev/federation/v2.6' });
 }
