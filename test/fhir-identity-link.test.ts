@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootSystem, type TestSystem } from './support/system.js';
 import { apiToken, fhir, registerPartner } from './support/fhir.js';
-import { eventsOf, eventually } from './support/identity.js';
+import { eventsOf, eventually, identityClient, mintToken } from './support/identity.js';
 
 /**
  * The identity link of FHIR Patients: a Patient written with X-Svc-Source gets its GPID from the
@@ -100,7 +100,7 @@ describe('FHIR Patient ↔ GPID identity link', () => {
     const b = await fhir(t, beta, 'POST', '/Patient', person('Priya', 'Ramanathan', '1978-06-30', 'priya.r@example.com'), { 'x-svc-source': 'provider' });
     await linked(beta, b.json().id);
     const match = (body: unknown, token = alpha) => t.request({ method: 'POST', url: '/fhir/R4/Patient/$match', token, headers: { 'content-type': 'application/fhir+json' }, body: JSON.stringify(body) });
-    const params = (resource: unknown, more: unknown[] = []) => ({ resourceType: 'Parameters', parameter: [{ name: 'resource', resource }, ...more] });
+    const params = (resource: unknown, more: unknown[] = []) => ({ resourceType: 'Parameters', parameter: [{ name: 'resource', resource }, ...more] as { name: string; resource?: unknown }[] });
 
     const res = await match(params({ resourceType: 'Patient', name: [{ family: 'Ramanathan', given: ['Priya'] }], birthDate: '1978-06-30' }));
     expect(res.statusCode).toBe(200);
@@ -151,5 +151,26 @@ describe('FHIR Patient ↔ GPID identity link', () => {
     const smartAnswer = await match(full, smart);
     expect(smartAnswer.statusCode).toBe(200);
     expect(smartAnswer.json().entry).toEqual([]);
+  });
+
+  it('moves the GPID identifier when the registry merges the identity, and asks again after a split', async () => {
+    // Two spellings far enough apart to get two GPIDs, then a steward merges them.
+    const one = await fhir(t, alpha, 'POST', '/Patient', person('Aurelia', 'Vantongeren', '1962-09-14'), { 'x-svc-source': 'provider' });
+    const two = await fhir(t, alpha, 'POST', '/Patient', person('Aurelie', 'Tongeren', '1962-04-09', 'a.tongeren@example.org'), { 'x-svc-source': 'provider' });
+    const survivor = gpidOf(await linked(alpha, one.json().id))!;
+    const duplicate = gpidOf(await linked(alpha, two.json().id))!;
+    expect(duplicate).not.toBe(survivor);
+    const id = identityClient(t);
+    const steward = await mintToken(t, ['cms.admin', 'identity.approve', 'identity.read']);
+    const requested = await id.merge({ survivor_gpid: survivor, merged_gpids: [duplicate], reason: 'manual_review' }, 'cms');
+    expect(requested.statusCode).toBe(200);
+    expect((await id.merge({ approve: requested.json().request_id }, 'cms', steward)).json()).toMatchObject({ status: 'APPLIED' });
+    await eventually(async () => expect(gpidOf((await fhir(t, alpha, 'GET', `/Patient/${two.json().id}`)).json())).toBe(survivor), 10_000);
+
+    // The split gives the restored record back its own fingerprints; the Patients are resolved again.
+    const split = await id.split({ gpid: duplicate, reason: 'false_merge_detected' }, 'cms');
+    expect((await id.split({ approve: split.json().request_id }, 'cms', steward)).json()).toMatchObject({ status: 'APPLIED' });
+    await eventually(async () => expect(gpidOf((await fhir(t, alpha, 'GET', `/Patient/${two.json().id}`)).json())).toBe(duplicate), 10_000);
+    expect(gpidOf((await fhir(t, alpha, 'GET', `/Patient/${one.json().id}`)).json())).toBe(survivor);
   });
 });

@@ -1,4 +1,4 @@
-import { isSourceOrigin, type EventEnvelope, type SubgraphServices } from '@svc/platform';
+import { type EventEnvelope, type SubgraphServices } from '@svc/platform';
 import { FHIR_PATIENT_LINKED, linkPatientGpid, relinkMergedGpids, requestIdentityAgain } from './domain/identity-link.js';
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
@@ -29,9 +29,8 @@ export function identityLinkConsumer(services: SubgraphServices) {
       if ((await relinkMergedGpids(services.orm.em.fork(), fhirBase, merged, survivor, event.id)) > 0) services.publishCommitted();
     } else if (event.type === 'identity.split.v1') {
       const formerSurvivor = str(data['split_from_gpid']);
-      const source = data['approved_source'];
-      if (!formerSurvivor || !isSourceOrigin(source)) return;
-      if ((await requestIdentityAgain(services.orm.em.fork(), formerSurvivor, source)) > 0) services.publishCommitted();
+      if (!formerSurvivor) return;
+      if ((await requestIdentityAgain(services.orm.em.fork(), formerSurvivor)) > 0) services.publishCommitted();
     }
   };
 }

@@ -7,6 +7,8 @@
  * (`identity_source_record_links`, key `fhir:Patient/<id>`) and answers with the internal event
  * `identity.internal.fhir_patient_linked` in the same transaction as that link.
  *
+ * A request without `source` (sent again after a split) is resolved under the record's last one.
+ *
  * Idempotent by event id: a request whose id is the record's last answered one is skipped. The
  * resolve and the link are two transactions; a crash between them resolves the same demographics
  * again on redelivery, which returns the same GPID (the record learned them the first time).
@@ -36,14 +38,17 @@ export function fhirPatientLinker(service: IdentityService, services: SubgraphSe
     if (event.type !== PATIENT_IDENTITY_REQUESTED) return;
     const id = str(event.data['resource_id']);
     const version = str(event.data['version_id']) ?? '0';
-    const source = event.data['source'];
     const demographics = demographicsOf(event.data['demographics']);
+    const recordKey = `fhir:Patient/${id ?? ''}`;
+    const known = id ? await sourceRecordLink(service.sql, recordKey) : null;
+    if (known?.lastEventId === event.id) return;
+    // A request after a split carries no source of its own: the record's last one is used, so
+    // asking again never adds a confirmation the partner did not make.
+    const source = event.data['source'] ?? known?.source;
     if (!id || !isSourceOrigin(source) || !demographics) {
       logger.warn({ eventId: event.id }, 'identity request without a resource id, source or demographics: ignored');
       return;
     }
-    const recordKey = `fhir:Patient/${id}`;
-    if ((await sourceRecordLink(service.sql, recordKey))?.lastEventId === event.id) return;
     let gpid: string;
     try {
       const resolution = await service.pipeline.resolve(demographics, { source, entityType: 'patient', strict: false, actor: event.partner_gpid, actorSeesAll: event.partner_gpid === null });
@@ -58,7 +63,7 @@ export function fhirPatientLinker(service: IdentityService, services: SubgraphSe
     }
     await service.sql.transaction(async (tx) => {
       const at = new Date();
-      await saveSourceRecordLink(tx, { recordKey, partnerGpid: event.partner_gpid, gpid, recordVersion: version, lastEventId: event.id }, at);
+      await saveSourceRecordLink(tx, { recordKey, partnerGpid: event.partner_gpid, gpid, source, recordVersion: version, lastEventId: event.id }, at);
       await stageEvent(
         tx,
         makeEvent(FHIR_PATIENT_LINKED, event.partner_gpid, { event: FHIR_PATIENT_LINKED, resource_type: 'Patient', resource_id: id, version_id: version, gpid, partner_gpid: event.partner_gpid, request_event_id: event.id }, at),

@@ -149,9 +149,10 @@ export async function relinkMergedGpids(em: EntityManager, fhirBase: string, mer
 /**
  * A split in the registry: the Patients carrying the former survivor's GPID may belong to the
  * restored record, which only the registry can tell; each is asked about again (a new
- * `fhir.internal.patient_identity_requested` for its current version) and relinked by the answer.
+ * `fhir.internal.patient_identity_requested` for its current version, without a source: the
+ * registry resolves it under the origin it last used for it) and relinked by the answer.
  */
-export async function requestIdentityAgain(em: EntityManager, survivorGpid: string, source: string): Promise<number> {
+export async function requestIdentityAgain(em: EntityManager, survivorGpid: string): Promise<number> {
   const ids = await patientsWithGpid(em, [survivorGpid]);
   for (const id of ids) {
     const current = await resourceStore.current(em, 'Patient', id);
@@ -167,7 +168,8 @@ export async function requestIdentityAgain(em: EntityManager, survivorGpid: stri
         resource_id: id,
         version_id: String(current.versionId),
         partner_gpid: current.partnerGpid,
-        source,
+        source: null, // the registry uses the origin it last resolved this Patient under
+        reason: 'split',
         demographics: { ...demographics },
       }),
     );
