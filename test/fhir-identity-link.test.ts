@@ -68,6 +68,11 @@ describe('FHIR Patient ↔ GPID identity link', () => {
     await eventually(async () => expect((await eventsOf(t, ['fhir.resource.updated'])).some((e) => e.data['resource_id'] === created.json().id)).toBe(true));
     const logged = await eventsOf(t, ['fhir.internal.patient_identity_requested', 'identity.internal.fhir_patient_linked']);
     expect(logged).toEqual([]);
+    // The resolve it caused is evidence of the boundary header on the FHIR write path, not on /api/identity/resolve.
+    const observed = await eventsOf(t, ['identity.boundary_headers.observed']);
+    // (Once per partner, path and day: the first Patient of this file made it.)
+    const alphas = observed.filter((e) => e.data['partner_gpid'] === alphaGpid).map((e) => e.data['path']);
+    expect(alphas).toEqual(['/fhir/R4/Patient']);
   });
 
   it('federates both ways: FhirPatient.identity and Identity.patients, each in the caller\'s view', async () => {

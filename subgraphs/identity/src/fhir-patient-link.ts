@@ -51,7 +51,7 @@ export function fhirPatientLinker(service: IdentityService, services: SubgraphSe
     }
     let gpid: string;
     try {
-      const resolution = await service.pipeline.resolve(demographics, { source, entityType: 'patient', strict: false, actor: event.partner_gpid, actorSeesAll: event.partner_gpid === null });
+      const resolution = await service.pipeline.resolve(demographics, { source, entityType: 'patient', strict: false, actor: event.partner_gpid, actorSeesAll: event.partner_gpid === null, via: '/fhir/R4/Patient' });
       gpid = resolution.gpid;
     } catch (err) {
       // Demographics the registry refuses will never resolve: no link, and no endless redelivery.
