@@ -17,7 +17,7 @@ import {
   type OperationDefinitionNode,
 } from 'graphql';
 import { GraphQLError } from 'graphql';
-import { actsFor, EVENT_TYPES, eventTypeScope, hasScope, isOperator, newId, subscriptionFieldName, type EventBus, type EventEnvelope, type Logger, type Principal, type RevocationList } from '@svc/platform';
+import { actsFor, EVENT_TYPES, eventTypeScope, hasScope, isInternalEventType, isOperator, newId, subscriptionFieldName, type EventBus, type EventEnvelope, type Logger, type Principal, type RevocationList } from '@svc/platform';
 import type { Gateway, GatewayContext } from './gateway.js';
 
 /** How long an event's query may wait for the event log to record the event. */
@@ -330,6 +330,7 @@ export class SubscriptionHub {
   }
 
   private dispatch(event: EventEnvelope): void {
+    if (isInternalEventType(event.type)) return; // never sent to subscribers (see envelope.ts)
     this.remember(event);
     for (const group of this.groups.values()) {
       if (group.plan.types && !group.plan.types.has(event.type)) continue;

@@ -28,3 +28,15 @@ export function isEventEnvelope(value: unknown): value is EventEnvelope {
     v['data'] !== null
   );
 }
+
+/**
+ * Internal events carry work from one subgraph to another (for example a FHIR Patient's
+ * demographics to the identity registry) and are no one's business outside the platform. Their
+ * type has `internal` as its second segment (`fhir.internal.patient_identity_requested`,
+ * `identity.internal.fhir_patient_linked`). They travel through the outbox and the bus like every
+ * event, but are **never stored in the event log, never delivered to webhooks and never sent to
+ * GraphQL subscriptions**: every consumer that faces partners skips them with this predicate.
+ */
+export function isInternalEventType(type: string): boolean {
+  return /^[a-z][a-z0-9_]*\.internal\./.test(type);
+}

@@ -2,6 +2,7 @@ import { capabilityRoute, DomainError } from '@svc/platform';
 import type { GatewayOperation, RouteInput, RouteResult, RouteSpec } from './route.js';
 import { fhirBulkExportRoutes } from './fhir-bulk-export.js';
 import { bundleOrSyncJob, fhirSyncJobRoutes } from './fhir-sync-jobs.js';
+import { fhirPatientMatchRoutes } from './fhir-patient-match.js';
 
 /**
  * Scopes are decided per interaction and resource type by the FHIR subgraph (the spec's FHIR scope
@@ -263,6 +264,7 @@ export const fhirRoutes: RouteSpec[] = [
   { id: 'fhir.smart-configuration', method: 'GET', path: '/fhir/R4/.well-known/smart-configuration', product: 'fhir', summary: 'SMART on FHIR OAuth discovery', auth: 'none', scopes: [], successStatus: 200, operation: SMART_CONFIGURATION },
   { id: 'fhir.smart-configuration-origin', method: 'GET', path: '/.well-known/smart-configuration', product: 'fhir', summary: 'SMART on FHIR OAuth discovery (at the origin)', auth: 'none', scopes: [], successStatus: 200, operation: SMART_CONFIGURATION },
   ...fhirBulkExportRoutes,
+  ...fhirPatientMatchRoutes,
   fhir({ id: 'fhir.search', method: 'GET', path: '/fhir/R4/{resourceType}', summary: 'Search with FHIR search parameters (cms.fhir.r4.read or a SMART .s/.read scope for the type)', auth: 'bearer', scopes: PER_INTERACTION, successStatus: 200, operation: SEARCH }),
   fhir({ id: 'fhir.search-post', method: 'POST', path: '/fhir/R4/{resourceType}/_search', summary: 'Search with parameters in a form-encoded body', auth: 'bearer', scopes: PER_INTERACTION, successStatus: 200, requestContentType: 'application/x-www-form-urlencoded', operation: SEARCH_POST }),
   fhir({ id: 'fhir.read', method: 'GET', path: '/fhir/R4/{resourceType}/{id}', summary: 'Read one resource by logical id (cms.fhir.r4.read or a SMART .r/.read scope for the type)', auth: 'bearer', scopes: PER_INTERACTION, successStatus: 200, operation: READ }),

@@ -4,6 +4,7 @@ import { definitions } from './domain/definitions.js';
 import { ExportWorker } from './domain/bulk-export.js';
 import { SyncJobWorker } from './domain/sync-worker.js';
 import { buildFhirSchema, type ExportWakeup, type SyncWakeup } from './schema/index.js';
+import { identityLinkConsumer } from './identity-link-consumer.js';
 
 /** The FHIR R4 store: one generic engine for every R4 resource type, driven by the official definitions. */
 export const fhirSubgraph: SubgraphDefinition = {
@@ -19,7 +20,8 @@ export const fhirSubgraph: SubgraphDefinition = {
       entities: [],
       migrations,
       buildSchema: (services) => buildFhirSchema(services, wakeup, syncWakeup),
-      async startWorkers({ orm, runtime: rt, publishCommitted }) {
+      async startWorkers(services) {
+        const { orm, runtime: rt, publishCommitted } = services;
         // The Bulk Data $export jobs (durable: resumed after a restart).
         const worker = new ExportWorker(() => orm.em.fork(), { ...rt.config.fhirExport, pollMs: 1000, singleProcess: rt.config.databaseUrl === undefined }, rt.logger.child({ worker: 'fhir-export' }));
         worker.start();
@@ -33,7 +35,10 @@ export const fhirSubgraph: SubgraphDefinition = {
         );
         syncWorker.start();
         syncWakeup.wake = () => syncWorker.wake();
+        // The GPID identifier of Patients, from the identity subgraph's events (domain/identity-link.ts).
+        const stopIdentityLink = rt.stream.consume('fhir-identity-link', identityLinkConsumer(services));
         return async () => {
+          await stopIdentityLink();
           wakeup.wake = undefined;
           syncWakeup.wake = undefined;
           await Promise.all([worker.stop(), syncWorker.stop()]);

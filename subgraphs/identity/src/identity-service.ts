@@ -219,7 +219,7 @@ export class IdentityService {
     );
     await this.stageTransitions(tx, change.transitions.filter((t) => linked(t.gpid)), resolution.actor, at);
     await this.stageTransitions(tx, change.transitions.filter((t) => !linked(t.gpid)), null, at);
-    if (resolution.actor) await this.observeBoundary(tx, resolution.actor, WRITE_PATHS.resolve, resolution.source, at);
+    if (resolution.actor) await this.observeBoundary(tx, resolution.actor, resolution.via ?? WRITE_PATHS.resolve, resolution.source, at);
   }
 
   private async stageTransitions(tx: Sql, transitions: readonly StatusTransition[], partnerGpid: string | null, at: Date): Promise<void> {

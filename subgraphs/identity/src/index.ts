@@ -1,5 +1,6 @@
 import { assembleSubgraph, type SubgraphDefinition } from '@svc/platform';
 import { IdentityService } from './identity-service.js';
+import { fhirPatientLinker } from './fhir-patient-link.js';
 import { migrations } from './migrations/index.js';
 import { buildIdentitySchema } from './schema/index.js';
 
@@ -14,9 +15,11 @@ export const identitySubgraph: SubgraphDefinition = {
       entities: [],
       migrations,
       buildSchema: (services) => buildIdentitySchema((service = new IdentityService(services))),
-      async startWorkers() {
+      async startWorkers(services) {
         await service!.start();
-        return async () => {};
+        // FHIR Patients' demographics → their GPID (fhir-patient-link.ts).
+        const onFhirPatient = fhirPatientLinker(service!, services);
+        return services.runtime.stream.consume('identity-fhir-link', onFhirPatient);
       },
     });
   },

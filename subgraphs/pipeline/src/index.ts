@@ -1,4 +1,4 @@
-import { assembleSubgraph, type SubgraphDefinition } from '@svc/platform';
+import { assembleSubgraph, isInternalEventType, type SubgraphDefinition } from '@svc/platform';
 import { SyncJobEntity } from './entities/sync-job.js';
 import { LoggedEventEntity } from './entities/logged-event.js';
 import { migrations } from './migrations/m001-sync-jobs-and-event-log.js';
@@ -21,7 +21,8 @@ export const pipelineSubgraph: SubgraphDefinition = {
       async startWorkers({ orm, runtime: rt }) {
         // Durable consumers: a failed event is retried (not acknowledged) until its work committed.
         const stops = [
-          rt.stream.consume('event-log', (event) => log.record(orm.em.fork(), event)),
+          // Internal hand-offs between subgraphs are never logged (see envelope.ts).
+          rt.stream.consume('event-log', (event) => (isInternalEventType(event.type) ? undefined : log.record(orm.em.fork(), event))),
           rt.stream.consume('sync-jobs', (event) => projectSyncJobEvent(orm.em.fork(), event)),
         ];
         return async () => {

@@ -11,6 +11,7 @@ import { parseSearchRequest, type SearchRequest } from './search-request.js';
 import { encodeCursor, type RowPosition } from './search-cursor.js';
 import { assertKnownType, assertResourceShape, validateFhirResource, type FhirResource } from './validation.js';
 import { parseStoredResource, storedContentOf } from './stored-content.js';
+import { keepServerGpid, requestIdentityIfChanged } from './identity-link.js';
 
 /**
  * The FHIR interactions as plain functions of (call, request) → outcome, free of GraphQL and HTTP:
@@ -98,7 +99,7 @@ async function visibleCurrent(call: FhirCall, resourceType: string, id: string, 
   return stored;
 }
 
-function writeEvent(call: FhirCall, em: EntityManager, type: 'created' | 'updated' | 'deleted', stored: StoredResource): void {
+export function writeEvent(call: FhirCall, em: EntityManager, type: 'created' | 'updated' | 'deleted', stored: StoredResource): void {
   recordEvent(
     em,
     makeEvent(`fhir.resource.${type}`, stored.partnerGpid, {
@@ -130,7 +131,7 @@ async function readEvent(call: FhirCall, resourceType: string, interaction: 'rea
 }
 
 /** A resource ready to store: server-assigned id and meta, validated. */
-function stamp(resource: FhirResource, id: string, versionId: number, lastUpdated: string): FhirResource {
+export function stamp(resource: FhirResource, id: string, versionId: number, lastUpdated: string): FhirResource {
   const meta = { ...(resource.meta ?? {}), versionId: String(versionId), lastUpdated };
   const { resourceType, id: _ignored, meta: _meta, ...rest } = resource;
   return { resourceType, id, meta, ...rest };
@@ -214,7 +215,7 @@ export async function create(call: FhirCall, resourceType: string, body: unknown
     if (match) return outcomeOf(call, match, 200);
   }
   const now = new Date().toISOString();
-  const resource = stamp(input, options.id ?? randomUUID(), 1, now);
+  const resource = stamp(keepServerGpid(resourceType, input, null), options.id ?? randomUUID(), 1, now);
   validateFhirResource(resource);
   const stored: StoredResource = { resourceType, id: resource.id!, versionId: 1, partnerGpid: call.principal.partnerGpid, lastUpdated: now, deleted: false, content: storedContentOf(resource) };
   const index = extractSearchIndex(resource);
@@ -227,6 +228,7 @@ export async function create(call: FhirCall, resourceType: string, body: unknown
     await resourceStore.insert(em, stored);
     await resourceStore.reindex(em, resourceType, stored.id, index);
     writeEvent(call, em, 'created', stored);
+    requestIdentityIfChanged(call, em, stored, resource, null);
   });
   return outcomeOf(call, stored, 201);
 }
@@ -253,7 +255,8 @@ export async function update(call: FhirCall, resourceType: string, id: string, b
   }
   const now = new Date().toISOString();
   const versionId = current.versionId + 1;
-  const resource = stamp(input, id, versionId, now);
+  const previous = current.content ? (JSON.parse(current.content) as FhirResource) : null;
+  const resource = stamp(keepServerGpid(resourceType, input, previous), id, versionId, now);
   validateFhirResource(resource);
   const stored: StoredResource = { ...current, versionId, lastUpdated: now, deleted: false, content: storedContentOf(resource) };
   const index = extractSearchIndex(resource);
@@ -263,6 +266,7 @@ export async function update(call: FhirCall, resourceType: string, id: string, b
     }
     await resourceStore.reindex(em, resourceType, id, index);
     writeEvent(call, em, 'updated', stored);
+    requestIdentityIfChanged(call, em, stored, resource, previous);
   });
   return outcomeOf(call, stored, 200);
 }

@@ -64,6 +64,7 @@ export const TYPED_RESOURCE_TYPES = [
 type Types = SubgraphBuilder extends PothosSchemaTypes.SchemaBuilder<infer X extends SchemaTypes> ? X : never;
 type Json = Record<string, unknown>;
 type Ref = ObjectRef<Types, Json>;
+export type TypedResourceRef = Ref;
 type FieldType = Ref | 'String' | 'Int' | 'Float' | 'Boolean' | 'ID' | 'JSONObject';
 
 const SCALARS: Record<string, FieldType> = {
@@ -90,7 +91,8 @@ function scalarOf(code: string): FieldType {
 }
 
 /** Define the typed resource types, their query fields and their search connections. */
-export function defineTypedFhir(builder: SubgraphBuilder, services: SubgraphServices): void {
+/** Defines the typed resources; answers their object types by resource type (`Patient` → `FhirPatient`), for extensions. */
+export function defineTypedFhir(builder: SubgraphBuilder, services: SubgraphServices): ReadonlyMap<string, TypedResourceRef> {
   definitions();
   const refs = new Map<string, Ref>();
 
@@ -207,4 +209,5 @@ export function defineTypedFhir(builder: SubgraphBuilder, services: SubgraphServ
     const edges = nodes.map((node, i) => ({ cursor: cursors[i] ?? '', node }));
     return { edges, pageInfo: { hasNextPage: (bundle.link ?? []).some((l) => l.relation === 'next'), endCursor: edges.at(-1)?.cursor ?? null } };
   }
+  return refs;
 }

@@ -6,6 +6,7 @@ import { defineBulkExport, type ExportWakeup } from './bulk-export.js';
 import { defineTypedFhir } from './fhir-typed.js';
 import { defineSyncJobs, type SyncWakeup } from './sync-jobs.js';
 import { defineSharingRules } from './sharing-rules.js';
+import { defineIdentityLink } from './identity-link.js';
 
 export type { ExportWakeup, SyncWakeup };
 
@@ -23,7 +24,8 @@ export function buildFhirSchema(services: SubgraphServices, exportWakeup: Export
   defineFhirInteractions(builder, services);
   defineBulkExport(builder, services, exportWakeup);
   defineSyncJobs(builder, services, syncWakeup);
-  defineTypedFhir(builder, services);
+  const typed = defineTypedFhir(builder, services);
   defineSharingRules(builder);
+  defineIdentityLink(builder, services, typed.get('Patient')!);
   return builder.toSubGraphSchema({ linkUrl: 'https://specs.apollo.dev/federation/v2.6' });
 }

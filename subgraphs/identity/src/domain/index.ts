@@ -22,3 +22,4 @@ export { NICKNAME_GROUPS, canonicalGivenNames, sameGivenName } from './normalize
 export { parsePhone, phoneTail, type CountryCode } from './normalize/phone.js';
 export { nysiis, soundex } from './normalize/phonetic.js';
 export { foldText } from './normalize/text.js';
+export { CERTAIN_CONFIDENCE, PROBABLE_CONFIDENCE, fhirMatchCandidates, matchGrade, type MatchGrade } from './match-grade.js';

@@ -94,6 +94,8 @@ export interface ResolveContext extends MatchOptions {
   actor?: string | null;
   /** Opaque to the domain: whether the actor may see every record (an operator); handed to storage with the decision. */
   actorSeesAll?: boolean;
+  /** Opaque to the domain: the write path the request came through; handed to storage with the decision. */
+  via?: string;
 }
 
 export interface ResolveResult {
@@ -238,7 +240,7 @@ export function createIdentityPipeline(options: IdentityPipelineOptions): Identi
   async function resolve(input: DemographicsInput, context: ResolveContext): Promise<ResolveResult> {
     const source = checkSource(context.source);
     const entityType = checkEntityType(context.entityType);
-    const actor = { id: context.actor ?? null, seesAll: context.actorSeesAll ?? false };
+    const actor = { id: context.actor ?? null, seesAll: context.actorSeesAll ?? false, ...(context.via ? { via: context.via } : {}) };
     const { warnings, ...fingerprints } = prepare(input, 'resolve', entityType, context.strict === true);
     // Every key this resolve reads or writes: a concurrent resolve of the same person shares some.
     const lockKeys = [...new Set([...fingerprints.probe.blockingKeys, ...fingerprints.write.blockingKeys])];
@@ -253,7 +255,7 @@ export function createIdentityPipeline(options: IdentityPipelineOptions): Identi
     fingerprints: { write: DemographicFingerprints; probe: DemographicFingerprints },
     source: SourceOrigin,
     entityType: EntityTypeId,
-    actor: { id: string | null; seesAll: boolean },
+    actor: { id: string | null; seesAll: boolean; via?: string },
   ): Promise<Omit<ResolveResult, 'warnings'>> {
     for (let attempt = 1; ; attempt++) {
       const { found, scored } = await candidatesFor(from, fingerprints.probe, entityType);
@@ -362,6 +364,7 @@ export function createIdentityPipeline(options: IdentityPipelineOptions): Identi
         source,
         actor: actor.id,
         actorSeesAll: actor.seesAll,
+        ...(actor.via ? { via: actor.via } : {}),
         at,
       };
       const commit: RegistryChange = { ...change, transitions, resolution };

@@ -76,6 +76,8 @@ export interface ResolutionOutcome {
   actor: string | null;
   /** Opaque: whether the actor sees every record (an operator), for what storage tells it. */
   actorSeesAll?: boolean;
+  /** Opaque: the write path the request came through (boundary-header evidence); storage's default when absent. */
+  via?: string;
   /** ISO 8601 time of the decision. */
   at: string;
 }

@@ -5,6 +5,7 @@ import { defineAudit } from './audit.js';
 import { defineAuditEntry, defineChanges } from './changes.js';
 import { defineIdentity, defineIdentityEnums, identityLoaders } from './identity.js';
 import { defineMatchAndResolve } from './match-resolve.js';
+import { defineFhirPatientMatch } from './fhir-patient-match.js';
 
 /** The identity subgraph's federated schema. */
 export function buildIdentitySchema(service: IdentityService): GraphQLSchema {
@@ -14,6 +15,7 @@ export function buildIdentitySchema(service: IdentityService): GraphQLSchema {
   const enums = defineIdentityEnums(builder);
   const IdentityType = defineIdentity(builder, service, loaders, enums);
   defineMatchAndResolve(builder, service, loaders, enums, IdentityType);
+  defineFhirPatientMatch(builder, service, enums);
   const AuditEntry = defineAuditEntry(builder);
   defineChanges(builder, service, loaders, IdentityType, AuditEntry);
   defineAudit(builder, service, AuditEntry);

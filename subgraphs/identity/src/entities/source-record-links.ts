@@ -1,0 +1,30 @@
+import type { Sql } from './sql.js';
+
+const TABLE = 'identity_source_record_links';
+
+export interface SourceRecordLink {
+  recordKey: string;
+  partnerGpid: string | null;
+  gpid: string;
+  /** The source origin the record was last resolved under. */
+  source: string;
+  recordVersion: string;
+  lastEventId: string;
+}
+
+/** The link of one source record (`fhir:Patient/<id>`), if it was ever resolved. */
+export async function sourceRecordLink(sql: Sql, recordKey: string): Promise<SourceRecordLink | null> {
+  const rows = (await sql.table(TABLE).where({ record_key: recordKey }).select('*')) as Record<string, unknown>[];
+  const r = rows[0];
+  if (!r) return null;
+  return { recordKey, partnerGpid: (r['partner_gpid'] as string | null) ?? null, gpid: String(r['gpid']), source: String(r['source']), recordVersion: String(r['record_version']), lastEventId: String(r['last_event_id']) };
+}
+
+/** Records (or moves) a source record's link, in `tx`. */
+export async function saveSourceRecordLink(tx: Sql, link: SourceRecordLink, at: Date): Promise<void> {
+  await tx
+    .table(TABLE)
+    .insert({ record_key: link.recordKey, partner_gpid: link.partnerGpid, gpid: link.gpid, source: link.source, record_version: link.recordVersion, last_event_id: link.lastEventId, updated_at: at.getTime() })
+    .onConflict('record_key')
+    .merge(['partner_gpid', 'gpid', 'source', 'record_version', 'last_event_id', 'updated_at']);
+}
