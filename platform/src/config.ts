@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { readOperationLimits, type OperationLimits } from './graphql/operation-limits.js';
+import { readWebhookSettings, type WebhookSettings } from './webhook-settings.js';
 
 /** Which component(s) this process runs. `all` is the embedded default. */
 export type Role = 'all' | 'gateway' | 'facade' | 'worker' | `subgraph:${SubgraphName}`;
@@ -64,6 +65,8 @@ export interface Config {
   eventMaxWaiters: number;
   /** FHIR Bulk Data $export: resources read (and written as one chunk) per page, and a pause between pages. */
   fhirExport: { pageSize: number; pagePauseMs: number };
+  /** Webhook delivery (`SVC_WEBHOOK_*`, see webhook-settings.ts). */
+  webhooks: WebhookSettings;
 }
 
 export class ConfigError extends Error {
@@ -218,6 +221,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     operationLimits: readOperationLimits(int),
     eventMaxWaiters: int('SVC_EVENT_MAX_WAITERS', 1000, 1, 1_000_000),
     fhirExport: { pageSize: int('SVC_FHIR_EXPORT_PAGE_SIZE', 500, 1, 10_000), pagePauseMs: int('SVC_FHIR_EXPORT_PAGE_PAUSE_MS', 0, 0, 60_000) },
+    webhooks: readWebhookSettings(int, bool),
   };
   if (role === 'gateway' && !config.supergraphPath) {
     for (const name of SUBGRAPH_NAMES) {

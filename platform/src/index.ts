@@ -22,6 +22,8 @@ export * from './events/bus.js';
 export * from './events/memory-bus.js';
 export * from './events/redis-bus.js';
 export * from './events/outbox.js';
+export * from './events/event-types.js';
+export * from './webhook-settings.js';
 export * from './graphql/errors.js';
 export * from './graphql/operation-limits.js';
 export * from './graphql/executor.js';

@@ -4,14 +4,16 @@ import type { EventLog } from '../domain/event-log.js';
 import { defineSyncJob, partnerRef } from './sync-job.js';
 import { defineEvent } from './event.js';
 import { definePipelineHealth } from './pipeline-health.js';
+import { defineWebhooks, type WebhookWakeup } from './webhook.js';
 
 /** The pipeline subgraph's federated schema. */
-export function buildPipelineSchema(services: SubgraphServices, log: EventLog): GraphQLSchema {
+export function buildPipelineSchema(services: SubgraphServices, log: EventLog, webhookWakeup: WebhookWakeup = { wake: () => {} }): GraphQLSchema {
   const builder = createSubgraphBuilder();
   builder.mutationType({});
   const partner = partnerRef(builder);
   defineSyncJob(builder, services, partner);
   defineEvent(builder, log, partner);
   definePipelineHealth(builder);
+  defineWebhooks(builder, services, webhookWakeup);
   return builder.toSubGraphSchema({ linkUrl: 'https://specs.apollo.dev/federation/v2.6' });
 }
