@@ -15,6 +15,7 @@ import {
   type SubgraphContext,
   type SubgraphServices,
 } from '@svc/platform';
+import type { EntityManager } from '@mikro-orm/core';
 import type { Webhook } from '../entities/webhook.js';
 import { DELIVERY_STATUSES, type WebhookAttempt, type WebhookDelivery } from '../entities/webhook-delivery.js';
 import { webhookStore } from '../entities/webhook-store.js';
@@ -141,14 +142,14 @@ export function defineWebhooks(builder: SubgraphBuilder, services: SubgraphServi
   });
 
   /** The caller's endpoint; another partner's answers NOT_FOUND exactly like a missing one. */
-  const loadWebhook = async (ctx: SubgraphContext, id: string): Promise<Webhook> => {
-    const webhook = isId('whk', id) ? await webhookStore.byId(ctx.em, id) : null;
+  const loadWebhook = async (ctx: SubgraphContext, id: string, em: EntityManager = ctx.em): Promise<Webhook> => {
+    const webhook = isId('whk', id) ? await webhookStore.byId(em, id) : null;
     if (!webhook || !actsFor(ctx.principal, webhook.partnerGpid)) throw new DomainError('NOT_FOUND', `Webhook ${id} does not exist.`);
     return webhook;
   };
-  const loadDelivery = async (ctx: SubgraphContext, id: string): Promise<{ delivery: WebhookDelivery; webhook: Webhook }> => {
-    const delivery = isId('dlv', id) ? await webhookStore.delivery(ctx.em, id) : null;
-    const webhook = delivery ? await webhookStore.byId(ctx.em, delivery.webhookId) : null;
+  const loadDelivery = async (ctx: SubgraphContext, id: string, em: EntityManager = ctx.em): Promise<{ delivery: WebhookDelivery; webhook: Webhook }> => {
+    const delivery = isId('dlv', id) ? await webhookStore.delivery(em, id) : null;
+    const webhook = delivery ? await webhookStore.byId(em, delivery.webhookId) : null;
     if (!delivery || !webhook || !actsFor(ctx.principal, delivery.partnerGpid)) throw new DomainError('NOT_FOUND', `Delivery ${id} does not exist.`);
     return { delivery, webhook };
   };
@@ -196,8 +197,9 @@ export function defineWebhooks(builder: SubgraphBuilder, services: SubgraphServi
     }),
   }));
 
-  const commit = async <T>(ctx: SubgraphContext, work: () => T | Promise<T>, wake = false): Promise<T> => {
-    const result = await ctx.em.transactional(async () => work());
+  /** Run `work` in one transaction on its own entity manager (load inside it: SQLite has one connection). */
+  const commit = async <T>(ctx: SubgraphContext, work: (em: EntityManager) => T | Promise<T>, wake = false): Promise<T> => {
+    const result = await ctx.em.transactional(async (em) => work(em));
     services.publishCommitted();
     if (wake) wakeup.wake();
     return result;
@@ -213,7 +215,7 @@ export function defineWebhooks(builder: SubgraphBuilder, services: SubgraphServi
         const gpid = input.partnerGpid ? String(input.partnerGpid) : ctx.principal.partnerGpid;
         if (!gpid) throw validationError([{ field: 'partner_gpid', message: 'is required for a credential without a partner' }]);
         if (!actsFor(ctx.principal, gpid)) throw new DomainError('FORBIDDEN', 'A webhook can only be registered for your own partner.');
-        return commit(ctx, () => createWebhook(ctx.em, gpid, { url: input.url, eventTypes: input.eventTypes, description: input.description ?? null }, policy, new Date()));
+        return commit(ctx, (em) => createWebhook(em, gpid, { url: input.url, eventTypes: input.eventTypes, description: input.description ?? null }, policy, new Date()));
       },
     }),
     removeWebhook: t.field({
@@ -222,8 +224,11 @@ export function defineWebhooks(builder: SubgraphBuilder, services: SubgraphServi
       args: { webhookId: t.arg.id({ required: true }) },
       authScopes: SCOPES,
       resolve: async (_root, args, ctx) => {
-        const webhook = await loadWebhook(ctx, String(args.webhookId));
-        return commit(ctx, async () => (await removeWebhook(ctx.em, webhook, new Date()), webhook));
+        return commit(ctx, async (em) => {
+          const webhook = await loadWebhook(ctx, String(args.webhookId), em);
+          await removeWebhook(em, webhook, new Date());
+          return webhook;
+        });
       },
     }),
     rotateWebhookSecret: t.field({
@@ -234,8 +239,10 @@ export function defineWebhooks(builder: SubgraphBuilder, services: SubgraphServi
       resolve: async (_root, args, ctx) => {
         const overlap = args.overlapSeconds ?? Math.round(settings.rotationOverlapMs / 1000);
         if (overlap < 0 || overlap > MAX_OVERLAP_SECONDS) throw validationError([{ field: 'overlap_seconds', message: `must be from 0 to ${MAX_OVERLAP_SECONDS}` }]);
-        const webhook = await loadWebhook(ctx, String(args.webhookId));
-        return commit(ctx, () => ({ webhook, secret: rotateWebhookSecret(webhook, overlap * 1000, new Date()) }));
+        return commit(ctx, async (em) => {
+          const webhook = await loadWebhook(ctx, String(args.webhookId), em);
+          return { webhook, secret: rotateWebhookSecret(webhook, overlap * 1000, new Date()) };
+        });
       },
     }),
     enableWebhook: t.field({
@@ -244,8 +251,11 @@ export function defineWebhooks(builder: SubgraphBuilder, services: SubgraphServi
       args: { webhookId: t.arg.id({ required: true }) },
       authScopes: SCOPES,
       resolve: async (_root, args, ctx) => {
-        const webhook = await loadWebhook(ctx, String(args.webhookId));
-        return commit(ctx, () => (enableWebhook(webhook), webhook));
+        return commit(ctx, async (em) => {
+          const webhook = await loadWebhook(ctx, String(args.webhookId), em);
+          enableWebhook(webhook);
+          return webhook;
+        });
       },
     }),
     sendWebhookTestPing: t.field({
@@ -255,8 +265,7 @@ export function defineWebhooks(builder: SubgraphBuilder, services: SubgraphServi
       args: { webhookId: t.arg.id({ required: true }) },
       authScopes: SCOPES,
       resolve: async (_root, args, ctx) => {
-        const webhook = await loadWebhook(ctx, String(args.webhookId));
-        return commit(ctx, () => queueTestPing(ctx.em, webhook, new Date()), true);
+        return commit(ctx, async (em) => queueTestPing(em, await loadWebhook(ctx, String(args.webhookId), em), new Date()), true);
       },
     }),
     redeliverWebhookDelivery: t.field({
@@ -265,8 +274,15 @@ export function defineWebhooks(builder: SubgraphBuilder, services: SubgraphServi
       args: { deliveryId: t.arg.id({ required: true }) },
       authScopes: SCOPES,
       resolve: async (_root, args, ctx) => {
-        const { delivery, webhook } = await loadDelivery(ctx, String(args.deliveryId));
-        return commit(ctx, () => (redeliver(delivery, webhook, settings, new Date()), delivery), true);
+        return commit(
+          ctx,
+          async (em) => {
+            const { delivery, webhook } = await loadDelivery(ctx, String(args.deliveryId), em);
+            redeliver(delivery, webhook, settings, new Date());
+            return delivery;
+          },
+          true,
+        );
       },
     }),
   }));
