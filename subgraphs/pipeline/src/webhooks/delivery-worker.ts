@@ -37,9 +37,12 @@ export class WebhookDeliveryWorker {
     this.postgres = isPostgres(orm);
   }
 
-  /** A lease outlives any attempt (connect, headers and body each bounded by the timeout). */
+  /**
+   * A lease outlives any attempt: one attempt is bounded by the timeout (AbortSignal), a test.ping by
+   * two (the ping and its forged probe), plus time to record it.
+   */
   private get leaseMs(): number {
-    return 3 * this.settings.timeoutMs + 5000;
+    return 2 * this.settings.timeoutMs + 2000;
   }
 
   start(): void {
