@@ -104,7 +104,7 @@ async function main(): Promise<void> {
       '',
       `- Machine: ${cpus[0]?.model.trim() ?? 'unknown CPU'}, ${cpus.length} cores, ${(os.totalmem() / 1024 ** 3).toFixed(1)} GiB RAM, ${os.type()} ${os.release()} ${os.arch()}, Node ${process.version}`,
       `- Load average before the run (1/5/15 min): ${loadBefore.map((l) => l.toFixed(2)).join(' / ')}${(loadBefore[0] ?? 0) > cpus.length / 2 ? ' — the machine was busy with other work: treat these numbers as rough' : ''}`,
-      `- ${events} \`pipeline.sync.completed\` events (${PRODUCERS} concurrent producers over GraphQL, ${(events / seconds).toFixed(0)} events/s), one webhook, embedded SQLite, receiver on 127.0.0.1 verifying with \`standardwebhooks\``,
+      `- ${events} \`pipeline.sync.completed\` events (${PRODUCERS} concurrent producer${PRODUCERS === 1 ? "" : "s"} over GraphQL, ${(events / seconds).toFixed(0)} events/s), one webhook, embedded SQLite, receiver on 127.0.0.1 verifying with \`standardwebhooks\``,
       `- Latency: from the event's \`occurred_at\` (set in the committing transaction) to the receiver holding the verified request: outbox relay → bus → intake (delivery row) → worker claim → signed POST`,
       '',
       '| Measurement | deliveries | p50 ms | p95 ms | p99 ms | max ms | refused signatures |',
