@@ -52,7 +52,18 @@ export interface AddressPolicy {
 
 export type Resolver = (hostname: string) => Promise<string[]>;
 
-export const systemResolver: Resolver = async (hostname) => (await dnsLookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
+/** How long a registration waits for DNS before refusing the URL. */
+const RESOLVE_TIMEOUT_MS = 5000;
+
+export const systemResolver: Resolver = async (hostname) => {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`DNS lookup of ${hostname} timed out`)), RESOLVE_TIMEOUT_MS)));
+  try {
+    return (await Promise.race([dnsLookup(hostname, { all: true, verbatim: true }), timeout])).map((a) => a.address);
+  } finally {
+    clearTimeout(timer);
+  }
+};
 
 /** The host as `isIP` understands it (URL keeps IPv6 literals in brackets). */
 export function bareHost(url: URL): string {
