@@ -281,6 +281,16 @@ describe('webhooks: Standard Webhooks signing, durable retries, delivery log, te
     });
     expect(verified).toMatchObject({ partnerGpid: partnerA, data: { webhook_id: id, status: 200 } });
     expect(receiver.of('ping-good').map((r) => r.status)).toEqual([200, 401]);
+    // The partner's certification records it as evidence of signature verification.
+    await eventually(async () => {
+      const cert = await t.graphql<{ partner: { certification: { checklists: { items: { id: string; complete: boolean; evidence: { detail: string }[] }[] }[] } } }>(
+        'query($g: ID!) { partner(gpid: $g) { certification { checklists { items { id complete evidence { detail } } } } } }',
+        { g: partnerA },
+      );
+      const item = cert.data!.partner.certification.checklists.flatMap((c) => c.items).find((i) => i.id === 'webhook_signature_verification');
+      expect(item?.complete).toBe(true);
+      expect(item?.evidence.map((e) => e.detail).join(' ')).toContain(deliveryId);
+    });
 
     // A receiver that accepts anything is not verified, and the log says why.
     const lax = receiver.path('ping-lax', { trusting: true });
