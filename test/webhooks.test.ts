@@ -4,6 +4,7 @@ import { bootSystem, type TestSystem } from './support/system.js';
 import { apiToken, registerPartner } from './support/fhir.js';
 import { eventsOf, eventually } from './support/identity.js';
 import { WebhookReceiver } from './support/webhook-receiver.js';
+import { USE_POSTGRES } from './support/databases.js';
 
 /** A fast schedule: 4 attempts, 40 ms, 80 ms, 160 ms apart (± jitter), capped at 200 ms. */
 const FAST = {
@@ -324,4 +325,23 @@ describe('webhooks: Standard Webhooks signing, durable retries, delivery log, te
     await eventually(async () => expect(receiver.state('slow').processed.size).toBe(5), 10_000);
     expect(receiver.state('slow').maxInFlight).toBe(2);
   });
+  // PostgreSQL: a second process's worker (SVC_ROLE=worker) on the same database and Redis claims
+  // from the same table; every delivery is sent exactly once between them (no double claim).
+  it.runIf(USE_POSTGRES)('two workers on PostgreSQL never send one delivery twice', async () => {
+    const second = await bootSystem({ ...FAST, SVC_ROLE: 'worker', SVC_INTERNAL_SECRET: 'x'.repeat(40) }, { storage: t.storage });
+    try {
+      const partnerD = await registerPartner(t, 'Two Workers Health');
+      const url = receiver.path('shared', { fallback: { status: 200, delayMs: 30 } });
+      const hook = await register(await apiToken(t, partnerD, ['cms.webhooks.manage']), url, ['pipeline.sync.completed']);
+      receiver.setSecrets('shared', [hook.secret]);
+      for (let i = 0; i < 12; i++) await syncCompleted(partnerD);
+      await eventually(async () => expect(receiver.state('shared').processed.size).toBe(12), 20_000);
+      await new Promise((r) => setTimeout(r, 500));
+      const ids = receiver.of('shared').map((r) => r.id);
+      expect(ids).toHaveLength(12);
+      expect(new Set(ids).size).toBe(12);
+    } finally {
+      await second.system.stop();
+    }
+  }, 120_000);
 });
