@@ -160,7 +160,7 @@ export class WebhookDeliveryWorker {
           claim: null,
           leaseUntil: null,
           lastStatusCode: result.statusCode,
-          lastError: result.error,
+          lastError: result.error?.slice(0, 200) ?? null,
           firstAttemptAt: delivery.firstAttemptAt ?? startedAt,
           completedAt: outcome.status === 'pending' ? null : now,
         },
@@ -175,7 +175,7 @@ export class WebhookDeliveryWorker {
         statusCode: result.statusCode,
         latencyMs: result.latencyMs,
         responseExcerpt: result.responseExcerpt,
-        error: result.error,
+        error: result.error?.slice(0, 200) ?? null,
         nextRetryAt: outcome.nextAttemptAt,
       });
       if (webhook) {
