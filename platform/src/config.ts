@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { readOperationLimits, type OperationLimits } from './graphql/operation-limits.js';
+import { readWebhookSettings, type WebhookSettings } from './webhook-settings.js';
 
 /** Which component(s) this process runs. `all` is the embedded default. */
 export type Role = 'all' | 'gateway' | 'facade' | 'worker' | `subgraph:${SubgraphName}`;
@@ -72,6 +73,8 @@ export interface Config {
    * before another takes it over, and a pause between entries (tests, throttling).
    */
   fhirSync: { maxAttempts: number; retryBaseMs: number; leaseMs: number; entryPauseMs: number };
+  /** Webhook delivery (`SVC_WEBHOOK_*`, see webhook-settings.ts). */
+  webhooks: WebhookSettings;
 }
 
 export class ConfigError extends Error {
@@ -233,6 +236,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       leaseMs: int('SVC_FHIR_SYNC_LEASE_MS', 60_000, 1000, 3_600_000),
       entryPauseMs: int('SVC_FHIR_SYNC_ENTRY_PAUSE_MS', 0, 0, 60_000),
     },
+    webhooks: readWebhookSettings(int, bool),
   };
   if (role === 'gateway' && !config.supergraphPath) {
     for (const name of SUBGRAPH_NAMES) {

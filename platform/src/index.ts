@@ -27,6 +27,7 @@ export * from './events/stream.js';
 export * from './events/outbox-stream.js';
 export * from './events/redis-stream.js';
 export * from './events/event-types.js';
+export * from './webhook-settings.js';
 export * from './graphql/errors.js';
 export * from './graphql/operation-limits.js';
 export * from './graphql/executor.js';

@@ -66,8 +66,8 @@ describe('an unbuilt route (501) is expected: no error line, no stack trace', ()
   afterAll(() => sys?.close());
 
   it('logs only the request lines, at info, for every call to an unbuilt route', async () => {
-    for (const url of ['/tefca/exchanges', '/api/partner/webhooks', '/tefca/exchanges']) {
-      const res = await sys.request({ url });
+    for (const [method, url] of [['GET', '/tefca/exchanges'], ['POST', '/tefca/xca/retrieve'], ['GET', '/tefca/exchanges']] as const) {
+      const res = await sys.request({ method, url, ...(method === 'POST' ? { body: {} } : {}) });
       expect(res.statusCode).toBe(501);
       const requestId = res.headers['x-request-id'];
       const logged = lines().filter((l) => l['requestId'] === requestId);

@@ -1,21 +1,67 @@
 /**
- * The event types of the spec's event table (plus the identity audit events), with the scope a
- * subscriber needs to receive each. The gateway generates one subscription root field per entry
- * (`pipeline.sync.completed` → `pipelineSyncCompleted`); webhooks filter on the same names.
+ * The one catalog of the platform's public event types: what GraphQL subscriptions, webhooks and
+ * the portal's /webhooks page offer. The gateway generates one subscription root field per entry
+ * (`pipeline.sync.completed` → `pipelineSyncCompleted`); webhook filters are validated against it.
+ *
+ * - `scope`: what a subscriber needs to receive the type (null: every credential of the partner).
+ * - `status: 'planned'` marks names fixed before their producer exists (the TEFCA exchange events,
+ *   and the spec's `identity.match` / `identity.merge`), so partners can subscribe ahead of go-live.
+ *
+ * Payloads carry the event's name in `data.event`. Internal hand-offs between subgraphs
+ * (`<area>.internal.*`, see envelope.ts) are never in this catalog.
  */
-export const EVENT_TYPES = [
-  { type: 'pipeline.sync.completed', scope: 'cms.pipeline.read', description: 'A FHIR or batch sync job finished successfully.' },
-  { type: 'pipeline.sync.failed', scope: 'cms.pipeline.read', description: 'A sync job failed after retries.' },
+export interface EventTypeInfo {
+  type: string;
+  category: 'pipeline' | 'partner' | 'identity' | 'fhir' | 'tefca' | 'webhook';
+  description: string;
+  status: 'emitted' | 'planned';
+  scope: string | null;
+}
+
+const e = (type: string, category: EventTypeInfo['category'], scope: string | null, description: string, status: EventTypeInfo['status'] = 'emitted'): EventTypeInfo =>
+  Object.freeze({ type, category, description, status, scope });
+
+export const EVENT_TYPES: readonly EventTypeInfo[] = Object.freeze([
+  e('pipeline.sync.completed', 'pipeline', 'cms.pipeline.read', 'A FHIR or batch sync job finished successfully.'),
+  e('pipeline.sync.failed', 'pipeline', 'cms.pipeline.read', 'A sync job failed after its retries.'),
   // Every credential of the partner may learn that one of its credentials was revoked: the
   // integrations that must rotate are exactly the ones holding credentials, whatever their scopes.
-  { type: 'partner.token.revoked', scope: null, description: 'An API key or OAuth client was revoked; rotate credentials.' },
-  { type: 'identity.match', scope: 'identity.read', description: 'A GPID match or merge completed for a subject.' },
-  { type: 'identity.merge', scope: 'identity.read', description: 'Two GPID records were merged into a golden record.' },
-  { type: 'identity.merged.v1', scope: 'identity.read', description: 'Audit: GPIDs were merged (immutable).' },
-  { type: 'identity.split.v1', scope: 'identity.read', description: 'Audit: a GPID was split (immutable).' },
-] as const satisfies readonly { type: string; scope: string | null; description: string }[];
+  e('partner.token.revoked', 'partner', null, 'An API token or OAuth client was revoked; rotate credentials.'),
+  e('partner.scopes.updated', 'partner', null, "An operator changed the partner's granted scopes."),
+  e('partner.baa.signed', 'partner', null, 'A BAA was e-signed.'),
+  e('partner.certification.submitted', 'partner', null, 'A certification checklist was submitted.'),
+  e('identity.match', 'identity', 'identity.read', 'A GPID match or merge completed for a subject (spec name; emitted today as identity.matched).', 'planned'),
+  e('identity.merge', 'identity', 'identity.read', 'Two GPID records were merged into a golden record (spec name; emitted today as identity.merged.v1).', 'planned'),
+  e('identity.matched', 'identity', 'identity.read', 'A GPID match completed for a subject.'),
+  e('identity.resolved', 'identity', 'identity.read', 'An identity was resolved to a GPID.'),
+  e('identity.merged.v1', 'identity', 'identity.read', 'Two GPID records were merged into a golden record (audit event, immutable).'),
+  e('identity.split.v1', 'identity', 'identity.read', 'A GPID record was split (audit event, immutable).'),
+  e('identity.status.changed', 'identity', 'identity.read', 'A GPID record changed state.'),
+  e('fhir.resource.created', 'fhir', 'cms.fhir.r4.read', 'A FHIR resource was created.'),
+  e('fhir.resource.updated', 'fhir', 'cms.fhir.r4.read', 'A FHIR resource was updated.'),
+  e('fhir.resource.deleted', 'fhir', 'cms.fhir.r4.read', 'A FHIR resource was deleted.'),
+  e('tefca.xcpd.query.completed', 'tefca', null, 'An outbound TEFCA patient discovery (XCPD, ITI-55) completed.', 'planned'),
+  e('tefca.xcpd.query.failed', 'tefca', null, 'An outbound TEFCA patient discovery failed or was refused.', 'planned'),
+  e('tefca.xcpd.discovery.received', 'tefca', null, 'An inbound TEFCA patient discovery request was answered.', 'planned'),
+  e('tefca.xca.query.completed', 'tefca', null, 'An outbound TEFCA document query (XCA, ITI-38) completed.', 'planned'),
+  e('tefca.xca.query.failed', 'tefca', null, 'An outbound TEFCA document query failed or was refused.', 'planned'),
+  e('tefca.xca.query.received', 'tefca', null, 'An inbound TEFCA document query was answered.', 'planned'),
+  e('tefca.xca.retrieve.completed', 'tefca', null, 'A TEFCA document retrieve (ITI-39) completed.', 'planned'),
+  e('tefca.xca.retrieve.failed', 'tefca', null, 'A TEFCA document retrieve failed or was refused.', 'planned'),
+  e('tefca.exchange.refused', 'tefca', null, 'A TEFCA exchange was refused (purpose of use, scope or policy).', 'planned'),
+  e('webhook.endpoint.disabled', 'webhook', null, 'A webhook endpoint was disabled (persistent failure, or 410 Gone from the receiver).'),
+  e('webhook.test_ping.verified', 'webhook', null, 'A receiver accepted a signed test.ping and refused an unsigned probe.'),
+]);
 
-export type EventTypeName = (typeof EVENT_TYPES)[number]['type'];
+/** Webhooks offer the whole catalog. */
+export const WEBHOOK_EVENT_TYPES = EVENT_TYPES;
+
+const KNOWN = new Set(EVENT_TYPES.map((t) => t.type));
+
+/** True for a known type name. */
+export function isWebhookEventType(type: string): boolean {
+  return KNOWN.has(type);
+}
 
 /** `pipeline.sync.completed` → `pipelineSyncCompleted`; `identity.merged.v1` → `identityMergedV1`. */
 export function subscriptionFieldName(type: string): string {
@@ -27,5 +73,22 @@ export function subscriptionFieldName(type: string): string {
 
 /** The scope that receiving events of `type` needs, or null when none (outside the catalog, or open to every credential of the partner). */
 export function eventTypeScope(type: string): string | null {
-  return EVENT_TYPES.find((e) => e.type === type)?.scope ?? null;
+  return EVENT_TYPES.find((t) => t.type === type)?.scope ?? null;
+}
+
+/**
+ * Whether an event type matches a filter entry: an exact name, `*` (everything), or a prefix
+ * wildcard ending in `.*` (`tefca.*`, `tefca.xcpd.*`).
+ */
+export function eventTypeMatches(filter: string, type: string): boolean {
+  if (filter === '*') return true;
+  if (filter.endsWith('.*')) return type.startsWith(filter.slice(0, -1));
+  return filter === type;
+}
+
+/** Why a filter entry is refused, or null when it names at least one known type. */
+export function eventFilterProblem(filter: string): string | null {
+  if (!/^(\*|[a-z][a-z0-9_]*(\.[a-z0-9_]+)*(\.\*)?)$/.test(filter)) return 'must be an event type (pipeline.sync.completed), a prefix wildcard (tefca.*) or *';
+  if (!EVENT_TYPES.some((t) => eventTypeMatches(filter, t.type))) return 'names no known event type';
+  return null;
 }

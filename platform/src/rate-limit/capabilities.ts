@@ -79,6 +79,18 @@ export const CAPABILITIES = {
   'sdk.catalog': capability('sdk.catalog', 'partner-ecosystem', perMinute(60), ['Query.sdkCatalog']),
   // Operators: replace a partner's granted scopes.
   'partners.scopes.update': capability('partners.scopes.update', 'partner-ecosystem', perMinute(30), ['Mutation.updatePartnerScopeGrant']),
+  // Webhooks: the three REST routes and their twins; the portal's other webhook fields (no REST route) share one counter.
+  'webhooks.register': capability('webhooks.register', 'partner-ecosystem', perMinute(10), ['Mutation.createWebhook']),
+  'webhooks.list': capability('webhooks.list', 'partner-ecosystem', perMinute(60), ['Query.webhooks']),
+  'webhooks.remove': capability('webhooks.remove', 'partner-ecosystem', perMinute(30), ['Mutation.removeWebhook']),
+  'webhooks.manage': capability('webhooks.manage', 'partner-ecosystem', perMinute(60), [
+    'Query.webhook',
+    'Query.webhookDelivery',
+    'Mutation.rotateWebhookSecret',
+    'Mutation.enableWebhook',
+    'Mutation.sendWebhookTestPing',
+    'Mutation.redeliverWebhookDelivery',
+  ]),
   // Identity
   'identity.match': capability('identity.match', 'identity', perMinute(120), ['Query.identityMatch']),
   'identity.resolve': capability('identity.resolve', 'identity', perMinute(60), ['Mutation.resolveIdentity']),

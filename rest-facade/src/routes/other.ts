@@ -11,6 +11,7 @@ import {
   certificationProgressOperation,
   certificationSubmitOperation,
 } from './legal-and-certification.js';
+import { listWebhooks, listWebhooksSchemas, registerWebhook, registerWebhookSchemas, removeWebhook, removeWebhookSchemas } from './webhook-operations.js';
 
 const SPEC_DEPRECATION = { since: '2026-06-12', sunset: '2026-09-12' };
 
@@ -31,9 +32,24 @@ export const otherRoutes: RouteSpec[] = [
     },
     responseBody: ROUTE_CATALOG_SCHEMA,
   },
-  planned('webhooks.register', 'POST', '/api/partner/webhooks', 'partner-ecosystem', 'Register a partner webhook (including TEFCA events)', ['cms.webhooks.manage']),
-  planned('webhooks.list', 'GET', '/api/partner/webhooks', 'partner-ecosystem', 'List partner webhooks', ['cms.webhooks.manage']),
-  planned('webhooks.remove', 'DELETE', '/api/partner/webhooks', 'partner-ecosystem', 'Remove a partner webhook', ['cms.webhooks.manage']),
+  {
+    ...planned('webhooks.register', 'POST', '/api/partner/webhooks', 'partner-ecosystem', 'Register a partner webhook (including TEFCA events)', ['cms.webhooks.manage', 'cms.admin']),
+    ...capabilityRoute('webhooks.register'),
+    operation: registerWebhook,
+    ...registerWebhookSchemas,
+  },
+  {
+    ...planned('webhooks.list', 'GET', '/api/partner/webhooks', 'partner-ecosystem', 'List partner webhooks', ['cms.webhooks.manage', 'cms.admin']),
+    ...capabilityRoute('webhooks.list'),
+    operation: listWebhooks,
+    ...listWebhooksSchemas,
+  },
+  {
+    ...planned('webhooks.remove', 'DELETE', '/api/partner/webhooks', 'partner-ecosystem', 'Remove a partner webhook (?webhook_id=whk_…)', ['cms.webhooks.manage', 'cms.admin']),
+    ...capabilityRoute('webhooks.remove'),
+    operation: removeWebhook,
+    ...removeWebhookSchemas,
+  },
   {
     ...planned('certification.submit', 'POST', '/api/partner/certification', 'partner-ecosystem', 'Submit certification to the server', ['cms.partner.write']),
     ...capabilityRoute('certification.submit'),

@@ -1,10 +1,15 @@
 import { assembleSubgraph, isInternalEventType, type SubgraphDefinition } from '@svc/platform';
 import { SyncJobEntity } from './entities/sync-job.js';
 import { LoggedEventEntity } from './entities/logged-event.js';
-import { migrations } from './migrations/m001-sync-jobs-and-event-log.js';
+import { WebhookEntity } from './entities/webhook.js';
+import { WebhookAttemptEntity, WebhookDeliveryEntity } from './entities/webhook-delivery.js';
+import { migrations as m001 } from './migrations/m001-sync-jobs-and-event-log.js';
+import { m002 } from './migrations/m002-webhooks.js';
 import { M003SyncJobProjection } from './migrations/m003-sync-job-projection.js';
 import { projectSyncJobEvent } from './domain/sync-job-projection.js';
 import { EventLog } from './domain/event-log.js';
+import { webhookIntake } from './domain/webhook-intake.js';
+import { WebhookDeliveryWorker } from './webhooks/delivery-worker.js';
 import { buildPipelineSchema } from './schema/index.js';
 
 /** Sync jobs, pipeline health and metrics, the event log, webhooks and their delivery. */
@@ -13,20 +18,31 @@ export const pipelineSubgraph: SubgraphDefinition = {
   defaultPort: 4104,
   create: (runtime) => {
     const log = new EventLog(runtime.config.eventMaxWaiters);
+    // Mutations that queue a delivery wake this process's worker, when it runs one.
+    const webhookWakeup = { wake: () => {} };
     return assembleSubgraph(runtime, {
       name: 'pipeline',
-      entities: [SyncJobEntity, LoggedEventEntity],
-      migrations: [...migrations, { name: 'm003-sync-job-projection', class: M003SyncJobProjection }],
-      buildSchema: (services) => buildPipelineSchema(services, log),
-      async startWorkers({ orm, runtime: rt }) {
-        // Durable consumers: a failed event is retried (not acknowledged) until its work committed.
+      entities: [SyncJobEntity, LoggedEventEntity, WebhookEntity, WebhookDeliveryEntity, WebhookAttemptEntity],
+      migrations: [...m001, m002, { name: 'm003-sync-job-projection', class: M003SyncJobProjection }],
+      buildSchema: (services) => buildPipelineSchema(services, log, webhookWakeup),
+      async startWorkers({ orm, runtime: rt, publishCommitted }) {
+        // Webhooks: the delivery worker, and the intake that turns events into delivery rows.
+        const webhooks = new WebhookDeliveryWorker(orm, rt.config.webhooks, rt.logger, publishCommitted, (err) => rt.logger.error({ err }, 'webhook delivery worker failed'));
+        const intake = webhookIntake(() => orm.em.fork(), rt.config.webhooks.maxAttempts, () => webhooks.wake());
+        webhookWakeup.wake = () => webhooks.wake();
+        webhooks.start();
+
+        // Durable consumers: an event is acknowledged only after its work committed, and retried
+        // until then. Internal hand-offs between subgraphs are never logged nor sent (envelope.ts).
         const stops = [
-          // Internal hand-offs between subgraphs are never logged (see envelope.ts).
           rt.stream.consume('event-log', (event) => (isInternalEventType(event.type) ? undefined : log.record(orm.em.fork(), event))),
           rt.stream.consume('sync-jobs', (event) => projectSyncJobEvent(orm.em.fork(), event)),
+          rt.stream.consume('webhooks', (event) => (isInternalEventType(event.type) ? undefined : intake(event))),
         ];
         return async () => {
           await Promise.all(stops.map((stop) => stop()));
+          webhookWakeup.wake = () => {};
+          await webhooks.stop();
         };
       },
     });

@@ -5,9 +5,10 @@ import { defineSyncJob, partnerRef } from './sync-job.js';
 import { defineEvent } from './event.js';
 import { definePipelineHealth } from './pipeline-health.js';
 import { definePipelineMetrics } from './pipeline-metrics.js';
+import { defineWebhooks, type WebhookWakeup } from './webhook.js';
 
 /** The pipeline subgraph's federated schema. */
-export function buildPipelineSchema(services: SubgraphServices, log: EventLog): GraphQLSchema {
+export function buildPipelineSchema(services: SubgraphServices, log: EventLog, webhookWakeup: WebhookWakeup = { wake: () => {} }): GraphQLSchema {
   const builder = createSubgraphBuilder();
   builder.mutationType({});
   const partner = partnerRef(builder);
@@ -15,5 +16,6 @@ export function buildPipelineSchema(services: SubgraphServices, log: EventLog): 
   defineEvent(builder, log, partner);
   definePipelineHealth(builder);
   definePipelineMetrics(builder, partner);
+  defineWebhooks(builder, services, webhookWakeup);
   return builder.toSubGraphSchema({ linkUrl: 'https://specs.apollo.dev/federation/v2.6' });
 }

@@ -1,0 +1,128 @@
+import type { EntityManager } from '@mikro-orm/core';
+import type { Knex } from '@mikro-orm/knex';
+import { WebhookEntity, type Webhook } from './webhook.js';
+import { WebhookAttemptEntity, WebhookDeliveryEntity, type WebhookAttempt, type WebhookDelivery } from './webhook-delivery.js';
+
+const DELIVERIES = 'pipeline_webhook_deliveries';
+
+function knexOf(em: EntityManager): Knex {
+  return (em.getConnection() as unknown as { getKnex(): Knex }).getKnex();
+}
+
+/** A delivery row as the intake inserts it. */
+export type NewDelivery = Pick<WebhookDelivery, 'id' | 'webhookId' | 'partnerGpid' | 'eventId' | 'eventType' | 'payload' | 'maxAttempts'>;
+
+/** Webhook endpoint, delivery and attempt queries. */
+export const webhookStore = {
+  /** A live (not removed) endpoint. */
+  byId(em: EntityManager, id: string): Promise<Webhook | null> {
+    return em.findOne(WebhookEntity, { id, removedAt: null });
+  },
+
+  /** Live endpoints of one partner, or of every partner when `partnerGpid` is null; oldest first. */
+  list(em: EntityManager, partnerGpid: string | null): Promise<Webhook[]> {
+    return em.find(WebhookEntity, { removedAt: null, ...(partnerGpid ? { partnerGpid } : {}) }, { orderBy: { id: 'asc' }, limit: 1000 });
+  },
+
+  countLive(em: EntityManager, partnerGpid: string): Promise<number> {
+    return em.count(WebhookEntity, { removedAt: null, partnerGpid });
+  },
+
+  /** Enabled endpoints that may receive this partner's events. */
+  enabledFor(em: EntityManager, partnerGpid: string): Promise<Webhook[]> {
+    return em.find(WebhookEntity, { removedAt: null, enabled: true, partnerGpid });
+  },
+
+  /**
+   * Insert deliveries in one statement; a (event id, endpoint) pair that already has one is left
+   * alone, so the intake is idempotent by event id.
+   */
+  async insertDeliveries(em: EntityManager, rows: readonly NewDelivery[], now: Date): Promise<void> {
+    if (rows.length === 0) return;
+    const date = (d: Date) => em.getPlatform().processDateProperty(d);
+    await knexOf(em)(DELIVERIES)
+      .insert(
+        rows.map((r) => ({
+          id: r.id,
+          webhook_id: r.webhookId,
+          partner_gpid: r.partnerGpid,
+          event_id: r.eventId,
+          event_type: r.eventType,
+          payload: r.payload,
+          status: 'pending',
+          attempts: 0,
+          retry_index: 0,
+          max_attempts: r.maxAttempts,
+          next_attempt_at: date(now),
+          created_at: date(now),
+        })),
+      )
+      .onConflict(['event_id', 'webhook_id'])
+      .ignore();
+  },
+
+  delivery(em: EntityManager, id: string): Promise<WebhookDelivery | null> {
+    return em.findOne(WebhookDeliveryEntity, { id });
+  },
+
+  /** One page of an endpoint's deliveries, newest first (size + 1 rows, to tell if there are more). */
+  deliveriesPage(em: EntityManager, webhookId: string, size: number, beforeId: string | null, status: string | null): Promise<WebhookDelivery[]> {
+    const where: Record<string, unknown> = { webhookId };
+    if (beforeId) where['id'] = { $lt: beforeId };
+    if (status) where['status'] = status;
+    return em.find(WebhookDeliveryEntity, where, { orderBy: { id: 'desc' }, limit: size + 1 });
+  },
+
+  attempts(em: EntityManager, deliveryIds: readonly string[]): Promise<WebhookAttempt[]> {
+    return em.find(WebhookAttemptEntity, { deliveryId: { $in: [...deliveryIds] } }, { orderBy: { deliveryId: 'asc', attempt: 'asc' } });
+  },
+
+  /**
+   * Claim due deliveries for one worker: pending ones whose time has come, and `sending` ones whose
+   * lease ran out (their worker died). At most `perEndpoint` attempts per endpoint are in flight,
+   * counting those other workers hold. The conditional update re-checks every row, so two workers
+   * never claim the same one (PostgreSQL also skips rows another claim has locked).
+   */
+  async claimDue(em: EntityManager, options: { claim: string; now: Date; leaseMs: number; limit: number; perEndpoint: number; postgres: boolean }): Promise<WebhookDelivery[]> {
+    const knex = knexOf(em);
+    const date = (d: Date) => em.getPlatform().processDateProperty(d);
+    const now = date(options.now);
+    const due = (t: string) => `((${t}status = 'pending' and ${t}next_attempt_at <= ?) or (${t}status = 'sending' and ${t}lease_until < ?))`;
+    const candidates: { id: string }[] = await knex
+      .raw(
+        `select id from (
+           select d.id, d.next_attempt_at,
+             row_number() over (partition by d.webhook_id order by d.next_attempt_at, d.id) as rn,
+             (select count(*) from ${DELIVERIES} s where s.webhook_id = d.webhook_id and s.status = 'sending' and s.lease_until >= ?) as busy
+           from ${DELIVERIES} d where ${due('d.')}
+         ) x where rn + busy <= ? order by next_attempt_at, id limit ?`,
+        [now, now, now, options.perEndpoint, options.limit],
+      )
+      .then((r: unknown) => rowsOf<{ id: string }>(r));
+    if (candidates.length === 0) return [];
+    const ids = candidates.map((c) => c.id);
+    const lease = date(new Date(options.now.getTime() + options.leaseMs));
+    const marks = ids.map(() => '?').join(', ');
+    const lockable = options.postgres
+      ? `id in (select id from ${DELIVERIES} where id in (${marks}) and ${due('')} for update skip locked)`
+      : `id in (${marks}) and ${due('')}`;
+    await knex.raw(`update ${DELIVERIES} set status = 'sending', claim = ?, lease_until = ? where ${lockable}`, [options.claim, lease, ...ids, now, now]);
+    return em.find(WebhookDeliveryEntity, { claim: options.claim, status: 'sending' });
+  },
+
+  /** Deliveries waiting or in flight (the backlog), and how many are past due. */
+  async backlog(em: EntityManager, now: Date): Promise<{ waiting: number; due: number }> {
+    const knex = knexOf(em);
+    const at = em.getPlatform().processDateProperty(now);
+    const [row] = rowsOf<{ waiting: number | string; due: number | string }>(
+      await knex.raw(`select count(*) as waiting, sum(case when next_attempt_at <= ? then 1 else 0 end) as due from ${DELIVERIES} where status in ('pending', 'sending')`, [at]),
+    );
+    return { waiting: Number(row?.waiting ?? 0), due: Number(row?.due ?? 0) };
+  },
+};
+
+/** Rows of a raw query, whichever driver answered (PostgreSQL: `{ rows }`, SQLite: an array). */
+function rowsOf<T>(result: unknown): T[] {
+  if (Array.isArray(result)) return result as T[];
+  return ((result as { rows?: T[] }).rows ?? []) as T[];
+}
