@@ -46,6 +46,35 @@ function envelopeOf(row: OutboxRecord): EventEnvelope {
   };
 }
 
+const positionTables = new WeakMap<Knex, Map<string, Promise<void>>>();
+
+/** Create the positions table once per database, however many consumers start at the same time. */
+function ensurePositionsTable(knex: Knex, table: string): Promise<void> {
+  const tables = positionTables.get(knex) ?? new Map<string, Promise<void>>();
+  positionTables.set(knex, tables);
+  let ensured = tables.get(table);
+  if (!ensured) {
+    ensured = knex.schema
+      .hasTable(table)
+      .then(async (exists) => {
+        if (exists) return;
+        await knex.schema.createTable(table, (t) => {
+          t.string('consumer', 100).notNullable();
+          t.string('source', 100).notNullable();
+          t.string('position', 80).notNullable();
+          t.primary(['consumer', 'source']);
+        });
+      })
+      .catch(async (err: unknown) => {
+        tables.delete(table);
+        // Another process created it between the check and the create: that is the wanted outcome.
+        if (!(await knex.schema.hasTable(table))) throw err;
+      });
+    tables.set(table, ensured);
+  }
+  return ensured;
+}
+
 /** The table where one owner keeps the positions of the consumers it runs. */
 export function positionsTable(owner: string): string {
   return `${owner}_stream_positions`;
@@ -131,16 +160,7 @@ export class OutboxStream implements EventBackbone {
     const { sleep, wakeAll } = stoppableSleep();
     let stopped = false;
     const state = { failing: false, stopped: () => stopped, logger: this.logger, sleep };
-    const ensured = knex.schema.hasTable(positions).then(async (exists) => {
-      if (!exists) {
-        await knex.schema.createTable(positions, (t) => {
-          t.string('consumer', 100).notNullable();
-          t.string('source', 100).notNullable();
-          t.string('position', 80).notNullable();
-          t.primary(['consumer', 'source']);
-        });
-      }
-    });
+    const ensured = ensurePositionsTable(knex, positions);
     const readPosition = async (source: string): Promise<string | null> => {
       const row = (await knex(positions).where({ consumer: name, source }).first('position')) as { position: number | string } | undefined;
       return row ? String(row.position) : null;
