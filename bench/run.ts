@@ -4,6 +4,7 @@
  *
  *   npm run bench [-- --duration <seconds>] [-- --connections <n>]
  *   npm run bench -- --suite fhir …   (the FHIR store: ingest, read, search; see bench/fhir.ts)
+ *   npm run bench -- --suite subscriptions …   (graphql-ws fan-out; see bench/subscriptions-fanout.ts)
  *
  * Boots everything in this process on a temporary SQLite directory, seeds a small data set through
  * the public GraphQL API, drives each measurement with autocannon from a child process (so the load
@@ -527,7 +528,10 @@ async function main(): Promise<void> {
   }
 }
 
-/** `--suite fhir` runs the FHIR store benchmark (bench/fhir.ts) instead of the default rows. */
+/**
+ * `--suite fhir` runs the FHIR store benchmark (bench/fhir.ts), `--suite subscriptions` the
+ * graphql-ws fan-out (bench/subscriptions-fanout.ts), instead of the default rows.
+ */
 function suiteOf(argv: readonly string[]): { suite: string; rest: string[] } {
   const rest: string[] = [];
   let suite = 'default';
@@ -540,7 +544,14 @@ function suiteOf(argv: readonly string[]): { suite: string; rest: string[] } {
 }
 
 const { suite, rest: suiteArgs } = suiteOf(process.argv.slice(2));
-const run = suite === 'fhir' ? import('./fhir.js').then((m) => m.runFhirSuite(suiteArgs)) : suite === 'default' ? main() : Promise.reject(new Error(`unknown suite "${suite}" (default or fhir)`));
+const run =
+  suite === 'fhir'
+    ? import('./fhir.js').then((m) => m.runFhirSuite(suiteArgs))
+    : suite === 'subscriptions'
+      ? import('./subscriptions-fanout.js').then((m) => m.runSubscriptionsSuite(suiteArgs))
+      : suite === 'default'
+        ? main()
+        : Promise.reject(new Error(`unknown suite "${suite}" (default, fhir or subscriptions)`));
 run.catch((err: unknown) => {
   process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
   process.exitCode = 1;
