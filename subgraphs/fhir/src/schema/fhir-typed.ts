@@ -193,13 +193,13 @@ export function defineTypedFhir(builder: SubgraphBuilder, services: SubgraphServ
     }
     query._count = [String(size)];
     // `after` is the same keyset cursor as the REST `_cursor` (the position of the edge's node).
-    if (after) {
-      if (!/^[A-Za-z0-9_-]{1,4096}$/.test(after)) throw new DomainError('BAD_REQUEST', 'after: not a cursor of this connection.', { fieldErrors: [{ field: 'after', message: 'invalid cursor' }] });
+    if (after !== null && after !== undefined) {
+      if (!/^[A-Za-z0-9_-]{1,4096}$/.test(after)) throw new DomainError('BAD_REQUEST', 'after: not a cursor of this connection.', { fieldErrors: [{ field: 'after', message: 'is not a cursor this API issued' }] });
       query._cursor = [after];
     }
     const outcome = await run(search(call(ctx), type, query, false)).catch((error: unknown) => {
       if (error instanceof DomainError && error.code === 'BAD_REQUEST' && error.message.includes('_cursor')) {
-        throw new DomainError('BAD_REQUEST', 'after: not a cursor of this connection (or made for another _sort).', { fieldErrors: [{ field: 'after', message: 'invalid cursor' }] });
+        throw new DomainError('BAD_REQUEST', 'after: not a cursor of this connection (or made for another _sort).', { fieldErrors: [{ field: 'after', message: 'is not a cursor this API issued' }] });
       }
       throw error;
     });
