@@ -6,6 +6,7 @@ import pg from 'pg';
 import { freshStorage, USE_POSTGRES, type TestStorage } from './support/databases.js';
 import { startProcess, waitUntilReady, type ServiceProcess } from './support/processes.js';
 import { startOwnRedis, type OwnRedis } from './support/redis-server.js';
+import { WebhookReceiver } from './support/webhook-receiver.js';
 
 const EVENTS = 300;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -77,11 +78,33 @@ function liveSubscriber(name: string, gatewayUrl: () => string, token: string): 
 }
 
 /**
+ * A webhook receiver in this process (never killed): it verifies every request with
+ * standardwebhooks and processes each webhook-id once; an event counts as delivered when a verified
+ * delivery of it was processed. `ids` is computed from what it processed, deduplicated by webhook-id.
+ */
+function webhookObserver(receiver: WebhookReceiver, path: string): Observer & { deliveries: () => number; requests: () => number } {
+  const processed = () => [...receiver.state(path).processed.values()].map((body) => (body as { event_id: string }).event_id);
+  return {
+    name: 'webhook receiver',
+    get ids() {
+      return new Set(processed());
+    },
+    failed: new Set<string>(),
+    /** Distinct webhook-ids processed (one delivery per event and endpoint). */
+    deliveries: () => processed().length,
+    /** Every request, retries and redeliveries included. */
+    requests: () => receiver.of(path).length,
+    stop: () => receiver.close(),
+  };
+}
+
+/**
  * The proof of the durable backbone, in the distributed mode as separate processes on PostgreSQL
  * and a private Redis: 300 events are produced while the emitting subgraph (pipeline), the worker,
  * a gateway replica and Redis are each SIGKILLed and restarted. Afterwards every committed event is
- * in the event log exactly once and reached a live subscriber on each gateway replica (deduplicated
- * by id). To prove another consumer (a webhook receiver), add an Observer to `observers`.
+ * in the event log exactly once, reached a live subscriber on each gateway replica (deduplicated
+ * by id) and reached a webhook receiver once (verified with standardwebhooks, deduplicated by
+ * webhook-id). To prove another consumer, add an Observer to `observers`.
  */
 describe.runIf(USE_POSTGRES)('durable events under SIGKILL (distributed mode)', () => {
   let storage: TestStorage;
@@ -115,6 +138,16 @@ describe.runIf(USE_POSTGRES)('durable events under SIGKILL (distributed mode)', 
       SVC_OUTBOX_POLL_MS: '100',
       SVC_EVENT_CLAIM_IDLE_MS: '3000',
       SVC_RATE_LIMITS: 'off',
+      // The webhook receiver listens on loopback; retries stay short (a killed sender's lease ends
+      // after two attempt timeouts plus 2 s) and many, so no delivery runs out of attempts here.
+      SVC_WEBHOOK_ALLOW_PRIVATE: 'true',
+      SVC_WEBHOOK_RETRY_BASE_MS: '200',
+      SVC_WEBHOOK_BACKOFF_FACTOR: '2',
+      SVC_WEBHOOK_RETRY_MAX_DELAY_MS: '2000',
+      SVC_WEBHOOK_MAX_ATTEMPTS: '50',
+      SVC_WEBHOOK_TIMEOUT_MS: '2000',
+      SVC_WEBHOOK_POLL_MS: '100',
+      SVC_WEBHOOK_ENDPOINT_CONCURRENCY: '8',
     };
     const names = ['partner', 'identity', 'fhir', 'pipeline'];
     await Promise.all(names.map((n) => start(n, `subgraph:${n}`, n === 'partner' ? { SVC_BOOTSTRAP_TOKEN: token } : {})));
@@ -133,7 +166,7 @@ describe.runIf(USE_POSTGRES)('durable events under SIGKILL (distributed mode)', 
     await storage?.dispose();
   });
 
-  it('loses no committed event: all in the event log once, all delivered to a live subscriber on each gateway', async () => {
+  it('loses no committed event: all in the event log once, all delivered to a live subscriber on each gateway and to a webhook receiver once', async () => {
     const gql = async <T>(query: string, variables: Record<string, unknown>) => {
       const res = await fetch(`${gatewayA().url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ query, variables }) });
       return (await res.json()) as { data?: T | null; errors?: { extensions?: { code?: string } }[] };
@@ -154,11 +187,22 @@ describe.runIf(USE_POSTGRES)('durable events under SIGKILL (distributed mode)', 
     const partner = await persist<{ registerPartner: { gpid: string } }>('mutation { registerPartner(input: { legalName: "Durable Health", organizationType: "PAYER" }) { gpid } }', {});
     const gpid = partner.data!.registerPartner.gpid;
 
+    // A webhook of the partner for the produced event type, registered before production.
+    const receiver = await WebhookReceiver.start();
+    const url = receiver.path('hook');
+    const created = await persist<{ createWebhook: { secret: string } }>('mutation($i: CreateWebhookInput!) { createWebhook(input: $i) { secret } }', {
+      i: { partnerGpid: gpid, url, eventTypes: ['pipeline.sync.completed'] },
+    });
+    expect(created.errors).toBeUndefined();
+    receiver.setSecrets('hook', [created.data!.createWebhook.secret]);
+    const webhook = webhookObserver(receiver, 'hook');
+    observers.push(webhook);
+
     observers.push(
       liveSubscriber('subscriber on gateway A', () => gatewayA().url, token),
       liveSubscriber('subscriber on gateway B (killed and restarted)', () => processes.get('gatewayB')!.url, token),
     );
-    await Promise.all(observers.map((o) => (o as Observer & { connected: Promise<void> }).connected));
+    await Promise.all(observers.map((o) => (o as Observer & { connected?: Promise<void> }).connected));
 
     let produced = 0;
     const producer = async () => {
@@ -193,7 +237,7 @@ describe.runIf(USE_POSTGRES)('durable events under SIGKILL (distributed mode)', 
     const committed = await ids("select id from pipeline_outbox where type = 'pipeline.sync.completed'");
     let logged = new Set<string>();
     const missing = (seen: Set<string>) => [...committed].filter((id) => !seen.has(id));
-    const deadline = Date.now() + 60_000;
+    const deadline = Date.now() + 90_000;
     while (Date.now() < deadline) {
       logged = await ids("select id from pipeline_events where type = 'pipeline.sync.completed'");
       if (missing(logged).length === 0 && observers.every((o) => missing(new Set([...o.ids, ...o.failed])).length === 0)) break;
@@ -209,6 +253,9 @@ describe.runIf(USE_POSTGRES)('durable events under SIGKILL (distributed mode)', 
       inEventLog: logRows.n,
       missingFromLog: missing(logged).length,
       unpublishedOutboxRows: unpublished.n,
+      'webhook receiver: distinct deliveries processed': webhook.deliveries(),
+      'webhook receiver: requests (retries included)': webhook.requests(),
+      'webhook receiver: requests not verified': receiver.of('hook').filter((r) => r.verifiedWith === -1).length,
       ...Object.fromEntries(observers.flatMap((o) => [[`${o.name}: delivered`, o.ids.size], [`${o.name}: with error`, o.failed.size], [`${o.name}: missing`, missing(new Set([...o.ids, ...o.failed])).length]])),
     };
     console.log('durable events under SIGKILL:', JSON.stringify(counts, null, 2));
@@ -218,5 +265,9 @@ describe.runIf(USE_POSTGRES)('durable events under SIGKILL (distributed mode)', 
     expect(logRows.n).toBe(committed.size);
     expect(unpublished.n).toBe(0);
     for (const o of observers) expect(missing(new Set([...o.ids, ...o.failed]))).toEqual([]);
+    // Once each: one delivery (webhook-id) per committed event, every request verified.
+    expect(webhook.deliveries()).toBe(committed.size);
+    expect(webhook.ids.size).toBe(committed.size);
+    expect(receiver.of('hook').filter((r) => r.verifiedWith === -1)).toEqual([]);
   }, 240_000);
 });

@@ -75,6 +75,11 @@ describe('OutboxStream (SQLite outbox tables as the stream)', () => {
     await produce(4, 3);
     await new Promise((r) => setTimeout(r, 100));
     expect(seen).toEqual([0, 1, 2]);
+    // Its lag: the rows past its stored position, and the age of the oldest.
+    const lag = await stream.forOwner('dst', dst).lag('log');
+    expect(lag).toMatchObject({ consumer: 'log', unacknowledged: 4 });
+    expect(lag.oldestAgeMs).toBeGreaterThanOrEqual(0);
+    expect(await stream.forOwner('dst', dst).lag('never-started')).toMatchObject({ unacknowledged: 7 });
 
     // Another stream instance (a restarted process) reads the position from the consumer's database.
     const restarted = new OutboxStream(new MemoryEventBus(), logger, 20);
@@ -83,6 +88,7 @@ describe('OutboxStream (SQLite outbox tables as the stream)', () => {
     await until(() => seen.length === 7);
     await new Promise((r) => setTimeout(r, 100));
     expect(seen).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    expect(await restarted.forOwner('dst', dst).lag('log')).toEqual({ consumer: 'log', unacknowledged: 0, oldestAgeMs: null });
     await stop();
     await Promise.all([stream.close(), restarted.close()]);
   });

@@ -4,7 +4,7 @@ import type { Logger } from '../logging.js';
 import type { EventBus } from './bus.js';
 import type { EventEnvelope } from './envelope.js';
 import { outboxTable } from './outbox.js';
-import { runWithRetry, stoppableSleep, type EventBackbone, type EventStream, type StreamHandler, type StopConsuming } from './stream.js';
+import { runWithRetry, stoppableSleep, type ConsumerLag, type EventBackbone, type EventStream, type StreamHandler, type StopConsuming } from './stream.js';
 
 /** How long published outbox rows stay readable by a consumer that was down (embedded default). */
 export const OUTBOX_RETENTION_MS = 7 * 24 * 3600_000;
@@ -109,11 +109,16 @@ export class OutboxStream implements EventBackbone {
       detach: () => void (this.sources.get(owner) === orm && this.sources.delete(owner)),
       consume: (name, handler) => this.consumeInto(owner, orm, name, handler),
       tail: (handler) => this.tail(handler),
+      lag: (name) => this.lagOf(owner, orm, name),
     };
   }
 
   consume(): StopConsuming {
     throw new Error('In the embedded default a durable consumer belongs to an owner: use the stream of a subgraph runtime.');
+  }
+
+  lag(): Promise<ConsumerLag> {
+    return Promise.reject(new Error('In the embedded default a durable consumer belongs to an owner: use the stream of a subgraph runtime.'));
   }
 
   tail(handler: StreamHandler): () => void {
@@ -152,6 +157,42 @@ export class OutboxStream implements EventBackbone {
       }
     }
     return pruned;
+  }
+
+  /**
+   * The rows of every source past the consumer's stored position (rowid on SQLite; published rows
+   * after `(published_at, id)` on PostgreSQL), and the age of the oldest by its `occurred_at`.
+   */
+  private async lagOf(owner: string, orm: Orm, name: string): Promise<ConsumerLag> {
+    const knex = knexOf(orm);
+    const positions = positionsTable(owner);
+    await ensurePositionsTable(knex, positions);
+    let unacknowledged = 0;
+    let oldest: number | null = null;
+    for (const [source, sourceOrm] of this.sources) {
+      const row = (await knex(positions).where({ consumer: name, source }).first('position')) as { position: number | string } | undefined;
+      const position = row ? String(row.position) : null;
+      // An owner without an outbox table (yet) has nothing in the stream.
+      if (!(await knexOf(sourceOrm).schema.hasTable(outboxTable(source)))) continue;
+      const table = knexOf(sourceOrm)(outboxTable(source));
+      let past;
+      if (!isPostgres(sourceOrm)) {
+        past = table.where('rowid', '>', Number(position ?? 0));
+      } else {
+        const [ms, id] = (position ?? '0|').split('|');
+        const at = new Date(Number(ms));
+        past = table
+          .whereNotNull('published_at')
+          .andWhere((q) => q.where('published_at', '>', at).orWhere((q2) => q2.where('published_at', '=', at).andWhere('id', '>', id ?? '')));
+      }
+      const counted = (await past.count({ n: '*' }).min({ oldest: 'occurred_at' }).first()) as { n: number | string; oldest: Date | string | number | null } | undefined;
+      unacknowledged += Number(counted?.n ?? 0);
+      if (counted?.oldest !== null && counted?.oldest !== undefined) {
+        const at = (counted.oldest instanceof Date ? counted.oldest : new Date(counted.oldest)).getTime();
+        oldest = oldest === null ? at : Math.min(oldest, at);
+      }
+    }
+    return { consumer: name, unacknowledged, oldestAgeMs: oldest === null ? null : Math.max(0, Date.now() - oldest) };
   }
 
   private consumeInto(owner: string, orm: Orm, name: string, handler: StreamHandler): StopConsuming {

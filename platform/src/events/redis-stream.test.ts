@@ -34,6 +34,10 @@ describe.runIf(REDIS_URL)('RedisEventStream (Redis Streams consumer groups)', ()
     const events = Array.from({ length: 6 }, (_, i) => makeEvent('test.stream', 'CMS-00000001', { n: i }));
     await a.append(events.slice(0, 1));
     await until(() => held !== undefined);
+    // Lag: the held entry is pending (delivered, not acknowledged); a group never created would read everything.
+    expect(await a.lag('log')).toMatchObject({ consumer: 'log', unacknowledged: 1 });
+    expect((await a.lag('log')).oldestAgeMs).toBeGreaterThanOrEqual(0);
+    expect(await a.lag('nobody')).toMatchObject({ unacknowledged: 1 });
 
     // The other member takes the pending entry over after the idle time and reads the rest.
     const stopB = b.consume('log', (e) => void logged.push(e));
@@ -49,6 +53,8 @@ describe.runIf(REDIS_URL)('RedisEventStream (Redis Streams consumer groups)', ()
     expect(tailB).toEqual(events.map((e) => e.id));
     expect(tailA).toEqual(tailB);
     held();
+    await until(() => logged.length >= 7);
+    expect(await b.lag('other')).toEqual({ consumer: 'other', unacknowledged: 0, oldestAgeMs: null });
     await Promise.all([stopA(), stopB(), stopOther()]);
     await Promise.all([a.close(), b.close()]);
   }, 30_000);

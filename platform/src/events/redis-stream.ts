@@ -5,7 +5,7 @@ import type { Logger } from '../logging.js';
 import { DependencyUnavailable, type DependencyHealth } from '../dependency-health.js';
 import { createRedisClient } from '../redis-client.js';
 import { isEventEnvelope, type EventEnvelope } from './envelope.js';
-import { runWithRetry, stoppableSleep, type EventBackbone, type EventStream, type StreamHandler, type StopConsuming } from './stream.js';
+import { runWithRetry, stoppableSleep, type ConsumerLag, type EventBackbone, type EventStream, type StreamHandler, type StopConsuming } from './stream.js';
 
 /** How long the Redis stream keeps an event (XADD … MINID ~): the catch-up window of a consumer that was down. */
 export const REDIS_STREAM_RETENTION_MS = 7 * 24 * 3600_000;
@@ -55,7 +55,42 @@ export class RedisEventStream implements EventBackbone {
   }
 
   forOwner(): EventStream & { detach(): void } {
-    return { consume: (name, handler) => this.consume(name, handler), tail: (handler, options) => this.tail(handler, options), detach: () => undefined };
+    return { consume: (name, handler) => this.consume(name, handler), tail: (handler, options) => this.tail(handler, options), lag: (name) => this.lag(name), detach: () => undefined };
+  }
+
+  /**
+   * The consumer group's `lag` (entries not yet delivered to it, XINFO GROUPS) plus its `pending`
+   * (delivered, not acknowledged); the oldest age is that of the oldest pending entry or the first
+   * undelivered one (a stream id starts with its append time in ms). A group that does not exist
+   * yet will read the whole stream: its lag is XLEN. Rejects when Redis does not answer.
+   */
+  async lag(name: string): Promise<ConsumerLag> {
+    const groups = ((await this.writer.call('XINFO', 'GROUPS', this.key).catch((err: unknown) => {
+      if (String((err as Error).message).includes('no such key')) return [];
+      throw err;
+    })) ?? []) as unknown[][];
+    const fieldsOf = (flat: unknown[]) => Object.fromEntries(Array.from({ length: flat.length / 2 }, (_, i) => [String(flat[2 * i]), flat[2 * i + 1]]));
+    const group = groups.map(fieldsOf).find((g) => g['name'] === name);
+    const ageOf = (id: unknown) => (typeof id === 'string' && id.includes('-') ? Math.max(0, Date.now() - Number(id.split('-')[0])) : null);
+    if (!group) {
+      const length = Number(await this.writer.xlen(this.key));
+      const first = length > 0 ? ((await this.writer.xrange(this.key, '-', '+', 'COUNT', 1))[0]?.[0] ?? null) : null;
+      return { consumer: name, unacknowledged: length, oldestAgeMs: ageOf(first) };
+    }
+    const pending = Number(group['pending'] ?? 0);
+    const undelivered = group['lag'] === null || group['lag'] === undefined ? null : Number(group['lag']);
+    const ages: number[] = [];
+    if (pending > 0) {
+      const summary = (await this.writer.call('XPENDING', this.key, name)) as [number, string | null, string | null, unknown];
+      const age = ageOf(summary[1]);
+      if (age !== null) ages.push(age);
+    }
+    if (undelivered !== 0) {
+      const next = (await this.writer.xrange(this.key, `(${String(group['last-delivered-id'])}`, '+', 'COUNT', 1))[0]?.[0];
+      const age = ageOf(next);
+      if (age !== null) ages.push(age);
+    }
+    return { consumer: name, unacknowledged: undelivered === null ? null : undelivered + pending, oldestAgeMs: ages.length ? Math.max(...ages) : null };
   }
 
   async append(events: readonly EventEnvelope[]): Promise<void> {

@@ -23,6 +23,20 @@ export type StopConsuming = () => Promise<void>;
 export interface EventStream {
   consume(name: string, handler: StreamHandler): StopConsuming;
   tail(handler: StreamHandler, options?: { backfillMs?: number }): () => void;
+  /**
+   * How far the durable consumer `name` is behind: events appended that it has not acknowledged
+   * yet. Rejects when the stream cannot be read (the broker is unreachable).
+   */
+  lag(name: string): Promise<ConsumerLag>;
+}
+
+/** A durable consumer's distance behind the stream (for health reports). */
+export interface ConsumerLag {
+  consumer: string;
+  /** Events appended and not yet acknowledged by the consumer (read or not); null when the broker cannot tell. */
+  unacknowledged: number | null;
+  /** Age in milliseconds of the oldest of them; null when there is none (or it is unknown). */
+  oldestAgeMs: number | null;
 }
 
 /** What the outbox relay hands committed events to. */

@@ -128,7 +128,7 @@ export const partnerEcosystemRoutes: RouteSpec[] = [
     successStatus: 200,
     latency: ['80ms', '200ms'],
     operation: {
-      document: 'query PipelineHealth($partnerGpid: ID) { pipelineHealth(partnerGpid: $partnerGpid) { status windowHours jobsCompleted jobsFailed jobsInFlight jobsStuck successRate } }',
+      document: 'query PipelineHealth($partnerGpid: ID) { pipelineHealth(partnerGpid: $partnerGpid) { status reasons database eventStream { mode status } consumers { name status unacknowledged oldestAgeSeconds } webhooks { status pending due oldestPendingAgeSeconds windowMinutes attempts failedAttempts failureRate } windowHours jobsCompleted jobsFailed jobsInFlight jobsStuck successRate } }',
       variables: ({ query }) => ({ partnerGpid: typeof query['partner_gpid'] === 'string' ? query['partner_gpid'] : null }),
       result: (data) => snakeKeys(data['pipelineHealth']),
     },

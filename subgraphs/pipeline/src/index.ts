@@ -9,6 +9,7 @@ import { M003SyncJobProjection } from './migrations/m003-sync-job-projection.js'
 import { projectSyncJobEvent } from './domain/sync-job-projection.js';
 import { EventLog } from './domain/event-log.js';
 import { webhookIntake } from './domain/webhook-intake.js';
+import { PIPELINE_CONSUMERS } from './domain/pipeline-health.js';
 import { WebhookDeliveryWorker } from './webhooks/delivery-worker.js';
 import { buildPipelineSchema } from './schema/index.js';
 
@@ -34,10 +35,11 @@ export const pipelineSubgraph: SubgraphDefinition = {
 
         // Durable consumers: an event is acknowledged only after its work committed, and retried
         // until then. Internal hand-offs between subgraphs are never logged nor sent (envelope.ts).
+        const [eventLog, syncJobsConsumer, webhooksConsumer] = PIPELINE_CONSUMERS; // named in pipelineHealth
         const stops = [
-          rt.stream.consume('event-log', (event) => (isInternalEventType(event.type) ? undefined : log.record(orm.em.fork(), event))),
-          rt.stream.consume('sync-jobs', (event) => projectSyncJobEvent(orm.em.fork(), event)),
-          rt.stream.consume('webhooks', (event) => (isInternalEventType(event.type) ? undefined : intake(event))),
+          rt.stream.consume(eventLog, (event) => (isInternalEventType(event.type) ? undefined : log.record(orm.em.fork(), event))),
+          rt.stream.consume(syncJobsConsumer, (event) => projectSyncJobEvent(orm.em.fork(), event)),
+          rt.stream.consume(webhooksConsumer, (event) => (isInternalEventType(event.type) ? undefined : intake(event))),
         ];
         return async () => {
           await Promise.all(stops.map((stop) => stop()));

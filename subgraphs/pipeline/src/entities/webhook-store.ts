@@ -119,7 +119,53 @@ export const webhookStore = {
     );
     return { waiting: Number(row?.waiting ?? 0), due: Number(row?.due ?? 0) };
   },
+
+  /**
+   * What pipeline health reports of webhook delivery, for one partner or all (`partnerGpid` null):
+   * the backlog (pending or sending deliveries, how many are past due, when the oldest was created)
+   * and the attempts made since `since` with how many failed (no 2xx answer).
+   */
+  async deliveryHealth(
+    em: EntityManager,
+    since: Date,
+    now: Date,
+    partnerGpid: string | null,
+  ): Promise<{ pending: number; due: number; oldestPendingAt: Date | null; attempts: number; failedAttempts: number }> {
+    const knex = knexOf(em);
+    const at = (d: Date) => em.getPlatform().processDateProperty(d);
+    const partner = partnerGpid ? ' and d.partner_gpid = ?' : '';
+    const partnerArgs = partnerGpid ? [partnerGpid] : [];
+    const [backlog] = rowsOf<{ pending: number | string; due: number | string | null; oldest: unknown }>(
+      await knex.raw(
+        `select count(*) as pending, sum(case when d.next_attempt_at <= ? then 1 else 0 end) as due, min(d.created_at) as oldest
+         from ${DELIVERIES} d where d.status in ('pending', 'sending')${partner}`,
+        [at(now), ...partnerArgs],
+      ),
+    );
+    const [attempts] = rowsOf<{ attempts: number | string; failed: number | string | null }>(
+      await knex.raw(
+        `select count(*) as attempts, sum(case when a.status_code between 200 and 299 then 0 else 1 end) as failed
+         from pipeline_webhook_attempts a join ${DELIVERIES} d on d.id = a.delivery_id where a.attempted_at >= ?${partner}`,
+        [at(since), ...partnerArgs],
+      ),
+    );
+    return {
+      pending: Number(backlog?.pending ?? 0),
+      due: Number(backlog?.due ?? 0),
+      oldestPendingAt: dateOf(backlog?.oldest),
+      attempts: Number(attempts?.attempts ?? 0),
+      failedAttempts: Number(attempts?.failed ?? 0),
+    };
+  },
 };
+
+/** A date as a driver answers it: a Date (PostgreSQL), epoch milliseconds (SQLite), or text. */
+function dateOf(value: unknown): Date | null {
+  if (value === null || value === undefined) return null;
+  if (value instanceof Date) return value;
+  if (typeof value === 'number' || (typeof value === 'string' && /^\d+$/.test(value))) return new Date(Number(value));
+  return new Date(String(value));
+}
 
 /** Rows of a raw query, whichever driver answered (PostgreSQL: `{ rows }`, SQLite: an array). */
 function rowsOf<T>(result: unknown): T[] {

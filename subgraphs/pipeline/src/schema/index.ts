@@ -14,7 +14,7 @@ export function buildPipelineSchema(services: SubgraphServices, log: EventLog, w
   const partner = partnerRef(builder);
   defineSyncJob(builder, services, partner);
   defineEvent(builder, log, partner);
-  definePipelineHealth(builder);
+  definePipelineHealth(builder, services);
   definePipelineMetrics(builder, partner);
   defineWebhooks(builder, services, webhookWakeup);
   return builder.toSubGraphSchema({ linkUrl: 'https://specs.apollo.dev/federation/v2.6' });
