@@ -16,6 +16,10 @@ export default defineConfig({
     // Vitest's default is one worker fewer than the cores (one, on a 2-core machine); the files here
     // mostly wait on databases, timers and child processes, so two run side by side.
     maxWorkers: 2,
+    // Files share a worker's module cache (the FHIR definitions, the schemas) instead of importing
+    // everything again per file; every file boots its own system on its own storage, so no state
+    // crosses files through modules.
+    isolate: false,
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },

@@ -285,7 +285,7 @@ describe('asynchronous FHIR submissions are durable sync jobs', () => {
 describe('a sync job survives a restart in the middle', async () => {
   const storage = await freshStorage();
   afterAll(() => storage.dispose());
-  const env = { SVC_BOOTSTRAP_TOKEN: 'sync-restart-operator-0123456789', SVC_RATE_LIMITS: 'off', SVC_FHIR_SYNC_ENTRY_PAUSE_MS: '150' };
+  const env = { SVC_BOOTSTRAP_TOKEN: 'sync-restart-operator-0123456789', SVC_RATE_LIMITS: 'off', SVC_FHIR_SYNC_ENTRY_PAUSE_MS: '1000', SVC_EVENT_CLAIM_IDLE_MS: '1000' };
 
   it('resumes a running NDJSON job after the system stopped and writes every line exactly once, with one pipeline.sync.completed', async () => {
     const first = await bootSystem(env, { storage });
@@ -320,15 +320,22 @@ describe('a sync job survives a restart in the middle', async () => {
       expect(new Set(found.entry.map((e) => e.resource.birthDate)).size).toBe(8);
       const final = await finalEvent(second, jobId);
       expect(final.data).toMatchObject({ event: 'pipeline.sync.completed', records_processed: 8 });
-      const lifecycle = (await jobEvents(second, jobId)).map((e) => e.type);
-      expect(lifecycle.filter((type) => type === 'pipeline.sync.completed')).toHaveLength(1);
-      // Given back at the stop (queued, released) and started again after the restart.
-      expect(lifecycle.filter((type) => type === 'pipeline.sync.started')).toHaveLength(2);
-      expect(lifecycle.filter((type) => type === 'pipeline.sync.queued')).toHaveLength(2);
+      // The event log is a consumer like any other: an event the stopped process had read but not
+      // acknowledged reaches it once another process claims it (at-least-once, SVC_EVENT_CLAIM_IDLE_MS).
+      await vi.waitFor(
+        async () => {
+          const lifecycle = (await jobEvents(second, jobId)).map((e) => e.type);
+          expect(lifecycle.filter((type) => type === 'pipeline.sync.completed')).toHaveLength(1);
+          // Given back at the stop (queued, released) and started again after the restart.
+          expect(lifecycle.filter((type) => type === 'pipeline.sync.started')).toHaveLength(2);
+          expect(lifecycle.filter((type) => type === 'pipeline.sync.queued')).toHaveLength(2);
+        },
+        { timeout: 15_000, interval: 200 },
+      );
       const job = await projected(second, jobId, 'COMPLETED');
       expect(job).toMatchObject({ recordsProcessed: 8, kind: 'ndjson', attempts: 1 });
     } finally {
       await second.close();
     }
-  });
+  }, 60_000);
 });
