@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/core';
-import { DomainError, hasAnyScope, isOperator, type Logger } from '@svc/platform';
+import { DomainError, hasAnyScope, isOperator, stoppableSleep, type Logger } from '@svc/platform';
 import { exportStore, type ExportCursor, type ExportJob, type ExportLevel } from '../entities/export-store.js';
 import { inView, resourceStore, type ResourceView } from '../entities/resource-store.js';
 import { isFhirResourceType, patientCompartment } from './definitions.js';
@@ -279,15 +279,6 @@ export interface ExportWorkerOptions {
 /** A running job whose heartbeat is older than this belongs to a dead worker and is taken over. */
 export const EXPORT_LEASE_MS = 120_000;
 
-const sleep = (ms: number, signal: { wake?: () => void }) =>
-  new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.wake = () => {
-      clearTimeout(timer);
-      resolve();
-    };
-  });
-
 /**
  * The background worker of the fhir subgraph that runs $export jobs, one at a time: it reads each
  * type in pages of `pageSize` in (lastUpdated, id) order and, per page, appends one NDJSON chunk
@@ -298,7 +289,7 @@ const sleep = (ms: number, signal: { wake?: () => void }) =>
 export class ExportWorker {
   private readonly workerId = `w-${randomUUID()}`;
   private stopped = false;
-  private readonly signal: { wake?: () => void } = {};
+  private readonly pause = stoppableSleep();
   private loop: Promise<void> | undefined;
 
   constructor(
@@ -313,7 +304,7 @@ export class ExportWorker {
 
   /** Look for work now (after a kick-off in this process). */
   wake(): void {
-    this.signal.wake?.();
+    this.pause.wakeAll();
   }
 
   async stop(): Promise<void> {
@@ -341,7 +332,7 @@ export class ExportWorker {
         if (job) await exportStore.finish(this.fork(), job.id, this.workerId, { state: 'failed', error: 'The export failed on the server; start a new one.', ...this.finishedNow() }).catch(() => undefined);
       }
       await this.sweep();
-      if (!job && !this.stopped) await sleep(this.options.pollMs, this.signal);
+      if (!job && !this.stopped) await this.pause.sleep(this.options.pollMs);
     }
   }
 
@@ -372,7 +363,7 @@ export class ExportWorker {
         if (!kept) return;
         after = { lastUpdated: last.last_updated, id: last.id };
         if (rows.length < this.options.pageSize) break;
-        if (this.options.pagePauseMs > 0) await sleep(this.options.pagePauseMs, this.signal);
+        if (this.options.pagePauseMs > 0) await this.pause.sleep(this.options.pagePauseMs);
       }
     }
     await exportStore.finish(this.fork(), job.id, this.workerId, { state: 'completed', ...this.finishedNow() });

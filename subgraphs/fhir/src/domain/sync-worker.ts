@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/core';
-import { DomainError, isSourceOrigin, operationOutcomeFor, type FieldError, type Logger } from '@svc/platform';
+import { DomainError, isSourceOrigin, operationOutcomeFor, stoppableSleep, type FieldError, type Logger } from '@svc/platform';
 import { syncJobStore, type SyncJobRecord } from '../entities/sync-job-store.js';
 import { batchFailureEntry, bundleOutcome, entryError, parseBundle, processBundle, runBatchEntry, type Entry } from './bundle.js';
 import { isFhirResourceType } from './definitions.js';
@@ -83,19 +83,10 @@ function firstProblem(failure: DomainError): string {
   return f ? `${f.field}: ${f.message}` : failure.message;
 }
 
-const sleep = (ms: number, signal: { wake?: () => void }) =>
-  new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.wake = () => {
-      clearTimeout(timer);
-      resolve();
-    };
-  });
-
 export class SyncJobWorker {
   private readonly workerId = `s-${randomUUID()}`;
   private stopped = false;
-  private readonly signal: { wake?: () => void } = {};
+  private readonly pause = stoppableSleep();
   private loop: Promise<void> | undefined;
 
   constructor(
@@ -112,7 +103,7 @@ export class SyncJobWorker {
 
   /** Look for work now (after a submission in this process). */
   wake(): void {
-    this.signal.wake?.();
+    this.pause.wakeAll();
   }
 
   /** Stop after the current entry (a transaction job runs to its end); the job is given back. */
@@ -143,7 +134,7 @@ export class SyncJobWorker {
         this.log.error({ err, jobId: job?.id }, 'sync job attempt failed');
         if (job) await this.retryOrFail(job, err).catch((e: unknown) => this.log.error({ err: e, jobId: job?.id }, 'sync job could not be rescheduled'));
       }
-      if (!job && !this.stopped) await sleep(this.options.pollMs, this.signal);
+      if (!job && !this.stopped) await this.pause.sleep(this.options.pollMs);
     }
   }
 
@@ -241,7 +232,7 @@ export class SyncJobWorker {
         const saved = await this.fork().transactional((tx) => syncJobStore.saveEntry(tx, job.id, this.workerId, { index: entry.index, status: failure.status, response: batchFailureEntry(failure), now: new Date().toISOString() }));
         if (!saved) return;
       }
-      if (this.options.entryPauseMs > 0) await sleep(this.options.entryPauseMs, this.signal);
+      if (this.options.entryPauseMs > 0) await this.pause.sleep(this.options.entryPauseMs);
     }
     await this.finishEntries(job);
   }
