@@ -110,16 +110,6 @@ export const webhookStore = {
     return em.find(WebhookDeliveryEntity, { claim: options.claim, status: 'sending' });
   },
 
-  /** Deliveries waiting or in flight (the backlog), and how many are past due. */
-  async backlog(em: EntityManager, now: Date): Promise<{ waiting: number; due: number }> {
-    const knex = knexOf(em);
-    const at = em.getPlatform().processDateProperty(now);
-    const [row] = rowsOf<{ waiting: number | string; due: number | string }>(
-      await knex.raw(`select count(*) as waiting, sum(case when next_attempt_at <= ? then 1 else 0 end) as due from ${DELIVERIES} where status in ('pending', 'sending')`, [at]),
-    );
-    return { waiting: Number(row?.waiting ?? 0), due: Number(row?.due ?? 0) };
-  },
-
   /**
    * What pipeline health reports of webhook delivery, for one partner or all (`partnerGpid` null):
    * the backlog (pending or sending deliveries, how many are past due, when the oldest was created)
