@@ -5,6 +5,7 @@
  *   npm run bench [-- --duration <seconds>] [-- --connections <n>]
  *   npm run bench -- --suite fhir …   (the FHIR store: ingest, read, search; see bench/fhir.ts)
  *   npm run bench -- --suite subscriptions …   (graphql-ws fan-out; see bench/subscriptions-fanout.ts)
+ *   npm run bench -- --suite webhooks …   (event-to-webhook latency; see bench/webhook-latency.ts)
  *
  * Boots everything in this process on a temporary SQLite directory, seeds a small data set through
  * the public GraphQL API, drives each measurement with autocannon from a child process (so the load
@@ -530,7 +531,8 @@ async function main(): Promise<void> {
 
 /**
  * `--suite fhir` runs the FHIR store benchmark (bench/fhir.ts), `--suite subscriptions` the
- * graphql-ws fan-out (bench/subscriptions-fanout.ts), instead of the default rows.
+ * graphql-ws fan-out (bench/subscriptions-fanout.ts), `--suite webhooks` the event-to-webhook
+ * latency (bench/webhook-latency.ts). Without `--suite`, the default rows, then the webhook latency.
  */
 function suiteOf(argv: readonly string[]): { suite: string; rest: string[] } {
   const rest: string[] = [];
@@ -549,9 +551,11 @@ const run =
     ? import('./fhir.js').then((m) => m.runFhirSuite(suiteArgs))
     : suite === 'subscriptions'
       ? import('./subscriptions-fanout.js').then((m) => m.runSubscriptionsSuite(suiteArgs))
-      : suite === 'default'
-        ? main()
-        : Promise.reject(new Error(`unknown suite "${suite}" (default, fhir or subscriptions)`));
+      : suite === 'webhooks'
+        ? import('./webhook-latency.js').then((m) => m.runWebhookLatencySuite(suiteArgs))
+        : suite === 'default'
+          ? main().then(() => import('./webhook-latency.js')).then((m) => m.runWebhookLatencySuite([]))
+          : Promise.reject(new Error(`unknown suite "${suite}" (default, fhir, subscriptions or webhooks)`));
 run.catch((err: unknown) => {
   process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
   process.exitCode = 1;

@@ -1,7 +1,7 @@
 /**
  * Event-to-webhook latency on loopback: how long from an event's creation (its `occurred_at`, set
  * in the transaction that commits it) to the moment a local Standard Webhooks receiver has the
- * signed delivery. Part of `npm run bench`; alone: `npx tsx bench/webhook-latency.ts [--events 300] [--producers 1]`.
+ * signed delivery. Part of `npm run bench`; alone: `npm run bench -- --suite webhooks [--events 300] [--producers 1]`.
  *
  * Boots the embedded system (SQLite, in-process bus) with private receivers allowed, registers one
  * partner and one webhook for `pipeline.sync.completed`, and completes sync jobs through the public
@@ -22,18 +22,18 @@ import { startSystem } from '../system.js';
 const RESULTS_FILE = fileURLToPath(new URL('./RESULTS.md', import.meta.url));
 const RESULTS_MARKER = '<!-- Newest results first; bench/run.ts inserts each run below this line. -->';
 
-function argValue(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  const v = i === -1 ? fallback : Number(process.argv[i + 1]);
+function argValue(argv: readonly string[], name: string, fallback: number): number {
+  const i = argv.indexOf(`--${name}`);
+  const v = i === -1 ? fallback : Number(argv[i + 1]);
   if (!Number.isInteger(v) || v < 1 || v > 100_000) throw new Error(`--${name} must be a positive integer`);
   return v;
 }
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 
-async function main(): Promise<void> {
-  const events = argValue('events', 300);
-  const PRODUCERS = argValue('producers', 1);
+export async function runWebhookLatencySuite(argv: readonly string[]): Promise<void> {
+  const events = argValue(argv, 'events', 300);
+  const PRODUCERS = argValue(argv, 'producers', 1);
   const loadBefore = os.loadavg();
   const dataDir = mkdtempSync(`${os.tmpdir()}/svc-bench-webhooks-`);
   const token = `op_${randomBytes(24).toString('base64url')}`;
@@ -124,8 +124,3 @@ async function main(): Promise<void> {
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
-
-main().catch((err: unknown) => {
-  process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
-  process.exitCode = 1;
-});
