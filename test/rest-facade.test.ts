@@ -168,6 +168,33 @@ describe('a deprecated route before its sunset', () => {
   });
 });
 
+describe('a deprecated route whose sunset the operator moved (SVC_DEPRECATION_SUNSETS)', () => {
+  let t: TestSystem;
+  beforeAll(async () => {
+    t = await bootSystem({ SVC_DEPRECATION_SUNSETS: 'tefca.v1.patient-discovery=2027-03-31' });
+  });
+  afterAll(() => t?.close());
+
+  it('is served again, with the new date in its Sunset header, the catalog and the changelog; other routes keep theirs', async () => {
+    const moved = await t.request({ method: 'POST', url: '/tefca/v1/patient-discovery', body: {} });
+    expect(moved.statusCode).not.toBe(410);
+    expect(moved.headers['deprecation']).toBe('true');
+    expect(moved.headers['sunset']).toBe('Wed, 31 Mar 2027 00:00:00 GMT');
+    const still = await t.request({ method: 'POST', url: '/tefca/v1/document-query', body: {} });
+    expect(still.statusCode).toBe(410);
+    const catalog = await t.request({ url: '/api/partner/routes?deprecated=true' });
+    const entry = (catalog.json() as { routes: { path: string; deprecation?: { sunset: string } }[] }).routes.find((r) => r.path === '/tefca/v1/patient-discovery');
+    expect(JSON.stringify(entry)).toContain('2027-03-31');
+    const rss = await t.request({ url: '/api/changelog/rss' });
+    expect(rss.body).toContain('deprecation:POST:/tefca/v1/patient-discovery:2027-03-31');
+  });
+
+  it('refuses to start when the setting names a route that is not deprecated', async () => {
+    await expect(bootSystem({ SVC_DEPRECATION_SUNSETS: 'webhooks.list=2027-01-01' })).rejects.toThrow(/names no deprecated route: webhooks.list/);
+    await expect(bootSystem({ SVC_DEPRECATION_SUNSETS: 'tefca.v1.patient-discovery=soon' })).rejects.toThrow(/routeId=YYYY-MM-DD/);
+  });
+});
+
 describe('an address that keeps presenting bad credentials', () => {
   let t: TestSystem;
   beforeAll(async () => {

@@ -75,6 +75,11 @@ export interface Config {
   fhirSync: { maxAttempts: number; retryBaseMs: number; leaseMs: number; entryPauseMs: number };
   /** Webhook delivery (`SVC_WEBHOOK_*`, see webhook-settings.ts). */
   webhooks: WebhookSettings;
+  /**
+   * Sunset dates moved by the operator (`SVC_DEPRECATION_SUNSETS=routeId=YYYY-MM-DD,…`), by route id
+   * of a deprecated route in the facade's route table. Until the new date the route works again.
+   */
+  deprecationSunsets: Readonly<Record<string, string>>;
 }
 
 export class ConfigError extends Error {
@@ -237,6 +242,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       entryPauseMs: int('SVC_FHIR_SYNC_ENTRY_PAUSE_MS', 0, 0, 60_000),
     },
     webhooks: readWebhookSettings(int, bool),
+    deprecationSunsets: parseDeprecationSunsets(str('SVC_DEPRECATION_SUNSETS'), problems),
   };
   if (role === 'gateway' && !config.supergraphPath) {
     for (const name of SUBGRAPH_NAMES) {
@@ -249,4 +255,18 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/** `routeId=YYYY-MM-DD,…` → { routeId: date }; the facade checks that each id names a deprecated route. */
+function parseDeprecationSunsets(value: string | undefined, problems: string[]): Record<string, string> {
+  const sunsets: Record<string, string> = {};
+  for (const item of (value ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
+    const m = /^([\w.-]+)=(\d{4}-\d{2}-\d{2})$/.exec(item);
+    if (!m || Number.isNaN(Date.parse(`${m[2]}T00:00:00Z`))) {
+      problems.push(`SVC_DEPRECATION_SUNSETS must be a comma-separated list of routeId=YYYY-MM-DD (got "${item}")`);
+      continue;
+    }
+    sunsets[m[1]!] = m[2]!;
+  }
+  return sunsets;
 }

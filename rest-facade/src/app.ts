@@ -13,7 +13,23 @@ export function fastifyPath(path: string): string {
   return path.replace(/\{(\w+)\}/g, ':$1');
 }
 
-export type FacadeOptions = Omit<HandlerDeps, 'routes'> & { routes?: readonly RouteSpec[] };
+export type FacadeOptions = Omit<HandlerDeps, 'routes'> & {
+  routes?: readonly RouteSpec[];
+  /** Sunset dates the operator moved, by route id (config `deprecationSunsets`). */
+  sunsets?: Readonly<Record<string, string>>;
+};
+
+/**
+ * The route table with the operator's sunset dates applied. A moved date changes every place the
+ * date appears (the 410 decision, the Sunset header, the catalog, OpenAPI, the changelog), since
+ * they all read the table. An id that names no deprecated route is a configuration error.
+ */
+export function withSunsets(routes: readonly RouteSpec[], sunsets: Readonly<Record<string, string>>): readonly RouteSpec[] {
+  const deprecated = new Set(routes.filter((r) => r.deprecated).map((r) => r.id));
+  const unknown = Object.keys(sunsets).filter((id) => !deprecated.has(id));
+  if (unknown.length > 0) throw new Error(`SVC_DEPRECATION_SUNSETS names no deprecated route: ${unknown.join(', ')} (deprecated routes: ${[...deprecated].join(', ')})`);
+  return routes.map((r) => (r.deprecated && sunsets[r.id] ? { ...r, deprecated: { ...r.deprecated, sunset: sunsets[r.id]! } } : r));
+}
 
 /**
  * The REST facade as a Fastify plugin: one route per row of the route table, each served by the
@@ -27,7 +43,7 @@ export async function registerFacade(app: FastifyInstance, options: FacadeOption
     done(null, Object.fromEntries(new URLSearchParams(body as string)));
   });
 
-  const routes = options.routes ?? ROUTES;
+  const routes = withSunsets(options.routes ?? ROUTES, options.sunsets ?? {});
   for (const route of routes) {
     app.route({ method: route.method, url: fastifyPath(route.path), config: { errorFormat: route.errorFormat ?? 'problem' }, handler: routeHandler(route, { ...options, routes }) });
   }
