@@ -267,5 +267,15 @@ describe('wearable ingest', () => {
     expect(op.parameters!.find((p) => p.name === 'wearableProduct')!.schema.enum).toEqual(['pulse', 'beacon']);
     expect(op.requestBody).toBeDefined();
     expect(op.responses['202']).toBeDefined();
+    const catalog = (await t.request({ url: '/api/partner/routes?product=wearables', token: device })).json() as { routes: Record<string, unknown>[] };
+    expect(catalog.routes).toEqual([
+      expect.objectContaining({
+        path: '/{wearableProduct}/v1/wearables/events',
+        scopes: ['pulse.wearables.ingest', 'beacon.wearables.ingest'],
+        rate_limit: { limit: 120, window_seconds: 60, text: '120/min' },
+        success_status: 202,
+        implemented: true,
+      }),
+    ]);
   });
 });
