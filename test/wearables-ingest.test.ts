@@ -193,6 +193,10 @@ describe('wearable ingest', () => {
       { field: 'events[3].unit', message: 'Cel cannot be converted to kg (expected a unit of the same kind as kg)' },
     ]);
     expect(problem.detail).toContain('nothing was queued');
+    // A body that is not a batch at all is named too (never a 500).
+    const notObject = await t.request({ method: 'POST', url: '/pulse/v1/wearables/events', token: device, body: [1, 2] });
+    expect(notObject.statusCode).toBe(422);
+    expect(notObject.json().errors).toEqual([{ field: '', message: 'must be a JSON object with an events array' }]);
     expect(await observations(device, `subject:identifier=${GPID_SYSTEM}|${gpid}`)).toHaveLength(before);
   });
 
@@ -277,5 +281,36 @@ describe('wearable ingest', () => {
         implemented: true,
       }),
     ]);
+  });
+});
+
+describe('wearable ingest limits', () => {
+  let t: TestSystem;
+  beforeAll(async () => {
+    t = await bootSystem();
+  });
+  afterAll(() => t?.close());
+
+  it('spends one counter of 120/min through REST and GraphQL alike, then answers 429', async () => {
+    // Refused batches still count: the limit is spent before the body is read. Paced under the
+    // product's burst limit (30/s) so that only the route's own limit can bind.
+    const empty = { events: [] };
+    const doc = 'mutation($b: JSONObject!) { wearableEventsIngest(product: "pulse", batch: $b) { jobId } }';
+    for (let i = 0; i < 120; i++) {
+      if (i > 0 && i % 25 === 0) await new Promise((r) => setTimeout(r, 1100));
+      if (i % 2 === 0) {
+        const res = await t.request({ method: 'POST', url: '/pulse/v1/wearables/events', body: empty });
+        expect(res.statusCode).toBe(422);
+      } else {
+        const res = await t.graphql(doc, { b: empty });
+        expect(res.errors?.[0]?.extensions?.['code']).toBe('VALIDATION_ERROR');
+      }
+    }
+    await new Promise((r) => setTimeout(r, 1100));
+    const limited = await t.request({ method: 'POST', url: '/pulse/v1/wearables/events', body: empty });
+    expect(limited.statusCode).toBe(429);
+    expect(limited.headers['retry-after']).toEqual(expect.any(String));
+    const twin = await t.graphql(doc, { b: empty });
+    expect(twin.errors?.[0]?.extensions?.['code']).toBe('RATE_LIMITED');
   });
 });

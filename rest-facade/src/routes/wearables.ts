@@ -1,4 +1,4 @@
-import { capabilityRoute, WEARABLE_PRODUCTS, wearableIngestScope } from '@svc/platform';
+import { capabilityRoute, DomainError, WEARABLE_PRODUCTS, wearableIngestScope } from '@svc/platform';
 import type { GatewayOperation, JsonSchema, RouteResult, RouteSpec } from './route.js';
 
 /**
@@ -20,7 +20,13 @@ const INGEST: GatewayOperation = {
   document: `mutation WearableEventsIngest($product: String!, $batch: JSONObject!) {
     wearableEventsIngest(product: $product, batch: $batch) { jobId statusUrl product eventsAccepted patients { gpid patientReference } }
   }`,
-  variables: (input) => ({ product: input.params['wearableProduct'] ?? '', batch: input.body ?? null }),
+  variables: (input) => {
+    const body = input.body;
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+      throw new DomainError('VALIDATION_ERROR', 'The request body must be a JSON object { "events": [ … ] }.', { fieldErrors: [{ field: '', message: 'must be a JSON object with an events array' }] });
+    }
+    return { product: input.params['wearableProduct'] ?? '', batch: body };
+  },
   result: (data) => data['wearableEventsIngest'],
   respond: (data): RouteResult => {
     const a = data['wearableEventsIngest'] as Accepted;
