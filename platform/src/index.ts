@@ -3,6 +3,7 @@ export * from './errors.js';
 export * from './operation-outcome.js';
 export * from './ids.js';
 export * from './source-origins.js';
+export * from './wearable-products.js';
 export * from './fhir-patient-demographics.js';
 export * from './logging.js';
 export * from './log-redaction.js';

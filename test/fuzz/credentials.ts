@@ -75,7 +75,7 @@ export async function setUpCredentials(t: TestSystem, dictionary: Dictionary): P
     signer_email: [a.email],
     spec: ['all.yaml', 'all.json', 'identity.yaml', 'partner-ecosystem.yml'],
     resourceType: ['Patient', 'Observation', 'Bundle'],
-    wearableProduct: ['fitbit'],
+    wearableProduct: ['pulse', 'beacon'],
     'x-svc-source': ['cms', 'pulse', 'provider'],
   } satisfies Dictionary);
   return {

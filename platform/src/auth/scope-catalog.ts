@@ -24,6 +24,8 @@ export const SCOPE_CATALOG = [
   { scope: 'tefca.xcpd.*', description: 'TEFCA patient discovery (XCPD)' },
   { scope: 'tefca.xca.*', description: 'TEFCA document query and retrieve (XCA)' },
   { scope: 'velocity.clearinghouse.*', description: 'Clearinghouse eligibility, claim status and claim submission' },
+  { scope: 'pulse.wearables.*', description: 'Pulse wearable ingest: pulse.wearables.ingest sends device readings to POST /pulse/v1/wearables/events' },
+  { scope: 'beacon.wearables.*', description: 'Beacon wearable ingest: beacon.wearables.ingest sends device readings to POST /beacon/v1/wearables/events' },
   { scope: 'patient/Patient.read', description: 'SMART: read Patient resources in a patient context' },
   { scope: 'system/*.read', description: 'SMART backend services: read every resource type (bulk export)' },
   { scope: 'system/*.write', description: 'SMART backend services: write every resource type (bundle ingest)' },

@@ -112,6 +112,8 @@ export const CAPABILITIES = {
   // generic JSON ones and the typed fhir<Type> / fhir<Type>s ones) spends the FHIR product's overall
   // and burst counters, which the REST routes under /fhir/R4 spend too.
   'fhir.interactions': capability('fhir.interactions', 'fhir', undefined, ['Query.fhir*', 'Mutation.fhir*']),
+  // Wearable ingest: one batch (up to 1,000 readings) per call; a device hub syncing every few seconds fits.
+  'wearables.ingest': capability('wearables.ingest', 'wearables', perMinute(120), ['Mutation.wearableEventsIngest']),
   // Anonymous onboarding over GraphQL (no REST route): per address, like sign-in.
   'onboarding.start': capability('onboarding.start', 'partner-ecosystem', perMinute(10), ['Mutation.startPartnerApplication']),
   'onboarding.resume': capability('onboarding.resume', 'partner-ecosystem', perMinute(60), [

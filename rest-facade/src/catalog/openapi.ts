@@ -122,7 +122,10 @@ function security(route: RouteSpec): Record<string, string[]>[] {
 }
 
 function pathParameters(route: RouteSpec) {
-  return [...route.path.matchAll(/\{(\w+)\}/g)].map((match) => ({ name: match[1], in: 'path', required: true, schema: { type: 'string' } }));
+  return [...route.path.matchAll(/\{(\w+)\}/g)].map((match) => {
+    const declared = route.pathParameters?.[match[1]!];
+    return { name: match[1], in: 'path', required: true, schema: declared?.schema ?? { type: 'string' }, ...(declared ? { description: declared.description } : {}) };
+  });
 }
 
 function describeRoute(route: RouteSpec): string {

@@ -11,6 +11,7 @@ import {
   certificationProgressOperation,
   certificationSubmitOperation,
 } from './legal-and-certification.js';
+import { wearableRoutes } from './wearables.js';
 import { listWebhooks, listWebhooksSchemas, registerWebhook, registerWebhookSchemas, removeWebhook, removeWebhookSchemas } from './webhook-operations.js';
 
 const SPEC_DEPRECATION = { since: '2026-06-12', sunset: '2026-09-12' };
@@ -90,7 +91,7 @@ export const otherRoutes: RouteSpec[] = [
   planned('tefca.xcpd.discover', 'POST', '/tefca/xcpd/discover', 'tefca', 'TEFCA patient discovery, inbound', ['tefca.xcpd.discover']),
   planned('tefca.xca.search', 'POST', '/tefca/xca/search', 'tefca', 'TEFCA document query, outbound', ['tefca.xca.search']),
   planned('tefca.xca.query', 'POST', '/tefca/xca/query', 'tefca', 'TEFCA document query, inbound', ['tefca.xca.query']),
-  planned('wearables.ingest', 'POST', '/{wearableProduct}/v1/wearables/events', 'wearables', 'Wearable event ingest'),
+  ...wearableRoutes,
   planned('analytics.query.nl', 'POST', '/analytics/v1/query/nl', 'analytics', 'Natural-language query step of a two-step flow; takes a purpose_of_use'),
   planned('analytics.query.execute', 'POST', '/analytics/v1/query/execute', 'analytics', 'Execute step of the two-step query flow'),
   planned('analytics.score.compute', 'POST', '/analytics/v1/analytics-score/compute', 'analytics', 'Score computation'),

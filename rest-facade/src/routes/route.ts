@@ -105,6 +105,8 @@ export interface RouteSpec {
   /** For OpenAPI: the request body, query parameters and success body. */
   requestBody?: JsonSchema;
   queryParameters?: Record<string, { schema: JsonSchema; description: string; required?: boolean }>;
+  /** For OpenAPI: what a `{param}` of the path may be (default: any string). */
+  pathParameters?: Record<string, { schema: JsonSchema; description: string }>;
   responseBody?: JsonSchema;
   /** Success media type when not JSON (e.g. application/rss+xml). */
   responseContentType?: string;

@@ -12,6 +12,7 @@ import { encodeCursor, type RowPosition } from './search-cursor.js';
 import { assertKnownType, assertResourceShape, validateFhirResource, type FhirResource } from './validation.js';
 import { parseStoredResource, storedContentOf } from './stored-content.js';
 import { keepServerGpid, requestIdentityIfChanged } from './identity-link.js';
+import { serializeConditionalCreate } from './conditional-create-lock.js';
 
 /**
  * The FHIR interactions as plain functions of (call, request) → outcome, free of GraphQL and HTTP:
@@ -211,6 +212,9 @@ export async function create(call: FhirCall, resourceType: string, body: unknown
   prepare(call, 'create', resourceType);
   const input = assertResourceShape(body, resourceType);
   if (options.ifNoneExist) {
+    // Search and insert in one transaction, serialized per condition (conditional-create-lock.ts).
+    if (!call.em.isInTransaction()) return call.em.transactional((em) => create({ ...call, em }, resourceType, body, options));
+    await serializeConditionalCreate(call.em, call.principal.partnerGpid, resourceType, options.ifNoneExist);
     const match = await matchOne(call, resourceType, options.ifNoneExist, 'If-None-Exist');
     if (match) return outcomeOf(call, match, 200);
   }

@@ -7,6 +7,7 @@ import { defineTypedFhir } from './fhir-typed.js';
 import { defineSyncJobs, type SyncWakeup } from './sync-jobs.js';
 import { defineSharingRules } from './sharing-rules.js';
 import { defineIdentityLink } from './identity-link.js';
+import { defineWearables } from './wearables.js';
 
 export type { ExportWakeup, SyncWakeup };
 
@@ -24,6 +25,7 @@ export function buildFhirSchema(services: SubgraphServices, exportWakeup: Export
   defineFhirInteractions(builder, services);
   defineBulkExport(builder, services, exportWakeup);
   defineSyncJobs(builder, services, syncWakeup);
+  defineWearables(builder, services, syncWakeup);
   const typed = defineTypedFhir(builder, services);
   defineSharingRules(builder);
   defineIdentityLink(builder, services, typed.get('Patient')!);
