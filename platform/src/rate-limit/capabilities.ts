@@ -112,6 +112,11 @@ export const CAPABILITIES = {
   // generic JSON ones and the typed fhir<Type> / fhir<Type>s ones) spends the FHIR product's overall
   // and burst counters, which the REST routes under /fhir/R4 spend too.
   'fhir.interactions': capability('fhir.interactions', 'fhir', undefined, ['Query.fhir*', 'Mutation.fhir*']),
+  // Clearinghouse (X12 005010 against the sandbox payer)
+  'clearinghouse.eligibility': capability('clearinghouse.eligibility', 'clearinghouse', perMinute(120), ['Mutation.clearinghouseEligibility']),
+  'clearinghouse.claim-status': capability('clearinghouse.claim-status', 'clearinghouse', perMinute(120), ['Query.clearinghouseClaimStatus']),
+  'clearinghouse.claims.submit': capability('clearinghouse.claims.submit', 'clearinghouse', perMinute(60), ['Mutation.clearinghouseSubmitClaims']),
+  'clearinghouse.claims.get': capability('clearinghouse.claims.get', 'clearinghouse', perMinute(120), ['Query.clearinghouseClaim']),
   // Anonymous onboarding over GraphQL (no REST route): per address, like sign-in.
   'onboarding.start': capability('onboarding.start', 'partner-ecosystem', perMinute(10), ['Mutation.startPartnerApplication']),
   'onboarding.resume': capability('onboarding.resume', 'partner-ecosystem', perMinute(60), [
