@@ -178,10 +178,17 @@ describe('clearinghouse: eligibility, claim status and claim submission in X12 0
     expect(ta1).toMatch(/^ISA\*00\* {10}\*00\* {10}\*ZZ\*ACMEPAYER {6}\*ZZ\*SUBMITTER01 {4}\*\d{6}\*\d{4}\*\^\*00501\*000000103\*0\*T\*:~TA1\*000000103\*261123\*1023\*A\*000~IEA\*0\*000000103~$/);
     expect(x12Lines(ack!)).toEqual(expect.arrayContaining(['ST*999*0001*005010X231A1', 'AK1*HC*103*005010X222A1', 'AK2*837*0003*005010X222A1', 'IK5*A', 'AK9*A*1*1*1']));
 
+    // The same interchange again (a retry): nothing new is stored, the claims are those stored the first time.
     const json = await t.request({ method: 'POST', url: `${BASE}/claims`, token: alpha, headers: { ...X12, accept: 'application/json' }, body: fixture('837p-claims.x12') });
-    expect(json.statusCode).toBe(201);
+    expect(json.statusCode).toBe(200);
     const submitted = json.json();
-    expect(submitted).toMatchObject({ transaction: '837P', accepted: true, reference: '244579' });
+    expect(submitted).toMatchObject({ transaction: '837P', accepted: true, replayed: true, reference: '244579' });
+    const stored = (await fhir(t, alpha, 'GET', '/Claim?identifier=urn:svc:x12:patient-control-number|PCN-1001')).json();
+    expect(stored.total).toBe(1);
+    // Its control number reused for other claims is a conflict.
+    const reused = await t.request({ method: 'POST', url: `${BASE}/claims`, token: alpha, headers: X12, body: fixture('837p-claims.x12').replace('CLM*PCN-1002*', 'CLM*PCN-1003*') });
+    expect(reused.statusCode).toBe(409);
+    expect(reused.json()).toMatchObject({ code: 'CONFLICT', x12_errors: [{ segment: 'ISA', element: 'ISA13' }] });
     expect(submitted.claims.map((c: { patient_control_number: string; status: { category_code: string } }) => [c.patient_control_number, c.status.category_code])).toEqual([
       ['PCN-1001', 'F1'],
       ['PCN-1002', 'P1'],
@@ -236,6 +243,7 @@ describe('clearinghouse: eligibility, claim status and claim submission in X12 0
     });
     expect(submit.statusCode, submit.body).toBe(201);
     const submitted = submit.json();
+    expect(submitted).toMatchObject({ replayed: false, ta1: null });
     expect(submitted.claims[0].status).toMatchObject({ category_code: 'F2', status_code: '88', paid_amount: '0.00' });
     expect(submit.headers['location']).toBe(`${BASE}/claims/${submitted.claims[0].claim_id}`);
     expect(x12Lines(submitted.acknowledgement_999)).toContain('IK5*A');
@@ -277,7 +285,12 @@ describe('clearinghouse: eligibility, claim status and claim submission in X12 0
     expect(catalog.routes.map((r) => `${r.method} ${r.path}`)).toEqual(
       expect.arrayContaining(['POST /velocity/v1/clearinghouse/eligibility', 'POST /velocity/v1/clearinghouse/claim-status', 'POST /velocity/v1/clearinghouse/claims', 'GET /velocity/v1/clearinghouse/claims/{claimId}']),
     );
-    const openapi = (await t.request({ url: '/api/openapi/clearinghouse.json', token: null })).json() as { paths: Record<string, Record<string, { requestBody?: { content: Record<string, unknown> } }>> };
-    expect(Object.keys(openapi.paths)).toContain('/velocity/v1/clearinghouse/eligibility');
+    const openapi = (await t.request({ url: '/api/openapi/clearinghouse.json', token: null })).json() as {
+      paths: Record<string, Record<string, { requestBody?: { content: Record<string, unknown> }; responses: Record<string, { content?: Record<string, unknown> }> }>>;
+    };
+    const eligibility = openapi.paths['/velocity/v1/clearinghouse/eligibility']!['post']!;
+    expect(Object.keys(eligibility.requestBody!.content)).toEqual(['application/json', 'application/edi-x12', 'text/plain']);
+    expect(Object.keys(eligibility.responses['200']!.content!)).toEqual(['application/json', 'application/edi-x12']);
+    expect(Object.keys(openapi.paths)).toEqual(expect.arrayContaining(['/velocity/v1/clearinghouse/claims/{claimId}', '/velocity/v1/clearinghouse/claim-status']));
   });
 });

@@ -85,7 +85,7 @@ const CLAIM_STATUS_DOC = `query ClearinghouseClaimStatus($x12: String, $request:
   clearinghouseClaimStatus(x12: $x12, request: $request) { x12 document } }`;
 
 const SUBMIT_DOC = `mutation ClearinghouseSubmitClaims($x12: String, $request: JSONObject) {
-  clearinghouseSubmitClaims(x12: $x12, request: $request) { acknowledgement999 ta1 document claims { claimId } } }`;
+  clearinghouseSubmitClaims(x12: $x12, request: $request) { acknowledgement999 ta1 replayed document claims { claimId } } }`;
 
 const CLAIM_DOC = 'query ClearinghouseClaim($id: ID!) { clearinghouseClaim(id: $id) { document } }';
 
@@ -108,11 +108,13 @@ const SUBMIT: GatewayOperation = {
   variables: transactionVariables,
   result: (data) => (data['clearinghouseSubmitClaims'] as { document: unknown }).document,
   respond: (data, input) => {
-    const answer = data['clearinghouseSubmitClaims'] as { acknowledgement999: string; ta1: string | null; document: unknown; claims: { claimId: string }[] };
+    const answer = data['clearinghouseSubmitClaims'] as { acknowledgement999: string; ta1: string | null; replayed: boolean; document: unknown; claims: { claimId: string }[] };
     const headers: Record<string, string> = answer.claims.length === 1 ? { location: `/velocity/v1/clearinghouse/claims/${answer.claims[0]!.claimId}` } : {};
+    // A resubmitted interchange stored nothing new: 200 instead of 201.
+    const status = answer.replayed ? 200 : 201;
     // X12: the TA1 interchange (when asked for) and the 999 interchange, one after the other.
-    if (answerFormat(input) === 'x12') return { ...x12Answer([answer.ta1, answer.acknowledgement999].filter(Boolean).join('\n')), headers };
-    return { body: answer.document, headers };
+    if (answerFormat(input) === 'x12') return { ...x12Answer([answer.ta1, answer.acknowledgement999].filter(Boolean).join('\n')), headers, status };
+    return { body: answer.document, headers, status };
   },
 };
 
@@ -265,10 +267,11 @@ const SUBMIT_REQUEST: JsonSchema = {
 const SUBMIT_RESPONSE: JsonSchema = {
   description: 'The accepted claims with the 999 (and TA1) as text; with Accept: application/edi-x12 the body is the TA1 (when ISA14 = 1) and the 999 interchanges.',
   type: 'object',
-  properties: { transaction: { const: '837P' }, reference: { type: 'string' }, accepted: { type: 'boolean' }, claims: { type: 'array', items: CLAIM }, acknowledgement_999: { type: 'string' }, ta1: { type: ['string', 'null'] } },
+  properties: { transaction: { const: '837P' }, reference: { type: 'string' }, accepted: { type: 'boolean' }, replayed: { type: 'boolean', description: 'The same interchange (ISA05/ISA06/ISA13) was submitted before: these are the claims stored then (status 200).' }, claims: { type: 'array', items: CLAIM }, acknowledgement_999: { type: 'string' }, ta1: { type: ['string', 'null'] } },
 };
 
-const oneOf = (json: JsonSchema): JsonSchema => ({ oneOf: [json, X12_BODY] });
+/** The X12 forms of a route's bodies, beside its JSON ones. */
+const X12_FORMS: NonNullable<RouteSpec['alternateMediaTypes']> = { request: { [X12_MEDIA_TYPE]: X12_BODY, 'text/plain': X12_BODY }, response: { [X12_MEDIA_TYPE]: X12_BODY } };
 
 export const clearinghouseRoutes: RouteSpec[] = [
   {
@@ -281,8 +284,9 @@ export const clearinghouseRoutes: RouteSpec[] = [
     scopes: ['velocity.clearinghouse.eligibility'],
     successStatus: 200,
     operation: inquiry(ELIGIBILITY_DOC, 'clearinghouseEligibility'),
-    requestBody: oneOf(ELIGIBILITY_REQUEST),
-    responseBody: oneOf(ELIGIBILITY_RESPONSE),
+    requestBody: ELIGIBILITY_REQUEST,
+    responseBody: ELIGIBILITY_RESPONSE,
+    alternateMediaTypes: X12_FORMS,
   },
   {
     id: 'clearinghouse.claim-status',
@@ -294,21 +298,23 @@ export const clearinghouseRoutes: RouteSpec[] = [
     scopes: ['velocity.clearinghouse.claim-status'],
     successStatus: 200,
     operation: inquiry(CLAIM_STATUS_DOC, 'clearinghouseClaimStatus'),
-    requestBody: oneOf(CLAIM_STATUS_REQUEST),
-    responseBody: oneOf(CLAIM_STATUS_RESPONSE),
+    requestBody: CLAIM_STATUS_REQUEST,
+    responseBody: CLAIM_STATUS_RESPONSE,
+    alternateMediaTypes: X12_FORMS,
   },
   {
     id: 'clearinghouse.claims.submit',
     method: 'POST',
     path: '/velocity/v1/clearinghouse/claims',
     ...capabilityRoute('clearinghouse.claims.submit'),
-    summary: 'Professional claim submission (X12 837P), acknowledged with a 999 and, when ISA14 = 1, a TA1; claims stored as FHIR Claim/ClaimResponse',
+    summary: 'Professional claim submission (X12 837P), acknowledged with a 999 and, when ISA14 = 1, a TA1; claims stored as FHIR Claim/ClaimResponse; a resubmitted interchange answers its stored claims (200)',
     auth: 'bearer',
     scopes: ['velocity.clearinghouse.claims'],
     successStatus: 201,
     operation: SUBMIT,
-    requestBody: oneOf(SUBMIT_REQUEST),
-    responseBody: oneOf(SUBMIT_RESPONSE),
+    requestBody: SUBMIT_REQUEST,
+    responseBody: SUBMIT_RESPONSE,
+    alternateMediaTypes: X12_FORMS,
   },
   {
     id: 'clearinghouse.claims.get',

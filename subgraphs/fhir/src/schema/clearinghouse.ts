@@ -100,6 +100,7 @@ export function defineClearinghouse(builder: SubgraphBuilder, services: Subgraph
       claims: t.field({ type: [Claim], resolve: (r) => r.claims }),
       acknowledgement999: t.string({ description: 'The 999 implementation acknowledgment (ASC X12 005010X231A1).', resolve: (r) => r.acknowledgement999 }),
       ta1: t.string({ nullable: true, description: 'The TA1 interchange acknowledgment, when the interchange asked for one (ISA14 = 1).', resolve: (r) => r.ta1 }),
+      replayed: t.boolean({ description: 'True when the same interchange (ISA05/ISA06/ISA13) was submitted before: nothing new was stored, and the claims are those stored then.', resolve: (r) => r.replayed }),
       document: t.field({ type: 'JSONObject', description: 'The whole answer in its JSON form (the REST body).', resolve: (r) => submissionJson(r) }),
     }),
   });
@@ -140,7 +141,7 @@ export function defineClearinghouse(builder: SubgraphBuilder, services: Subgraph
     }),
     clearinghouseSubmitClaims: t.field({
       type: Submission,
-      description: 'Professional claim submission (837P) to the sandbox payer, acknowledged with a 999 (and a TA1 when ISA14 = 1). Send exactly one of `x12` and `request`. Needs velocity.clearinghouse.claims.',
+      description: 'Professional claim submission (837P) to the sandbox payer, acknowledged with a 999 (and a TA1 when ISA14 = 1). Send exactly one of `x12` and `request`. Resubmitting the same interchange returns the claims stored the first time (`replayed`); reusing its control number for other claims is a CONFLICT. Needs velocity.clearinghouse.claims.',
       authScopes: { scope: CLEARINGHOUSE_SCOPES.claims },
       args: { x12: t.arg.string({ description: 'An 837P interchange (ASC X12 005010X222A1).' }), request: t.arg({ type: 'JSONObject', description: 'The claims in JSON (see the REST route’s schema).' }) },
       resolve: async (_r, a, ctx) => {

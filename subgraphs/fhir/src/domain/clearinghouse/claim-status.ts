@@ -47,6 +47,7 @@ export interface ClaimStatusAnswer {
 export function read276(text: string): { envelope: Envelope; inquiry: ClaimStatusInquiry } {
   const { envelope, segments } = readInterchange(text, KIND_276);
   const checks = new SegmentChecks();
+  checks.hierarchy(segments);
   const bht = segments[0];
   let reference = '';
   if (checks.require(bht?.tag === 'BHT', { segment: 'BHT', position: 2, message: 'BHT (beginning of hierarchical transaction) must follow ST' })) {

@@ -49,6 +49,7 @@ const cents = (amount: string): number => Math.round(Number(amount) * 100);
 export function read837p(text: string): { envelope: Envelope; submission: ClaimSubmission } {
   const { envelope, segments } = readInterchange(text, KIND_837P);
   const checks = new SegmentChecks();
+  checks.hierarchy(segments);
   const bht = segments[0];
   let reference = '';
   if (checks.require(bht?.tag === 'BHT', { segment: 'BHT', position: 2, message: 'BHT (beginning of hierarchical transaction) must follow ST' })) {

@@ -90,6 +90,7 @@ export interface EligibilityAnswer {
 export function read270(text: string): { envelope: Envelope; inquiry: EligibilityInquiry } {
   const { envelope, segments } = readInterchange(text, KIND_270);
   const checks = new SegmentChecks();
+  checks.hierarchy(segments);
   const at = (i: number) => i + 2;
   const bht = segments[0];
   let reference = '';

@@ -45,6 +45,7 @@ export function submissionJson(r: ClaimSubmissionResult): Record<string, unknown
     transaction: '837P',
     reference: r.submission.reference,
     accepted: true,
+    replayed: r.replayed,
     claims: r.claims.map(submittedClaimJson),
     acknowledgement_999: r.acknowledgement999,
     ta1: r.ta1,

@@ -26,6 +26,8 @@ export const MEMBER_ID_SYSTEM = 'urn:svc:x12:member-id';
 export const PATIENT_CONTROL_NUMBER_SYSTEM = 'urn:svc:x12:patient-control-number';
 export const PAYER_CLAIM_NUMBER_SYSTEM = 'urn:svc:x12:payer-claim-control-number';
 export const PAYER_ID_SYSTEM = 'urn:svc:x12:payer-id';
+/** The interchange a claim came in: `<ISA05>:<ISA06>:<ISA13>`, for recognising a resubmitted interchange. */
+export const INTERCHANGE_SYSTEM = 'urn:svc:x12:interchange';
 const NPI_SYSTEM = 'http://hl7.org/fhir/sid/us-npi';
 const ICD10_SYSTEM = 'http://hl7.org/fhir/sid/icd-10-cm';
 const CPT_SYSTEM = 'http://www.ama-assn.org/go/cpt';
@@ -121,12 +123,15 @@ function claimStatusExtension(standing: ClaimStanding): Record<string, unknown> 
 }
 
 /** Store a submitted claim and the payer's standing of it; answers the Claim's id (the claim id partners use). */
-export async function recordClaim(call: FhirCall, claim: ProfessionalClaim, billing: { npi: string; name: string }, standing: ClaimStanding, at: Date): Promise<string> {
+export async function recordClaim(call: FhirCall, claim: ProfessionalClaim, billing: { npi: string; name: string }, standing: ClaimStanding, at: Date, interchangeKey: string): Promise<string> {
   const created = at.toISOString();
   const insurer = { identifier: { system: PAYER_ID_SYSTEM, value: claim.payer.id }, display: claim.payer.name };
   const claimId = await createdId(call, 'Claim', {
     resourceType: 'Claim',
-    identifier: [{ system: PATIENT_CONTROL_NUMBER_SYSTEM, value: claim.patient_control_number }],
+    identifier: [
+      { system: PATIENT_CONTROL_NUMBER_SYSTEM, value: claim.patient_control_number },
+      { system: INTERCHANGE_SYSTEM, value: interchangeKey },
+    ],
     status: 'active',
     type: { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/claim-type', code: 'professional' }] },
     use: 'claim',
@@ -248,4 +253,15 @@ export async function findClaimByNumber(call: FhirCall, by: { patientControlNumb
     if (ref) return findClaim(call, ref);
   }
   return null;
+}
+
+/** The caller's claims stored from one interchange (see {@link INTERCHANGE_SYSTEM}). */
+export async function findClaimsOfInterchange(call: FhirCall, interchangeKey: string): Promise<StoredClaim[]> {
+  const found = await search(asClearinghouse(call), 'Claim', { identifier: [`${INTERCHANGE_SYSTEM}|${interchangeKey}`], _count: ['1000'] }, false);
+  const out: StoredClaim[] = [];
+  for (const entry of (found.resource as { entry?: { resource: FhirResource }[] } | null)?.entry ?? []) {
+    const mine = await own(call, 'Claim', entry.resource.id!);
+    if (mine) out.push(await withResponse(call, mine));
+  }
+  return out;
 }

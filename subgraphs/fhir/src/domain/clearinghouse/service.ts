@@ -5,7 +5,7 @@ import { read270, readEligibilityJson, segments270, segments271, type Eligibilit
 import { claimStatusAnswer, read276, readClaimStatusJson, segments276, segments277, type ClaimStatusAnswer, type ClaimStatusInquiry } from './claim-status.js';
 import { read837p, readClaimsJson, segments837p, write999, writeTa1, type ClaimSubmission } from './claims.js';
 import { adjudicate, answerEligibility, standingOfUnknownClaim, type ClaimStanding } from './payer-stub.js';
-import { findClaim, findClaimByNumber, recordClaim, recordEligibility, type StoredClaim } from './records.js';
+import { findClaim, findClaimByNumber, findClaimsOfInterchange, recordClaim, recordEligibility, type StoredClaim } from './records.js';
 import { KIND_270, KIND_271, KIND_276, KIND_277, KIND_837P, replyParties, writeInterchange, type Envelope, type Parties, type Segment, type TransactionKind } from './x12.js';
 
 /**
@@ -115,6 +115,25 @@ export interface ClaimSubmissionResult {
   acknowledgement999: string;
   /** The TA1 interchange acknowledgment, when ISA14 asked for one. */
   ta1: string | null;
+  /** True when the interchange had been submitted before: its claims are the ones stored then. */
+  replayed: boolean;
+}
+
+/**
+ * The claims stored from an earlier submission of the same interchange, in the order of its CLM
+ * loops; null when the earlier interchange had other claims (the control number was reused).
+ */
+function sameClaims(submission: ClaimSubmission, earlier: StoredClaim[]): SubmittedClaim[] | null {
+  if (earlier.length !== submission.claims.length) return null;
+  const unused = [...earlier];
+  const out: SubmittedClaim[] = [];
+  for (const claim of submission.claims) {
+    const i = unused.findIndex((e) => e.patientControlNumber === claim.patient_control_number && e.memberId === claim.subscriber.member_id && e.standing.charge === claim.total_charge);
+    if (i === -1) return null;
+    const [match] = unused.splice(i, 1);
+    out.push({ claimId: match!.claimId, patientControlNumber: match!.patientControlNumber, memberId: match!.memberId, standing: match!.standing });
+  }
+  return out;
 }
 
 /** 837P → stored Claim + ClaimResponse per CLM, a 999 (and a TA1 when asked for). */
@@ -126,17 +145,29 @@ export async function submitClaims(call: FhirCall, input: ClearinghouseInput, at
     text = asX12(call, KIND_837P, submission.claims[0]!.payer.id, segments837p(submission, at), at, `${JSON.stringify(submission)}:${at.toISOString()}`);
   }
   const { envelope, submission } = read837p(text);
+  const interchangeKey = `${envelope.senderQualifier}:${envelope.senderId}:${envelope.interchangeControlNumber}`;
+  const acknowledgements = { acknowledgement999: write999(envelope, [], at), ta1: envelope.acknowledgmentRequested ? writeTa1(envelope, at) : null };
+  // A resubmitted interchange (a retry) is answered with the claims stored the first time.
+  const earlier = await findClaimsOfInterchange(call, interchangeKey);
+  if (earlier.length > 0) {
+    const replay = sameClaims(submission, earlier);
+    if (!replay) {
+      const message = `interchange control number ${envelope.interchangeControlNumber} from ${envelope.senderId} was already used for another interchange; send a new ISA13`;
+      throw new DomainError('CONFLICT', `The X12 interchange is a duplicate: ${message}.`, { fieldErrors: [{ field: 'ISA13', message }], details: { x12_errors: [{ segment: 'ISA', element: 'ISA13', message }] } });
+    }
+    return { format, submission, claims: replay, ...acknowledgements, replayed: true };
+  }
   const claims = await call.em.transactional(async (em) => {
     const tx = { ...call, em };
     const out: SubmittedClaim[] = [];
     for (const claim of submission.claims) {
       const standing = adjudicate(claim.subscriber.member_id, claim.total_charge, `${call.principal.partnerGpid}:${envelope.interchangeControlNumber}:${claim.patient_control_number}`);
-      const claimId = await recordClaim(tx, claim, submission.billing_provider, standing, at);
+      const claimId = await recordClaim(tx, claim, submission.billing_provider, standing, at, interchangeKey);
       out.push({ claimId, patientControlNumber: claim.patient_control_number, memberId: claim.subscriber.member_id, standing });
     }
     return out;
   });
-  return { format, submission, claims, acknowledgement999: write999(envelope, [], at), ta1: envelope.acknowledgmentRequested ? writeTa1(envelope, at) : null };
+  return { format, submission, claims, ...acknowledgements, replayed: false };
 }
 
 /** One of the caller's submitted claims, or NOT_FOUND (also for another partner's). */

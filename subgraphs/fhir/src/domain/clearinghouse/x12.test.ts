@@ -106,6 +106,8 @@ describe('X12 005010 reading and writing', () => {
     expect(issuesOf(() => read270(noSubscriber))).toEqual([expect.objectContaining({ segment: 'NM1', message: expect.stringContaining('NM1*IL') })]);
     const noMember = text.replace('MI*W123456789', 'MI*');
     expect(issuesOf(() => read270(noMember))).toEqual([expect.objectContaining({ segment: 'NM1', element: 'NM109', position: 9 })]);
+    expect(issuesOf(() => read270(text.replace('HL*3*2*22*0', 'HL*3*7*22*0')))).toEqual([expect.objectContaining({ segment: 'HL', element: 'HL02', position: 7 })]);
+    expect(issuesOf(() => read270(text.replace('HL*2*1*21*1', 'HL*5*1*21*1')))[0]).toMatchObject({ segment: 'HL', element: 'HL01', position: 5 });
     const badNpi = text.replace('XX*1234567893', 'XX*1234567890');
     expect(issuesOf(() => read270(badNpi))).toEqual([expect.objectContaining({ element: 'NM109', message: expect.stringContaining('not a valid NPI') })]);
 

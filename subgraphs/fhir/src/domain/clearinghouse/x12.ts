@@ -173,6 +173,7 @@ export function readInterchange(raw: string, kind: TransactionKind): ReadTransac
   const gs = values(group.header);
   const ge = values(group.trailer);
   if (el(gs, 1) !== kind.functionalId) issues.push({ segment: 'GS', element: 'GS01', message: `functional identifier code must be ${kind.functionalId} for a ${kind.transactionSetId} (found ${el(gs, 1) || 'nothing'})` });
+  if (!/^\d{1,9}$/.test(el(gs, 6))) issues.push({ segment: 'GS', element: 'GS06', message: 'group control number must be 1 to 9 digits' });
   if (el(gs, 8) !== kind.version) issues.push({ segment: 'GS', element: 'GS08', message: `version must be ${kind.version} (found ${el(gs, 8) || 'nothing'})` });
   if (el(ge, 1) !== String(group.transactions.length)) issues.push({ segment: 'GE', element: 'GE01', message: `number of transaction sets is ${el(ge, 1)} but the group has ${group.transactions.length}` });
   if (group.transactions.length !== 1) {
@@ -301,6 +302,25 @@ export class SegmentChecks {
     const value = el(segment, n);
     if (value.trim() === '') this.issues.push({ segment: segment.tag, element: `${segment.tag}${String(n).padStart(2, '0')}`, position, message: `${what} is required` });
     return value.trim();
+  }
+
+  /**
+   * The HL hierarchy: HL01 numbers the levels 1, 2, 3 … in order, and HL02 names an earlier level
+   * (empty only for the first).
+   */
+  hierarchy(segments: readonly Segment[]): void {
+    const seen = new Set<string>();
+    segments.forEach((s, i) => {
+      if (s.tag !== 'HL') return;
+      const position = i + 2;
+      const id = el(s, 1);
+      const expected = String(seen.size + 1);
+      this.require(id === expected, { segment: 'HL', element: 'HL01', position, message: `hierarchical id number must be ${expected} (found ${id || 'nothing'})` });
+      const parent = el(s, 2);
+      if (seen.size === 0) this.require(parent === '', { segment: 'HL', element: 'HL02', position, message: 'the first level has no parent' });
+      else this.require(seen.has(parent), { segment: 'HL', element: 'HL02', position, message: `hierarchical parent id ${parent || 'nothing'} names no earlier HL` });
+      seen.add(id);
+    });
   }
 
   done(): void {
