@@ -217,7 +217,7 @@ describe('clearinghouse: eligibility, claim status and claim submission in X12 0
     expect(res.statusCode).toBe(422);
     const problem = res.json();
     expect(problem).toMatchObject({ code: 'X12_INVALID', x12_errors: [{ segment: 'CLM', element: 'CLM02', position: 16 }] });
-    expect(x12Lines(problem.acknowledgement_999)).toEqual(expect.arrayContaining(['IK3*CLM*16**8', 'IK4*2**7', 'IK5*R*5', 'AK9*R*1*1*0']));
+    expect(x12Lines(problem.acknowledgement_999)).toEqual(expect.arrayContaining(['IK3*CLM*16**8', 'IK4*2**I12', 'IK5*R*5', 'AK9*R*1*1*0']));
   });
 
   it('submits JSON claims and answers 276 inquiries from the stored claim, or from the sandbox payer for others', async () => {
@@ -281,10 +281,15 @@ describe('clearinghouse: eligibility, claim status and claim submission in X12 0
   });
 
   it('lists the routes in the catalog and OpenAPI with their scopes and limits', async () => {
-    const catalog = (await t.request({ url: '/api/partner/routes?product=clearinghouse', token: alpha })).json() as { routes: { method: string; path: string; scopes: string[] }[] };
-    expect(catalog.routes.map((r) => `${r.method} ${r.path}`)).toEqual(
-      expect.arrayContaining(['POST /velocity/v1/clearinghouse/eligibility', 'POST /velocity/v1/clearinghouse/claim-status', 'POST /velocity/v1/clearinghouse/claims', 'GET /velocity/v1/clearinghouse/claims/{claimId}']),
-    );
+    const catalog = (await t.request({ url: '/api/partner/routes?product=clearinghouse', token: alpha })).json() as {
+      routes: { method: string; path: string; scopes: string[]; implemented: boolean; rate_limit: { limit: number; window_seconds: number } | null }[];
+    };
+    expect(catalog.routes.map((r) => [`${r.method} ${r.path}`, r.scopes, r.rate_limit?.limit, r.rate_limit?.window_seconds, r.implemented])).toEqual([
+      ['POST /velocity/v1/clearinghouse/eligibility', ['velocity.clearinghouse.eligibility'], 120, 60, true],
+      ['POST /velocity/v1/clearinghouse/claim-status', ['velocity.clearinghouse.claim-status'], 120, 60, true],
+      ['POST /velocity/v1/clearinghouse/claims', ['velocity.clearinghouse.claims'], 60, 60, true],
+      ['GET /velocity/v1/clearinghouse/claims/{claimId}', ['velocity.clearinghouse.claims', 'velocity.clearinghouse.claim-status'], 120, 60, true],
+    ]);
     const openapi = (await t.request({ url: '/api/openapi/clearinghouse.json', token: null })).json() as {
       paths: Record<string, Record<string, { requestBody?: { content: Record<string, unknown> }; responses: Record<string, { content?: Record<string, unknown> }> }>>;
     };

@@ -263,11 +263,21 @@ export function segments837p(x: ClaimSubmission, at: Date): Segment[] {
   return out;
 }
 
-/** Error codes of IK3 (segment) and IK4 (element) used in a rejecting 999. */
-const IK3_SEGMENT_NOT_EXPECTED = '8'; // segment has data element errors
-const IK3_MISSING_SEGMENT = '3'; // mandatory segment missing
-const IK4_INVALID_VALUE = '7'; // invalid code value
-const IK4_MISSING_ELEMENT = '1'; // mandatory data element missing
+/** IK304 segment syntax error codes (005010X231A1) used in a rejecting 999. */
+const IK3_REQUIRED_SEGMENT_MISSING = '3';
+const IK3_DATA_ELEMENT_ERRORS = '8';
+/** IK403 element error codes used. */
+const IK4_REQUIRED_ELEMENT_MISSING = '1';
+const IK4_INVALID_CODE_VALUE = '7';
+const IK4_INVALID_DATE = '8';
+const IK4_PATTERN_MATCH_FAILURE = 'I12';
+
+function ik4Code(issue: X12Issue): string {
+  if (/is required/.test(issue.message)) return IK4_REQUIRED_ELEMENT_MISSING;
+  if (/date/i.test(issue.message)) return IK4_INVALID_DATE;
+  if (/code|qualifier|must be (?:[A-Z0-9]{1,4}(?:,| or|$))/.test(issue.message)) return IK4_INVALID_CODE_VALUE;
+  return IK4_PATTERN_MATCH_FAILURE;
+}
 
 /**
  * A 999 implementation acknowledgment for a read 837P: accepted (IK5*A) or rejected with one
@@ -277,10 +287,12 @@ export function write999(envelope: Envelope, issues: readonly X12Issue[], at: Da
   const accepted = issues.length === 0;
   const segments: Segment[] = [seg('AK1', envelope.functionalId, envelope.groupControlNumber, envelope.version), seg('AK2', envelope.transactionSetId, envelope.transactionControlNumber, envelope.version)];
   for (const issue of issues) {
-    segments.push(seg('IK3', issue.segment, issue.position ?? '', '', issue.element ? IK3_SEGMENT_NOT_EXPECTED : IK3_MISSING_SEGMENT));
-    if (issue.element) {
+    // An issue naming no element, or no position, is a segment (or loop) that is missing.
+    const missing = issue.element === undefined || issue.position === undefined;
+    segments.push(seg('IK3', issue.segment, issue.position ?? '', '', missing ? IK3_REQUIRED_SEGMENT_MISSING : IK3_DATA_ELEMENT_ERRORS));
+    if (issue.element && !missing) {
       const position = Number(issue.element.slice(issue.segment.length));
-      segments.push(seg('IK4', Number.isFinite(position) ? String(position) : '', '', /required/.test(issue.message) ? IK4_MISSING_ELEMENT : IK4_INVALID_VALUE));
+      segments.push(seg('IK4', Number.isFinite(position) ? String(position) : '', '', ik4Code(issue)));
     }
     segments.push(seg('CTX', `SITUATIONAL TRIGGER:${issue.message.toUpperCase().replace(/[^A-Z0-9 .,()=-]/g, ' ').slice(0, 60)}`));
   }

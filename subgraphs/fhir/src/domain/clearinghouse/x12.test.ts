@@ -122,9 +122,16 @@ describe('X12 005010 reading and writing', () => {
     expect(error?.issues).toEqual([expect.objectContaining({ segment: 'CLM', element: 'CLM02', position: 16 })]);
     // The rejecting 999 names the segment and position (IK3) and the element (IK4).
     const ack = String(error?.details['acknowledgement_999']);
-    expect(body(ack, KIND_999)).toEqual(expect.arrayContaining(['IK3*CLM*16**8', 'IK4*2**7', 'IK5*R*5', 'AK9*R*1*1*0']));
+    expect(body(ack, KIND_999)).toEqual(expect.arrayContaining(['IK3*CLM*16**8', 'IK4*2**I12', 'IK5*R*5', 'AK9*R*1*1*0']));
     const noDiagnosis = claims.replace('HI*ABK:M545~\n', '').replace('SE*34*', 'SE*33*');
-    expect(issuesOf(() => read837p(noDiagnosis))).toEqual([expect.objectContaining({ segment: 'HI', message: expect.stringContaining('PCN-1002') })]);
+    let missing: X12Error | undefined;
+    try {
+      read837p(noDiagnosis);
+    } catch (e) {
+      missing = e as X12Error;
+    }
+    expect(missing?.issues).toEqual([expect.objectContaining({ segment: 'HI', position: 29, message: expect.stringContaining('PCN-1002') })]);
+    expect(body(String(missing?.details['acknowledgement_999']), KIND_999)).toEqual(expect.arrayContaining(['IK3*HI*29**3', 'IK5*R*5']));
   });
 
   it('checks NPI check digits as CMS publishes them', () => {
