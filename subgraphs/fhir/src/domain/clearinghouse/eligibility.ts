@@ -1,28 +1,11 @@
 import { d8, JsonFields, nm1, payerFrom, providerFrom, subscriberFrom, subscriberNm1, type Payer, type Provider, type Subscriber } from './common.js';
-import { el, KIND_270, KIND_271, readInterchange, seg, SegmentChecks, x12DateTime, type Envelope, type Segment } from './x12.js';
+import { el, KIND_270, readInterchange, seg, SegmentChecks, x12DateTime, type Envelope, type Segment } from './x12.js';
 
 /**
  * Eligibility, benefit inquiry and response: ASC X12 005010X279A1 270 → 271. A request arrives as
  * X12 or JSON and becomes an {@link EligibilityInquiry}; the payer's answer is an
  * {@link EligibilityAnswer}, written back as a 271 or as JSON.
  */
-
-/** Service type codes (X12 code list 1365) the sandbox knows by name. */
-export const SERVICE_TYPES: Readonly<Record<string, string>> = {
-  '1': 'Medical Care',
-  '30': 'Health Benefit Plan Coverage',
-  '33': 'Chiropractic',
-  '35': 'Dental Care',
-  '47': 'Hospital',
-  '48': 'Hospital - Inpatient',
-  '50': 'Hospital - Outpatient',
-  '86': 'Emergency Services',
-  '88': 'Pharmacy',
-  '98': 'Professional (Physician) Visit - Office',
-  AL: 'Vision (Optometry)',
-  MH: 'Mental Health',
-  UC: 'Urgent Care',
-};
 
 /** A 270 as data. */
 export interface EligibilityInquiry {
@@ -259,4 +242,3 @@ export function benefitsOf271(segments: Segment[], repetition: string): Benefit[
     });
 }
 
-export { KIND_271 };

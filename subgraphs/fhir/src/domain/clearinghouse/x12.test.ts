@@ -85,6 +85,16 @@ describe('X12 005010 reading and writing', () => {
     expect(ta1).toMatch(/^ISA\*.{101}~TA1\*000000103\*261123\*1023\*A\*000~IEA\*0\*000000103~$/);
   });
 
+  it('reads the delimiters from the ISA: other element separators, line-break terminators, CRLF after segments', () => {
+    const text = fixture('270-eligibility.x12');
+    const expected = read270(text).inquiry;
+    expect(read270(text.replaceAll('*', '|').replaceAll('~\n', '\n')).inquiry).toEqual(expected);
+    expect(read270(text.replaceAll('~\n', '~\r\n')).inquiry).toEqual(expected);
+    expect(read270(text.replaceAll('\n', '')).inquiry).toEqual(expected);
+    const repeated = read270(text.replace('EQ*30~', 'EQ*30^98^UC~'));
+    expect(repeated.inquiry.service_type_codes).toEqual(['30', '98', 'UC']);
+  });
+
   it('refuses broken envelopes, naming the segment and element', () => {
     const text = fixture('270-eligibility.x12');
     expect(issuesOf(() => read270(text.replace('SE*13*0001', 'SE*12*0001')))).toEqual([expect.objectContaining({ segment: 'SE', element: 'SE01' })]);
@@ -97,6 +107,8 @@ describe('X12 005010 reading and writing', () => {
     expect(issuesOf(() => read270(text.replace('SUBMITTER01    *ZZ', 'SUBMITTER01 *ZZ')))[0]).toMatchObject({ segment: 'ISA', element: 'ISA06' });
     expect(issuesOf(() => read270(text.replace('GS*HS*', 'GS*HC*')))[0]).toMatchObject({ segment: 'GS', element: 'GS01' });
     expect(issuesOf(() => read270('GS*HS*X~'))[0]).toMatchObject({ segment: 'ISA' });
+    const truncated = text.slice(0, text.indexOf('SE*13'));
+    expect(issuesOf(() => read270(truncated))[0]).toMatchObject({ segment: expect.stringMatching(/^(SE|GE|IEA)$/) });
     expect(issuesOf(() => read276(fixture('270-eligibility.x12'))).map((i) => i.element)).toEqual(expect.arrayContaining(['GS01', 'GS08', 'ST01']));
   });
 

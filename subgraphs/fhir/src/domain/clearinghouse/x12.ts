@@ -150,7 +150,9 @@ export function readInterchange(raw: string, kind: TransactionKind): ReadTransac
   // Line breaks after segment terminators are common in files; they are not data.
   const text = raw.replace(/^\uFEFF/, '').trim();
   const { delimiters, isa } = readIsa(text);
-  const stripped = text.split(delimiters.segment).map((s) => s.replace(/^[\r\n]+/, '')).join(delimiters.segment);
+  let stripped = text.split(delimiters.segment).map((s) => s.replace(/^[\r\n]+/, '')).join(delimiters.segment);
+  // Trimming takes a line-break terminator off the last segment (IEA): put it back.
+  if (!stripped.endsWith(delimiters.segment)) stripped += delimiters.segment;
   let interchange: X12Interchange;
   try {
     const parsed = new X12Parser(true).parse(stripped, { elementDelimiter: delimiters.element, segmentTerminator: delimiters.segment, subElementDelimiter: delimiters.component, repetitionDelimiter: delimiters.repetition });
@@ -162,6 +164,15 @@ export function readInterchange(raw: string, kind: TransactionKind): ReadTransac
   }
   const values = (s: { tag: string; elements: { value: string }[] }): Segment => ({ tag: s.tag, el: s.elements.map((e) => e.value) });
   const issues: X12Issue[] = [];
+  // node-x12 leaves a trailer undefined when the segment never came.
+  const closed = (trailer: unknown, segment: string, what: string): void => {
+    if (trailer === undefined || trailer === null) throw new X12Error([{ segment, message: `the ${what} trailer ${segment} is missing` }]);
+  };
+  closed(interchange.trailer, 'IEA', 'interchange');
+  for (const group of interchange.functionalGroups) {
+    closed(group.trailer, 'GE', 'functional group');
+    for (const transaction of group.transactions) closed(transaction.trailer, 'SE', 'transaction set');
+  }
   const iea = values(interchange.trailer);
   const groups = interchange.functionalGroups;
   if (el(iea, 1) !== String(groups.length)) issues.push({ segment: 'IEA', element: 'IEA01', message: `number of included functional groups is ${el(iea, 1)} but the interchange has ${groups.length}` });
