@@ -152,3 +152,46 @@ describe('X12 005010 reading and writing', () => {
     expect(isValidNpi('123456789')).toBe(false);
   });
 });
+
+describe('X12 reading of damaged interchanges', () => {
+  /** A small seeded generator (mulberry32), so a failure names a reproducible case. */
+  function random(seed: number): () => number {
+    let a = seed;
+    return () => {
+      a = (a + 0x6d2b79f5) | 0;
+      let t = Math.imul(a ^ (a >>> 15), 1 | a);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+  }
+
+  it('answers every damaged interchange with a result or an X12Error, never another error', () => {
+    const readers: [string, (text: string) => unknown][] = [
+      ['270-eligibility.x12', read270],
+      ['276-claim-status.x12', read276],
+      ['837p-claims.x12', read837p],
+    ];
+    const alphabet = '*~:^ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789\n';
+    for (const [name, read] of readers) {
+      const text = fixture(name);
+      const next = random(name.length);
+      for (let i = 0; i < 300; i++) {
+        let damaged = text;
+        for (let edits = 1 + Math.floor(next() * 3); edits > 0; edits--) {
+          const at = Math.floor(next() * damaged.length);
+          const kind = next();
+          if (kind < 0.4) damaged = damaged.slice(0, at) + damaged.slice(at + 1 + Math.floor(next() * 8));
+          else if (kind < 0.8) damaged = damaged.slice(0, at) + alphabet[Math.floor(next() * alphabet.length)] + damaged.slice(at + 1);
+          else damaged = damaged.slice(0, at) + damaged.slice(at).split('~').slice(1).join('~');
+        }
+        try {
+          read(damaged);
+        } catch (e) {
+          if (!(e instanceof X12Error)) throw new Error(`${name} case ${i}: ${(e as Error).stack}\n${JSON.stringify(damaged)}`);
+          expect(e.issues.length, `${name} case ${i}`).toBeGreaterThan(0);
+          for (const issue of e.issues) expect(issue.message).not.toMatch(/undefined|Cannot read/);
+        }
+      }
+    }
+  });
+});
