@@ -189,6 +189,7 @@ describe('clearinghouse: eligibility, claim status and claim submission in X12 0
     const reused = await t.request({ method: 'POST', url: `${BASE}/claims`, token: alpha, headers: X12, body: fixture('837p-claims.x12').replace('CLM*PCN-1002*', 'CLM*PCN-1003*') });
     expect(reused.statusCode).toBe(409);
     expect(reused.json()).toMatchObject({ code: 'CONFLICT', x12_errors: [{ segment: 'ISA', element: 'ISA13' }] });
+    expect(reused.json().ta1).toContain('~TA1*000000103*261123*1023*R*025~');
     expect(submitted.claims.map((c: { patient_control_number: string; status: { category_code: string } }) => [c.patient_control_number, c.status.category_code])).toEqual([
       ['PCN-1001', 'F1'],
       ['PCN-1002', 'P1'],
@@ -218,6 +219,12 @@ describe('clearinghouse: eligibility, claim status and claim submission in X12 0
     const problem = res.json();
     expect(problem).toMatchObject({ code: 'X12_INVALID', x12_errors: [{ segment: 'CLM', element: 'CLM02', position: 16 }] });
     expect(x12Lines(problem.acknowledgement_999)).toEqual(expect.arrayContaining(['IK3*CLM*16**8', 'IK4*2**I12', 'IK5*R*5', 'AK9*R*1*1*0']));
+    expect(problem.ta1).toBeUndefined();
+    // Refused at the interchange level: a rejecting TA1 (note 001: header and trailer control numbers differ).
+    const envelope = await t.request({ method: 'POST', url: `${BASE}/claims`, token: alpha, headers: X12, body: fixture('837p-claims.x12').replace('IEA*1*000000103', 'IEA*1*000000104') });
+    expect(envelope.statusCode).toBe(422);
+    expect(envelope.json()).toMatchObject({ code: 'X12_INVALID', x12_errors: [{ segment: 'IEA', element: 'IEA02' }] });
+    expect(envelope.json().ta1).toMatch(/^ISA\*00\* {10}\*00\* {10}\*ZZ\*ACMEPAYER {6}\*ZZ\*SUBMITTER01 {4}\*.*~TA1\*000000103\*261123\*1023\*R\*001~IEA\*0\*000000103~$/);
   });
 
   it('submits JSON claims and answers 276 inquiries from the stored claim, or from the sandbox payer for others', async () => {

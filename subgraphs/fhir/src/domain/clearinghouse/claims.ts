@@ -309,3 +309,42 @@ export function writeTa1(envelope: Envelope, at: Date): string {
   const isaEnd = empty.indexOf('~') + 1;
   return `${empty.slice(0, isaEnd)}TA1*${ta1.el.join('*')}~${empty.slice(isaEnd)}`;
 }
+
+/** TA105 interchange note codes for the interchange-level problems we report. */
+const TA1_NOTE: Readonly<Record<string, string>> = {
+  IEA02: '001', // control numbers in header and trailer do not match
+  ISA16: '004', // segment terminator invalid
+  ISA06: '006',
+  ISA08: '008',
+  ISA09: '014',
+  ISA10: '015',
+  ISA12: '017', // interchange version id
+  ISA13: '018', // interchange control number
+  ISA14: '019', // acknowledgment requested
+  ISA15: '020', // test indicator
+  IEA01: '021', // number of included groups
+  IEA: '023', // premature end of file (trailer missing)
+};
+
+/** The TA1 note code of an interchange-level issue, or undefined when the issue is below the interchange. */
+function ta1Note(issue: X12Issue): string | undefined {
+  if (issue.segment !== 'ISA' && issue.segment !== 'IEA') return undefined;
+  return TA1_NOTE[issue.element ?? issue.segment] ?? '022'; // 022: invalid control structure
+}
+
+/**
+ * A rejecting TA1 for an interchange refused at the interchange level (ISA/IEA), when its ISA can
+ * still be read for the control number, date and parties; null otherwise.
+ */
+export function rejectingTa1(raw: string, issues: readonly X12Issue[], at: Date, note?: string): string | null {
+  const code = note ?? issues.map(ta1Note).find((n) => n !== undefined);
+  const text = raw.replace(/^\uFEFF/, '').trimStart();
+  if (code === undefined || !text.startsWith('ISA') || text.length < 106) return null;
+  const isa = text.slice(0, 105).split(text[3]!);
+  if (isa.length !== 17 || !/^\d{9}$/.test(isa[13]!) || !/^\d{6}$/.test(isa[9]!) || !/^\d{4}$/.test(isa[10]!)) return null;
+  const usage = isa[15] === 'P' ? 'P' : 'T';
+  const parties = { senderQualifier: isa[7]!, senderId: isa[8]!.trim(), receiverQualifier: isa[5]!, receiverId: isa[6]!.trim(), usage } as const;
+  const empty = writeInterchange(parties, isa[13]!, [], at);
+  const isaEnd = empty.indexOf('~') + 1;
+  return `${empty.slice(0, isaEnd)}TA1*${[isa[13], isa[9], isa[10], 'R', code].join('*')}~${empty.slice(isaEnd)}`;
+}

@@ -3,10 +3,10 @@ import type { FhirCall } from '../interactions.js';
 import { stableNumber } from './common.js';
 import { read270, readEligibilityJson, segments270, segments271, type EligibilityAnswer, type EligibilityInquiry } from './eligibility.js';
 import { claimStatusAnswer, read276, readClaimStatusJson, segments276, segments277, type ClaimStatusAnswer, type ClaimStatusInquiry } from './claim-status.js';
-import { read837p, readClaimsJson, segments837p, write999, writeTa1, type ClaimSubmission } from './claims.js';
+import { read837p, readClaimsJson, rejectingTa1, segments837p, write999, writeTa1, type ClaimSubmission } from './claims.js';
 import { adjudicate, answerEligibility, standingOfUnknownClaim, type ClaimStanding } from './payer-stub.js';
 import { findClaim, findClaimByNumber, findClaimsOfInterchange, recordClaim, recordEligibility, type StoredClaim } from './records.js';
-import { KIND_270, KIND_271, KIND_276, KIND_277, KIND_837P, replyParties, writeInterchange, type Envelope, type Parties, type Segment, type TransactionKind } from './x12.js';
+import { KIND_270, KIND_271, KIND_276, KIND_277, KIND_837P, replyParties, writeInterchange, X12Error, type Envelope, type Parties, type Segment, type TransactionKind } from './x12.js';
 
 /**
  * The clearinghouse's three transactions, free of GraphQL and HTTP. Each takes either X12 text or
@@ -144,7 +144,16 @@ export async function submitClaims(call: FhirCall, input: ClearinghouseInput, at
     const submission = readClaimsJson(input.request);
     text = asX12(call, KIND_837P, submission.claims[0]!.payer.id, segments837p(submission, at), at, `${JSON.stringify(submission)}:${at.toISOString()}`);
   }
-  const { envelope, submission } = read837p(text);
+  let read: ReturnType<typeof read837p>;
+  try {
+    read = read837p(text);
+  } catch (e) {
+    // An interchange refused at the ISA/IEA level is answered with a rejecting TA1 as well.
+    const ta1 = e instanceof X12Error ? rejectingTa1(text, e.issues, at) : null;
+    if (e instanceof X12Error && ta1) throw new X12Error(e.issues, { ...e.details, ta1 });
+    throw e;
+  }
+  const { envelope, submission } = read;
   const interchangeKey = `${envelope.senderQualifier}:${envelope.senderId}:${envelope.interchangeControlNumber}`;
   const acknowledgements = { acknowledgement999: write999(envelope, [], at), ta1: envelope.acknowledgmentRequested ? writeTa1(envelope, at) : null };
   // A resubmitted interchange (a retry) is answered with the claims stored the first time.
@@ -153,7 +162,8 @@ export async function submitClaims(call: FhirCall, input: ClearinghouseInput, at
     const replay = sameClaims(submission, earlier);
     if (!replay) {
       const message = `interchange control number ${envelope.interchangeControlNumber} from ${envelope.senderId} was already used for another interchange; send a new ISA13`;
-      throw new DomainError('CONFLICT', `The X12 interchange is a duplicate: ${message}.`, { fieldErrors: [{ field: 'ISA13', message }], details: { x12_errors: [{ segment: 'ISA', element: 'ISA13', message }] } });
+      const ta1 = rejectingTa1(text, [], at, '025'); // 025: duplicate interchange control number
+      throw new DomainError('CONFLICT', `The X12 interchange is a duplicate: ${message}.`, { fieldErrors: [{ field: 'ISA13', message }], details: { x12_errors: [{ segment: 'ISA', element: 'ISA13', message }], ...(ta1 ? { ta1 } : {}) } });
     }
     return { format, submission, claims: replay, ...acknowledgements, replayed: true };
   }
