@@ -294,7 +294,6 @@ export function write999(envelope: Envelope, issues: readonly X12Issue[], at: Da
       const position = Number(issue.element.slice(issue.segment.length));
       segments.push(seg('IK4', Number.isFinite(position) ? String(position) : '', '', ik4Code(issue)));
     }
-    segments.push(seg('CTX', `SITUATIONAL TRIGGER:${issue.message.toUpperCase().replace(/[^A-Z0-9 .,()=-]/g, ' ').slice(0, 60)}`));
   }
   segments.push(seg('IK5', accepted ? 'A' : 'R', accepted ? '' : '5'));
   segments.push(seg('AK9', accepted ? 'A' : 'R', '1', '1', accepted ? '1' : '0'));
