@@ -287,6 +287,39 @@ describe('clearinghouse: eligibility, claim status and claim submission in X12 0
     expect(noClaim.json().errors).toEqual([{ field: 'patient_control_number', message: 'patient_control_number or payer_claim_number is required' }]);
   });
 
+  it('serves claims over GraphQL with the same validation, scopes and tenancy as REST', async () => {
+    const submitDoc = `mutation($x12: String) { clearinghouseSubmitClaims(x12: $x12) { replayed ta1 acknowledgement999 claims { claimId patientControlNumber status { categoryCode statusCode totalCharge paidAmount payerClaimNumber } } } }`;
+    const text = fixture('837p-claims.x12').replaceAll('000000103', '000000203');
+    const submitted = await t.graphql<{ clearinghouseSubmitClaims: { replayed: boolean; ta1: string; acknowledgement999: string; claims: { claimId: string; patientControlNumber: string; status: { categoryCode: string; paidAmount: string | null } }[] } }>(submitDoc, { x12: text }, beta);
+    expect(submitted.errors).toBeUndefined();
+    const result = submitted.data!.clearinghouseSubmitClaims;
+    expect(result.replayed).toBe(false);
+    expect(result.ta1).toContain('TA1*000000203*261123*1023*A*000');
+    expect(x12Lines(result.acknowledgement999)).toContain('IK5*A');
+    expect(result.claims.map((c) => [c.patientControlNumber, c.status.categoryCode, c.status.paidAmount])).toEqual([
+      ['PCN-1001', 'F1', '120.00'],
+      ['PCN-1002', 'P1', null],
+    ]);
+    const claimDoc = 'query($id: ID!) { clearinghouseClaim(id: $id) { claimId status { categoryCode } } }';
+    const own = await t.graphql<{ clearinghouseClaim: { claimId: string } }>(claimDoc, { id: result.claims[0]!.claimId }, beta);
+    expect(own.data!.clearinghouseClaim.claimId).toBe(result.claims[0]!.claimId);
+    const foreign = await t.graphql(claimDoc, { id: result.claims[0]!.claimId }, alpha);
+    expect(foreign.errors?.[0]?.extensions?.['code']).toBe('NOT_FOUND');
+    expect((await t.graphql(claimDoc, { id: result.claims[0]!.claimId }, eligibilityOnly)).errors?.[0]?.extensions?.['code']).toBe('INSUFFICIENT_SCOPE');
+
+    const statusDoc = 'query($request: JSONObject) { clearinghouseClaimStatus(request: $request) { claimId status { categoryCode statusCode } x12 } }';
+    const invalid = await t.graphql(statusDoc, { request: { payer: { id: '12345' }, receiver: { name: 'R', id: 'S1' }, provider: { npi: '1234567893', name: 'R' }, subscriber: { member_id: 'W1', last_name: 'D' }, patient_control_number: 'PCN-1002' } }, beta);
+    expect(invalid.errors?.[0]?.extensions).toMatchObject({ code: 'VALIDATION_ERROR', fieldErrors: [{ field: 'payer.name', message: 'is required' }] });
+    const status = await t.graphql<{ clearinghouseClaimStatus: { claimId: string; status: { categoryCode: string }; x12: string } }>(
+      statusDoc,
+      { request: { payer: { id: '12345', name: 'ACME HEALTH PLAN' }, receiver: { name: 'R', id: 'S1' }, provider: { npi: '1234567893', name: 'R' }, subscriber: { member_id: 'PD5550001', last_name: 'ROE' }, patient_control_number: 'PCN-1002' } },
+      beta,
+    );
+    expect(status.errors).toBeUndefined();
+    expect(status.data!.clearinghouseClaimStatus).toMatchObject({ claimId: result.claims[1]!.claimId, status: { categoryCode: 'P1' } });
+    expect(x12Lines(status.data!.clearinghouseClaimStatus.x12).find((l) => l.startsWith('STC'))).toMatch(/^STC\*P1:20\*\d{8}\*\*85\.50$/);
+  });
+
   it('lists the routes in the catalog and OpenAPI with their scopes and limits', async () => {
     const catalog = (await t.request({ url: '/api/partner/routes?product=clearinghouse', token: alpha })).json() as {
       routes: { method: string; path: string; scopes: string[]; implemented: boolean; rate_limit: { limit: number; window_seconds: number } | null }[];
