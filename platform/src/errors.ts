@@ -41,6 +41,8 @@ export const ERROR_STATUS = {
   // Waiting for an event (Query.event(waitMs)): too many waits in one request, or in the whole process.
   TOO_MANY_WAITERS: 400,
   SERVER_BUSY: 503,
+  // An ASC X12 interchange that breaks its envelope or implementation guide (the details name segment and element).
+  X12_INVALID: 422,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

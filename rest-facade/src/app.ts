@@ -7,6 +7,7 @@ import { sendError } from './render-error.js';
 import { parseJsonKeepingText } from './raw-body.js';
 import { sendOAuthError } from './render-oauth-error.js';
 import { NDJSON_MEDIA_TYPES } from './routes/fhir-sync-jobs.js';
+import { X12_MEDIA_TYPE } from './routes/clearinghouse.js';
 
 /** `/api/identity/{gpid}` → `/api/identity/:gpid` */
 export function fastifyPath(path: string): string {
@@ -39,6 +40,8 @@ export async function registerFacade(app: FastifyInstance, options: FacadeOption
   parseJsonKeepingText(app);
   // NDJSON pushes (POST /fhir/R4, a sync job) reach the route as text; the fhir subgraph parses the lines.
   app.addContentTypeParser([...NDJSON_MEDIA_TYPES], { parseAs: 'string' }, (_req, body, done) => done(null, body));
+  // ASC X12 interchanges (the clearinghouse routes) reach the route as text; the fhir subgraph reads them.
+  app.addContentTypeParser(X12_MEDIA_TYPE, { parseAs: 'string' }, (_req, body, done) => done(null, body));
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
     done(null, Object.fromEntries(new URLSearchParams(body as string)));
   });

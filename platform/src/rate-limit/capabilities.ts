@@ -114,6 +114,11 @@ export const CAPABILITIES = {
   'fhir.interactions': capability('fhir.interactions', 'fhir', undefined, ['Query.fhir*', 'Mutation.fhir*']),
   // Wearable ingest: one batch (up to 1,000 readings) per call; a device hub syncing every few seconds fits.
   'wearables.ingest': capability('wearables.ingest', 'wearables', perMinute(120), ['Mutation.wearableEventsIngest']),
+  // Clearinghouse (X12 005010 against the sandbox payer)
+  'clearinghouse.eligibility': capability('clearinghouse.eligibility', 'clearinghouse', perMinute(120), ['Mutation.clearinghouseEligibility']),
+  'clearinghouse.claim-status': capability('clearinghouse.claim-status', 'clearinghouse', perMinute(120), ['Query.clearinghouseClaimStatus']),
+  'clearinghouse.claims.submit': capability('clearinghouse.claims.submit', 'clearinghouse', perMinute(60), ['Mutation.clearinghouseSubmitClaims']),
+  'clearinghouse.claims.get': capability('clearinghouse.claims.get', 'clearinghouse', perMinute(120), ['Query.clearinghouseClaim']),
   // Anonymous onboarding over GraphQL (no REST route): per address, like sign-in.
   'onboarding.start': capability('onboarding.start', 'partner-ecosystem', perMinute(10), ['Mutation.startPartnerApplication']),
   'onboarding.resume': capability('onboarding.resume', 'partner-ecosystem', perMinute(60), [

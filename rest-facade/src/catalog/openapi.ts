@@ -145,7 +145,8 @@ function operationOf(route: RouteSpec, limits: Limits): Document {
   const fhir = route.format === 'fhir';
   const deprecationHeaders = route.deprecated ? Object.keys(DEPRECATION_HEADERS) : [];
   const success: Document = { description: route.summary, headers: headerRefs([...Object.keys(RATE_LIMIT_HEADERS), ...deprecationHeaders]) };
-  if (route.successStatus !== 204) success['content'] = { [mediaTypeOf(route)]: { schema: route.responseBody ?? {} } };
+  const alternates = (bodies: Record<string, JsonSchema> | undefined) => Object.fromEntries(Object.entries(bodies ?? {}).map(([type, schema]) => [type, { schema }]));
+  if (route.successStatus !== 204) success['content'] = { [mediaTypeOf(route)]: { schema: route.responseBody ?? {} }, ...alternates(route.alternateMediaTypes?.response) };
   const responses: Document = { [String(route.successStatus)]: success };
   const codes = ['400', ...(route.auth === 'none' ? [] : ['401', '403']), '404', '422', '429', '500', ...(route.operation ? [] : ['501']), '503'];
   for (const code of codes) {
@@ -178,7 +179,7 @@ function operationOf(route: RouteSpec, limits: Limits): Document {
   if (route.requestBody) {
     // DELETE takes its input from the query string as well; a body is optional there.
     const mediaType = route.requestContentType ?? (fhir ? 'application/fhir+json' : 'application/json');
-    operation['requestBody'] = { required: route.method !== 'DELETE', content: { [mediaType]: { schema: route.requestBody } } };
+    operation['requestBody'] = { required: route.method !== 'DELETE', content: { [mediaType]: { schema: route.requestBody }, ...alternates(route.alternateMediaTypes?.request) } };
   }
   if (route.latency) operation['x-latency-pair'] = [...route.latency];
   if (route.deprecated) {

@@ -108,6 +108,11 @@ export interface RouteSpec {
   /** For OpenAPI: what a `{param}` of the path may be (default: any string). */
   pathParameters?: Record<string, { schema: JsonSchema; description: string }>;
   responseBody?: JsonSchema;
+  /**
+   * Further media types the request body may be sent in and the success body asked for (Accept),
+   * each with its schema, beside the main ones (e.g. application/edi-x12 for the clearinghouse).
+   */
+  alternateMediaTypes?: { request?: Record<string, JsonSchema>; response?: Record<string, JsonSchema> };
   /** Success media type when not JSON (e.g. application/rss+xml). */
   responseContentType?: string;
   /** Request body media type when not JSON (e.g. application/x-www-form-urlencoded for /oauth/token). */

@@ -3,10 +3,11 @@ import { identityRoutes } from './identity.js';
 import { fhirRoutes } from './fhir.js';
 import { otherRoutes } from './other.js';
 import { legalAndCertificationRoutes } from './legal-and-certification.js';
+import { clearinghouseRoutes } from './clearinghouse.js';
 import type { RouteSpec } from './route.js';
 
 /** Every documented HTTP path. The router, the route catalog and OpenAPI are generated from it. */
-export const ROUTES: readonly RouteSpec[] = [...partnerEcosystemRoutes, ...identityRoutes, ...fhirRoutes, ...otherRoutes, ...legalAndCertificationRoutes];
+export const ROUTES: readonly RouteSpec[] = [...partnerEcosystemRoutes, ...identityRoutes, ...fhirRoutes, ...otherRoutes, ...legalAndCertificationRoutes, ...clearinghouseRoutes];
 
 /** The spec's Limits table, declared in platform and shared with the gateway. */
 export { PRODUCT_LIMITS } from '@svc/platform';

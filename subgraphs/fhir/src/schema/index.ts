@@ -8,6 +8,7 @@ import { defineSyncJobs, type SyncWakeup } from './sync-jobs.js';
 import { defineSharingRules } from './sharing-rules.js';
 import { defineIdentityLink } from './identity-link.js';
 import { defineWearables } from './wearables.js';
+import { defineClearinghouse } from './clearinghouse.js';
 
 export type { ExportWakeup, SyncWakeup };
 
@@ -29,5 +30,6 @@ export function buildFhirSchema(services: SubgraphServices, exportWakeup: Export
   const typed = defineTypedFhir(builder, services);
   defineSharingRules(builder);
   defineIdentityLink(builder, services, typed.get('Patient')!);
+  defineClearinghouse(builder, services);
   return builder.toSubGraphSchema({ linkUrl: 'https://specs.apollo.dev/federation/v2.6' });
 }
