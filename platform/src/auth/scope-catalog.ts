@@ -24,6 +24,8 @@ export const SCOPE_CATALOG = [
   { scope: 'tefca.xcpd.*', description: 'TEFCA patient discovery (XCPD)' },
   { scope: 'tefca.xca.*', description: 'TEFCA document query and retrieve (XCA)' },
   { scope: 'velocity.clearinghouse.*', description: 'Clearinghouse eligibility, claim status and claim submission' },
+  { scope: 'analytics.query', description: "Ask aggregate questions (counts, averages, trends) of the partner's readable FHIR data: read a question into a structured query, then execute it" },
+  { scope: 'analytics.score', description: 'Compute clinical risk scores (Charlson Comorbidity Index) of patients the partner may read' },
   { scope: 'patient/Patient.read', description: 'SMART: read Patient resources in a patient context' },
   { scope: 'system/*.read', description: 'SMART backend services: read every resource type (bulk export)' },
   { scope: 'system/*.write', description: 'SMART backend services: write every resource type (bundle ingest)' },

@@ -112,6 +112,11 @@ export const CAPABILITIES = {
   // generic JSON ones and the typed fhir<Type> / fhir<Type>s ones) spends the FHIR product's overall
   // and burst counters, which the REST routes under /fhir/R4 spend too.
   'fhir.interactions': capability('fhir.interactions', 'fhir', undefined, ['Query.fhir*', 'Mutation.fhir*']),
+  // Analytics (spec: "Other routes named"; no published limit, ours): interpreting is cheap, executing
+  // runs an aggregate over the FHIR index tables, so it is held tighter.
+  'analytics.query.nl': capability('analytics.query.nl', 'analytics', perMinute(60), ['Mutation.analyticsQueryInterpret']),
+  'analytics.query.execute': capability('analytics.query.execute', 'analytics', perMinute(30), ['Query.analyticsQueryExecute']),
+  'analytics.score.compute': capability('analytics.score.compute', 'analytics', perMinute(120), ['Query.analyticsScore']),
   // Anonymous onboarding over GraphQL (no REST route): per address, like sign-in.
   'onboarding.start': capability('onboarding.start', 'partner-ecosystem', perMinute(10), ['Mutation.startPartnerApplication']),
   'onboarding.resume': capability('onboarding.resume', 'partner-ecosystem', perMinute(60), [
