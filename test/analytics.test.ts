@@ -239,6 +239,23 @@ describe('analytics', () => {
     expect(denied.errors?.[0]?.extensions?.['code']).toBe('INSUFFICIENT_SCOPE');
   });
 
+  it('leaves an audit trail with the purpose of use, never the question text', async () => {
+    const id = (await nl(a, 'How many women over 65 with asthma?', 'HQUALIMP')).json().query_id as string;
+    expect((await execute(a, id)).statusCode).toBe(200);
+    type Node = { type: string; partnerGpid: string; data: Record<string, unknown> };
+    let found: Node[] = [];
+    for (let i = 0; i < 100 && found.length < 2; i++) {
+      const res = await t.graphql<{ events: { edges: { node: Node }[] } }>('{ events(first: 100, types: ["analytics.query.created", "analytics.query.executed"]) { edges { node { type partnerGpid data } } } }');
+      found = res.data!.events.edges.map((e) => e.node).filter((n) => n.data['query_id'] === id);
+      if (found.length < 2) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(found.map((n) => n.type).sort()).toEqual(['analytics.query.created', 'analytics.query.executed']);
+    for (const n of found) {
+      expect(n).toMatchObject({ partnerGpid: aGpid, data: { purpose_of_use: 'HQUALIMP', measure: 'patient_count', concepts: ['asthma'] } });
+      expect(JSON.stringify(n.data)).not.toContain('women');
+    }
+  });
+
   describe('the Charlson Comorbidity Index', () => {
     const compute = (token: string, body: Record<string, unknown>) => t.request({ method: 'POST', url: '/analytics/v1/analytics-score/compute', token, body });
 

@@ -1,4 +1,4 @@
-import type { SubgraphBuilder } from '@svc/platform';
+import type { SubgraphBuilder, SubgraphServices } from '@svc/platform';
 import { computeScore, executeStored, interpretAndStore, type ExecutionResult, type ScoreResult } from '../domain/analytics/service.js';
 import type { CharlsonComponent } from '../domain/analytics/charlson.js';
 import type { Reading } from '../domain/analytics/structured-query.js';
@@ -10,7 +10,14 @@ import type { StoredAnalyticsQuery } from '../entities/analytics-query-store.js'
  * POST /analytics/v1/query/nl, /query/execute and /analytics-score/compute (and the deprecated
  * /analytics/v1/query and /analytics/v1/risk-score mapped onto them).
  */
-export function defineAnalytics(builder: SubgraphBuilder) {
+export function defineAnalytics(builder: SubgraphBuilder, services: SubgraphServices) {
+  // Each field records an audit event (domain/analytics/events.ts): publish it once committed.
+  const published = async <T>(work: Promise<T>): Promise<T> => {
+    const result = await work;
+    services.publishCommitted();
+    return result;
+  };
+
   const ReadingType = builder.objectRef<Reading>('AnalyticsReading').implement({
     description: 'One phrase of the question and how it was read.',
     fields: (t) => ({
@@ -108,7 +115,7 @@ export function defineAnalytics(builder: SubgraphBuilder) {
         question: t.arg.string({ required: true, description: 'The question in English, e.g. "How many female patients over 65 with diabetes?"' }),
         purposeOfUse: t.arg.string({ required: true, description: 'HL7 v3 PurposeOfUse: TREAT, ETREAT, CAREMGT, COC, HPAYMT, HOPERAT, HQUALIMP, POPHLTH, PUBHLTH, HRESCH or CLINTRCH.' }),
       },
-      resolve: (_r, a, ctx) => interpretAndStore(ctx.em, ctx.principal, { question: a.question, purposeOfUse: a.purposeOfUse }, new Date()),
+      resolve: (_r, a, ctx) => published(interpretAndStore(ctx.em, ctx.principal, { question: a.question, purposeOfUse: a.purposeOfUse }, new Date())),
     }),
   }));
 
@@ -118,7 +125,7 @@ export function defineAnalytics(builder: SubgraphBuilder) {
       description: "Execute a stored query (step 2 of 2) over the FHIR resources the caller may read; needs analytics.query and FHIR search on the types it reads.",
       authScopes: { scope: 'analytics.query' },
       args: { queryId: t.arg.id({ required: true }) },
-      resolve: (_r, a, ctx) => executeStored(ctx.em, ctx.principal, String(a.queryId), new Date()),
+      resolve: (_r, a, ctx) => published(executeStored(ctx.em, ctx.principal, String(a.queryId), new Date())),
     }),
     analyticsScore: t.field({
       type: ScoreType,
@@ -129,7 +136,7 @@ export function defineAnalytics(builder: SubgraphBuilder) {
         weights: t.arg.string({ description: 'quan-2011 (default) or charlson-1987.' }),
         ageAdjusted: t.arg.boolean({ description: 'Add the age points of Charlson 1994 (needs the patient birthDate). Default false.' }),
       },
-      resolve: (_r, a, ctx) => computeScore(ctx.em, ctx.principal, { patientId: a.patientId, algorithm: a.weights ?? undefined, ageAdjusted: a.ageAdjusted ?? undefined }, new Date()),
+      resolve: (_r, a, ctx) => published(computeScore(ctx.em, ctx.principal, { patientId: a.patientId, algorithm: a.weights ?? undefined, ageAdjusted: a.ageAdjusted ?? undefined }, new Date())),
     }),
   }));
 }

@@ -28,6 +28,6 @@ export function buildFhirSchema(services: SubgraphServices, exportWakeup: Export
   const typed = defineTypedFhir(builder, services);
   defineSharingRules(builder);
   defineIdentityLink(builder, services, typed.get('Patient')!);
-  defineAnalytics(builder);
+  defineAnalytics(builder, services);
   return builder.toSubGraphSchema({ linkUrl: 'https://specs.apollo.dev/federation/v2.6' });
 }

@@ -9,6 +9,7 @@ import { interpretQuestion, MAX_QUESTION_LENGTH } from './interpret.js';
 import { readPurposeOfUse } from './purpose-of-use.js';
 import { charlsonIndex, CHARLSON_ALGORITHMS, type CharlsonResult, type CharlsonWeights } from './charlson.js';
 import type { StructuredQuery } from './structured-query.js';
+import { recordQueryCreated, recordQueryExecuted, recordScoreComputed } from './events.js';
 
 /** How long a stored query can be executed after it was read (its review window). */
 export const QUERY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -38,7 +39,10 @@ export async function interpretAndStore(em: EntityManager, principal: Principal,
     createdAt: now.toISOString(),
     expiresAt: new Date(now.getTime() + QUERY_TTL_MS).toISOString(),
   };
-  await analyticsQueryStore.insert(em, stored, now.toISOString());
+  await em.transactional(async (tx) => {
+    await analyticsQueryStore.insert(tx, stored, now.toISOString());
+    recordQueryCreated(tx, principal, stored, now);
+  });
   return stored;
 }
 
@@ -103,6 +107,7 @@ export async function executeStored(em: EntityManager, principal: Principal, que
   const unit = q.measure === 'observation_average' ? q.observation!.unit : null;
   const patients = rows.reduce((s, r) => s + r.patients, 0);
   const observations = rows.reduce((s, r) => s + r.observations, 0);
+  await recordQueryExecuted(em, principal, stored, patients, now);
   if (!q.group_by) {
     const row = rows[0];
     return { query: stored, executedAt: now.toISOString(), asOf, value: row?.value ?? (q.measure === 'observation_average' ? null : 0), unit, series: null, patients: row?.patients ?? 0, observations, observationsInOtherUnits: otherUnits };
@@ -150,7 +155,9 @@ export async function computeScore(em: EntityManager, principal: Principal, inpu
     if (!found.birthDate) throw validationError([{ field: 'age_adjusted', message: `Patient ${raw} has no birthDate, so the score cannot be age-adjusted` }]);
     age = completedYears(found.birthDate, now);
   }
-  return { ...charlsonIndex(found.conditions, weights, age), patientId: raw, algorithm: 'charlson', computedAt: now.toISOString() };
+  const result = charlsonIndex(found.conditions, weights, age);
+  await recordScoreComputed(em, principal, raw, weights, result.score, now);
+  return { ...result, patientId: raw, algorithm: 'charlson', computedAt: now.toISOString() };
 }
 
 function completedYears(birthLow: string, now: Date): number {
