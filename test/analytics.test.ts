@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
+import { Kind, parse, type ObjectTypeDefinitionNode } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CAPABILITIES } from '@svc/platform';
 import { bootSystem, type TestSystem } from './support/system.js';
 import { apiToken, fhir, registerPartner } from './support/fhir.js';
 
@@ -344,3 +347,24 @@ describe('the deprecated analytics routes past their sunset', () => {
     expect(score.headers['link']).toContain('/analytics/v1/analytics-score/compute');
   });
 });
+
+describe('the analytics routes as documented', () => {
+  it('spend the same limit as their GraphQL twins, which exist in the supergraph', () => {
+    const doc = parse(readFileSync(new URL('../supergraph.graphql', import.meta.url), 'utf8'));
+    const roots = new Map<string, Set<string>>();
+    for (const d of doc.definitions) {
+      if (d.kind === Kind.OBJECT_TYPE_DEFINITION && (d.name.value === 'Query' || d.name.value === 'Mutation')) {
+        roots.set(d.name.value, new Set((d as ObjectTypeDefinitionNode).fields?.map((f) => f.name.value)));
+      }
+    }
+    const twins = { 'analytics.query.nl': ['Mutation.analyticsQueryInterpret'], 'analytics.query.execute': ['Query.analyticsQueryExecute'], 'analytics.score.compute': ['Query.analyticsScore'] };
+    for (const [id, fields] of Object.entries(twins)) {
+      expect(CAPABILITIES[id as keyof typeof CAPABILITIES].graphql).toEqual(fields);
+      for (const field of fields) {
+        const [root, name] = field.split('.') as [string, string];
+        expect(roots.get(root)?.has(name), field).toBe(true);
+      }
+    }
+  });
+});
+

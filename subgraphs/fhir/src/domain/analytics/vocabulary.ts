@@ -158,5 +158,5 @@ export const OBSERVATIONS: readonly ObservationConcept[] = [
   { concept: 'hba1c', display: 'Hemoglobin A1c', phrases: ['hemoglobin a1c', 'haemoglobin a1c', 'hba1c', 'a1c'], loinc: ['4548-4'], unit: '%', source: 'LOINC 4548-4 |Hemoglobin A1c/Hemoglobin.total in Blood|' },
   { concept: 'glucose', display: 'Blood glucose', phrases: ['blood glucose', 'blood sugar', 'glucose'], loinc: ['2339-0', '2345-7'], unit: 'mg/dL', source: 'LOINC 2339-0 (blood) and 2345-7 (serum or plasma) glucose' },
   { concept: 'total-cholesterol', display: 'Total cholesterol', phrases: ['total cholesterol', 'cholesterol'], loinc: ['2093-3'], unit: 'mg/dL', source: 'LOINC 2093-3 |Cholesterol [Mass/volume] in Serum or Plasma|' },
-  { concept: 'steps', display: 'Step count', phrases: ['step count', 'steps'], loinc: ['55423-8'], unit: '{steps}', source: 'LOINC 55423-8 |Number of steps in unspecified time Pedometer|' },
+  { concept: 'steps', display: 'Step count', phrases: ['step count', 'steps'], loinc: ['55423-8', '41950-7'], unit: '{steps}', source: 'LOINC 55423-8 |Number of steps in unspecified time Pedometer| and 41950-7 |Number of steps in 24 hour Measured|' },
 ];
