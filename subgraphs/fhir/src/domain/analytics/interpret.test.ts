@@ -73,5 +73,8 @@ describe('interpretQuestion', () => {
     expect(refusal('how many men and women with asthma').problems.join()).toContain('both female and male');
     expect(refusal('asthma diagnoses in 2024 and in 2025').problems.join()).toContain('more than one period');
     expect(refusal('how many patients over 65 and under 40 with asthma').problems.join()).toContain('exclude everyone');
+    expect(refusal('list patients with asthma').problems.join()).toContain('not lists of patients');
+    expect(refusal('what percentage of patients have diabetes').problems.join()).toContain('ask for the two counts');
+    expect(refusal('median heart rate of women').problems.join()).toContain('counts and averages');
   });
 });

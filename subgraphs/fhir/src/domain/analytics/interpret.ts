@@ -22,7 +22,7 @@ const MONTH_RE = `(${MONTHS.join('|')}|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|
 const FILLER = new Set(
   (
     'how many much what whats is are was were be been being the a an of with who whom whose have has had having in on at for our my all any there do does did ' +
-    'show me give list get find tell total number count patients patient people persons individuals members population cohort and or by to from among amongst ' +
+    'show me give tell total number count patients patient people persons individuals members population cohort and or by to from among amongst ' +
     'that which this these those diagnosed diagnosis recorded documented registered known living currently please per value values level levels reading readings ' +
     'measured measurement measurements result results year years old aged age ages it its their them they see but also'
   ).split(' '),
@@ -113,6 +113,22 @@ function componentRange(c: chrono.ParsedComponents): { start: Date; end: Date } 
   if (c.isCertain('year')) return { start: utcDay(y, 0, 1), end: utcDay(y, 11, 31) };
   const d = utcDay(y, m, c.get('day')!);
   return { start: d, end: d };
+}
+
+/** Requests the language deliberately does not answer, each with what to do instead. */
+const UNSUPPORTED: [RegExp, string][] = [
+  [/\b(list|names?|identify|which patients|who are)\b/, 'analytics answers aggregates (counts, averages, trends), not lists of patients: use FHIR search (/fhir/R4/Patient?…) for records'],
+  [/\b(percentages?|percent|proportions?|ratios?|shares?|fractions?|prevalence)\b/, 'percentages and proportions are not computed: ask for the two counts (the group and the whole)'],
+  [/\b(medians?|minimum|maximum|min|max|highest|lowest|sum|total of|standard deviation|percentiles?)\b/, 'the measures are counts and averages ("average …")'],
+];
+
+function readUnsupported(r: Reader): void {
+  for (const [re, message] of UNSUPPORTED) {
+    for (const m of r.matches(re)) {
+      r.problems.push(`"${m[1]}": ${message}`);
+      r.consume({ start: m.index, end: m.index + m[0].length }, 'not supported');
+    }
+  }
 }
 
 function readGrouping(r: Reader): StructuredQuery['group_by'] {
@@ -312,6 +328,7 @@ function sentence(q: StructuredQuery): string {
 export function interpretQuestion(question: string, today: Date): Interpretation {
   const day = utcDay(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate());
   const r = new Reader(question);
+  readUnsupported(r);
   const groupBy = readGrouping(r);
   const period = readPeriod(r, day);
   const age = readAge(r);
