@@ -47,7 +47,12 @@ function yearsBefore(date: string, years: number): string {
   return new Date(Date.UTC(d.getUTCFullYear() - years, d.getUTCMonth(), d.getUTCDate())).toISOString().slice(0, 10);
 }
 
-/** `t.code` in a code set: exact codes, or ICD-10 categories by prefix. */
+/**
+ * `t.code` in a code set: exact codes, or ICD-10 categories by prefix. A prefix is also written as
+ * the range [prefix, successor) so the token index (type, param, code, system) serves it on both
+ * databases (SQLite never uses an index for its case-insensitive LIKE); the prefixes are
+ * alphanumeric category codes, for which that range holds exactly the codes that start with them.
+ */
 function whereCodeIn(q: Knex.QueryBuilder, alias: string, concepts: readonly ConceptRef[]): void {
   q.where((w) => {
     for (const concept of concepts) {
@@ -55,19 +60,31 @@ function whereCodeIn(q: Knex.QueryBuilder, alias: string, concepts: readonly Con
         if (!CODE_RE.test(c.code)) continue;
         w.orWhere((x) => {
           x.where(`${alias}.system`, c.system);
-          if (c.match === 'exact') x.where(`${alias}.code`, c.code);
-          else x.where(`${alias}.code`, 'like', `${c.code}%`);
+          if (c.match === 'exact') {
+            x.where(`${alias}.code`, c.code);
+            return;
+          }
+          if (/^[A-Z0-9]+$/.test(c.code)) {
+            const last = c.code.charCodeAt(c.code.length - 1);
+            x.where(`${alias}.code`, '>=', c.code).where(`${alias}.code`, '<', c.code.slice(0, -1) + String.fromCharCode(last + 1));
+          }
+          x.where(`${alias}.code`, 'like', `${c.code}%`);
         });
       }
     }
   });
 }
 
-/** The date of a Condition: its onset, else its recorded date (the earliest indexed instant of either). */
+/**
+ * The date of a Condition: its onset, else its recorded date (the earliest indexed instant of either).
+ * The lookup must go through the (resource_type, resource_id) index: written `param || ''` the
+ * param test cannot use the (resource_type, param, low, high) index, which SQLite would otherwise
+ * pick without statistics and then read every Condition's onset for each Condition.
+ */
 function conditionDate(knex: Knex, alias: string): Knex.Raw {
   return knex.raw(
-    `coalesce((select min(d1.low) from ${DATE} d1 where d1.resource_type = 'Condition' and d1.resource_id = ${alias}.id and d1.param = 'onset-date'),` +
-      ` (select min(d2.low) from ${DATE} d2 where d2.resource_type = 'Condition' and d2.resource_id = ${alias}.id and d2.param = 'recorded-date'))`,
+    `coalesce((select min(d1.low) from ${DATE} d1 where d1.resource_type = 'Condition' and d1.resource_id = ${alias}.id and d1.param || '' = 'onset-date'),` +
+      ` (select min(d2.low) from ${DATE} d2 where d2.resource_type = 'Condition' and d2.resource_id = ${alias}.id and d2.param || '' = 'recorded-date'))`,
   );
 }
 
@@ -77,9 +94,10 @@ function conditions(knex: Knex, ctx: ExecutionContext, concepts: readonly Concep
     .join({ cs: REF }, (j) => j.on('cs.resource_id', 'c.id').andOnVal('cs.resource_type', 'Condition').andOnVal('cs.param', 'subject').andOnVal('cs.target_type', 'Patient'))
     .where('c.resource_type', 'Condition')
     .where('c.deleted', 0)
-    .whereExists((e) => {
-      e.select(knex.raw('1')).from({ ct: TOKEN }).whereRaw('ct.resource_id = c.id').where('ct.resource_type', 'Condition').where('ct.param', 'code');
-      whereCodeIn(e, 'ct', concepts);
+    // Driven by the token index: the Conditions carrying one of the codes, then their rows by primary key.
+    .whereIn('c.id', (sub) => {
+      sub.select('ct.resource_id').from({ ct: TOKEN }).where('ct.resource_type', 'Condition').where('ct.param', 'code');
+      whereCodeIn(sub, 'ct', concepts);
     })
     .whereNotExists((e) =>
       e.select(knex.raw('1')).from({ cv: TOKEN }).whereRaw('cv.resource_id = c.id').where('cv.resource_type', 'Condition').where('cv.param', 'verification-status').whereIn('cv.code', NOT_A_DIAGNOSIS),
@@ -100,15 +118,16 @@ function cohort(knex: Knex, ctx: ExecutionContext, query: StructuredQuery): Knex
   const { gender, age, conditions: named, excluded_conditions: excluded } = query.cohort;
   const q = knex({ p: RESOURCES }).where('p.resource_type', 'Patient').where('p.deleted', 0).select('p.id');
   whereVisible(q, 'p.partner_gpid', ctx.view);
+  // Demographics as uncorrelated sets read off the value indexes (gender by code, birth date by range).
   if (gender) {
-    q.whereExists((e) => e.select(knex.raw('1')).from({ g: TOKEN }).whereRaw('g.resource_id = p.id').where('g.resource_type', 'Patient').where('g.param', 'gender').where('g.code', gender));
+    q.whereIn('p.id', (sub) => sub.select('g.resource_id').from({ g: TOKEN }).where('g.resource_type', 'Patient').where('g.param', 'gender').where('g.code', gender));
   }
   if (age) {
-    q.whereExists((e) => {
-      e.select(knex.raw('1')).from({ b: DATE }).whereRaw('b.resource_id = p.id').where('b.resource_type', 'Patient').where('b.param', 'birthdate');
+    q.whereIn('p.id', (sub) => {
+      sub.select('b.resource_id').from({ b: DATE }).where('b.resource_type', 'Patient').where('b.param', 'birthdate');
       // min completed years A: born on or before asOf - A years; max M: born after asOf - (M + 1) years.
-      if (age.min !== null) e.where('b.low', '<', dayAfter(yearsBefore(ctx.asOf, age.min)));
-      if (age.max !== null) e.where('b.low', '>=', dayAfter(yearsBefore(ctx.asOf, age.max + 1)));
+      if (age.min !== null) sub.where('b.low', '<', dayAfter(yearsBefore(ctx.asOf, age.min)));
+      if (age.max !== null) sub.where('b.low', '>=', dayAfter(yearsBefore(ctx.asOf, age.max + 1)));
     });
   }
   // For a count of diagnoses the named conditions are what is counted, not a filter of the cohort.
@@ -167,9 +186,7 @@ export async function runAggregate(em: EntityManager, ctx: ExecutionContext, que
       .join({ oq: QTY }, (j) => j.on('oq.resource_id', 'o.id').andOnVal('oq.resource_type', 'Observation').andOnVal('oq.param', 'value-quantity'))
       .where('o.resource_type', 'Observation')
       .where('o.deleted', 0)
-      .whereExists((e) =>
-        e.select(knex.raw('1')).from({ oc: TOKEN }).whereRaw('oc.resource_id = o.id').where('oc.resource_type', 'Observation').where('oc.param', 'code').where('oc.system', LOINC).whereIn('oc.code', obs.loinc),
-      )
+      .whereIn('o.id', (sub) => sub.select('oc.resource_id').from({ oc: TOKEN }).where('oc.resource_type', 'Observation').where('oc.param', 'code').whereIn('oc.code', obs.loinc).where('oc.system', LOINC))
       .whereNotExists((e) => e.select(knex.raw('1')).from({ ost: TOKEN }).whereRaw('ost.resource_id = o.id').where('ost.resource_type', 'Observation').where('ost.param', 'status').whereIn('ost.code', NOT_A_RESULT))
       .whereIn('os.target_id', patients);
     whereVisible(q, 'o.partner_gpid', ctx.view);
