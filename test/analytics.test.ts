@@ -329,11 +329,30 @@ describe('analytics', () => {
   });
 });
 
-describe('the deprecated analytics routes past their sunset', () => {
+describe('the analytics routes with the default limits, and the deprecated ones past their sunset', () => {
   let t: TestSystem;
   beforeAll(async () => {
-    t = await bootSystem({ SVC_RATE_LIMITS: 'off' });
+    t = await bootSystem();
   }, 60_000);
+
+  it('spend one counter per capability, whether called over REST or through the GraphQL twin', async () => {
+    const read = await t.request({ method: 'POST', url: '/analytics/v1/query/nl', body: { question: 'how many patients with asthma', purpose_of_use: 'TREAT' } });
+    expect(read.statusCode, read.body).toBe(201);
+    const id = read.json().query_id as string;
+    const viaGraphql = () => t.graphql('query($id: ID!) { analyticsQueryExecute(queryId: $id) { value } }', { id });
+    const viaRest = () => t.request({ method: 'POST', url: '/analytics/v1/query/execute', body: { query_id: id } });
+    for (let i = 0; i < 30; i++) {
+      // Paced below the product's burst limit (30/s), so only the route's own limit (30/min) is reached.
+      const status = i % 2 === 0 ? (await viaRest()).statusCode : (await viaGraphql()).status;
+      expect(status, `call ${i + 1}`).toBe(200);
+      await new Promise((r) => setTimeout(r, 40));
+    }
+    const refused = await viaRest();
+    expect(refused.statusCode).toBe(429);
+    expect(refused.json()).toMatchObject({ code: 'RATE_LIMITED', policy: 'route', limit: 30, window_seconds: 60 });
+    expect((await viaGraphql()).errors?.[0]?.extensions?.['code']).toBe('RATE_LIMITED');
+  });
+
   afterAll(() => t?.close());
 
   it('answer 410 with the deprecation headers and name their successors', async () => {
