@@ -22,6 +22,8 @@ describe('interpretQuestion', () => {
     ['in the last 30 days', { start: '2026-10-25', end: '2026-11-23' }],
     ['in the past 6 months', { start: '2026-05-24', end: '2026-11-23' }],
     ['last year', { start: '2025-01-01', end: '2025-12-31' }],
+    ['in the last year', { start: '2025-11-24', end: '2026-11-23' }],
+    ['in the previous year', { start: '2025-01-01', end: '2025-12-31' }],
     ['past year', { start: '2025-11-24', end: '2026-11-23' }],
     ['this year', { start: '2026-01-01', end: '2026-11-23' }],
     ['in 2025', { start: '2025-01-01', end: '2025-12-31' }],
@@ -58,6 +60,7 @@ describe('interpretQuestion', () => {
     expect(read('patients with heart failure without ckd').query.cohort.excluded_conditions.map((c) => c.concept)).toEqual(['chronic-kidney-disease']);
     // The longest phrase wins: "type 2 diabetes" is not "diabetes".
     expect(read('how many patients with type 2 diabetes').query.cohort.conditions!.concepts.map((c) => c.concept)).toEqual(['type-2-diabetes']);
+    expect(read('how many patients with diabetes type 2').query.cohort.conditions!.concepts.map((c) => c.concept)).toEqual(['type-2-diabetes']);
   });
 
   it('is deterministic', () => {

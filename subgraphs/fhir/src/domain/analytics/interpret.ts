@@ -162,10 +162,12 @@ function readPeriod(r: Reader, today: Date): Period | null {
   for (const m of r.matches(/\b(?:(?:in|during|for|within|over)\s+)?(?:the\s+)?(last|past|previous|prior)\s+(\d{1,4}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s+(day|week|month|year)s?\b/)) {
     take(m, rollingPeriod(today, n(m[2])!, m[3]!), `the ${m[2]} ${m[3]}(s) up to the day the question was read`);
   }
-  // "past year", "past month": rolling one unit; "last year", "last month": the previous calendar one.
-  for (const m of r.matches(/\b(?:(?:in|during|for|within|over)\s+)?(?:the\s+)?(past|last|previous)\s+(week|month|year)\b/)) {
-    const unit = m[2] as 'week' | 'month' | 'year';
-    if (m[1] === 'past' || unit === 'week') take(m, rollingPeriod(today, 1, unit), `the past ${unit}, up to the day the question was read`);
+  // "past year", "the last year", "the last month": rolling one unit; bare "last year", "previous
+  // month": the previous calendar one (as "last year's figures" means in English).
+  for (const m of r.matches(/\b(?:(?:in|during|for|within|over)\s+)?(the\s+)?(past|last|previous)\s+(week|month|year)\b/)) {
+    const unit = m[3] as 'week' | 'month' | 'year';
+    const rolling = m[2] === 'past' || unit === 'week' || (m[1] !== undefined && m[2] === 'last');
+    if (rolling) take(m, rollingPeriod(today, 1, unit), `the past ${unit}, up to the day the question was read`);
     else take(m, calendarPeriod(today, unit, -1, false), `the previous calendar ${unit}`);
   }
   for (const m of r.matches(/\b(?:(?:in|during|for)\s+)?this\s+(month|year)\b|\b(month|year)[- ]to[- ]date\b/)) {

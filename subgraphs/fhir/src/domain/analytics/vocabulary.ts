@@ -38,14 +38,14 @@ export const CONDITIONS: readonly ConditionConcept[] = [
   {
     concept: 'type-2-diabetes',
     display: 'Type 2 diabetes mellitus',
-    phrases: ['type 2 diabetes', 'type ii diabetes', 't2dm', 'type 2 diabetic'],
+    phrases: ['type 2 diabetes', 'type ii diabetes', 'diabetes type 2', 'diabetes mellitus type 2', 't2dm', 'type 2 diabetic'],
     codes: [...snomed('44054006'), ...icd10('E11')],
     source: 'SNOMED CT 44054006 |Diabetes mellitus type 2|; ICD-10 category E11',
   },
   {
     concept: 'type-1-diabetes',
     display: 'Type 1 diabetes mellitus',
-    phrases: ['type 1 diabetes', 'type i diabetes', 't1dm', 'type 1 diabetic'],
+    phrases: ['type 1 diabetes', 'type i diabetes', 'diabetes type 1', 'diabetes mellitus type 1', 't1dm', 'type 1 diabetic'],
     codes: [...snomed('46635009'), ...icd10('E10')],
     source: 'SNOMED CT 46635009 |Diabetes mellitus type 1|; ICD-10 category E10',
   },
