@@ -29,6 +29,8 @@ export const SCOPE_CATALOG = [
   { scope: 'velocity.clearinghouse.eligibility', description: 'Clearinghouse eligibility and benefit inquiries (X12 270/271)' },
   { scope: 'velocity.clearinghouse.claim-status', description: 'Clearinghouse claim status inquiries (X12 276/277) and reading submitted claims' },
   { scope: 'velocity.clearinghouse.claims', description: 'Clearinghouse professional claim submission (X12 837P) and reading submitted claims' },
+  { scope: 'analytics.query', description: "Ask aggregate questions (counts, averages, trends) of the partner's readable FHIR data: read a question into a structured query, then execute it" },
+  { scope: 'analytics.score', description: 'Compute clinical risk scores (Charlson Comorbidity Index) of patients the partner may read' },
   { scope: 'patient/Patient.read', description: 'SMART: read Patient resources in a patient context' },
   { scope: 'system/*.read', description: 'SMART backend services: read every resource type (bulk export)' },
   { scope: 'system/*.write', description: 'SMART backend services: write every resource type (bundle ingest)' },

@@ -119,6 +119,11 @@ export const CAPABILITIES = {
   'clearinghouse.claim-status': capability('clearinghouse.claim-status', 'clearinghouse', perMinute(120), ['Query.clearinghouseClaimStatus']),
   'clearinghouse.claims.submit': capability('clearinghouse.claims.submit', 'clearinghouse', perMinute(60), ['Mutation.clearinghouseSubmitClaims']),
   'clearinghouse.claims.get': capability('clearinghouse.claims.get', 'clearinghouse', perMinute(120), ['Query.clearinghouseClaim']),
+  // Analytics (spec: "Other routes named"; no published limit, ours): interpreting is cheap, executing
+  // runs an aggregate over the FHIR index tables, so it is held tighter.
+  'analytics.query.nl': capability('analytics.query.nl', 'analytics', perMinute(60), ['Mutation.analyticsQueryInterpret']),
+  'analytics.query.execute': capability('analytics.query.execute', 'analytics', perMinute(30), ['Query.analyticsQueryExecute']),
+  'analytics.score.compute': capability('analytics.score.compute', 'analytics', perMinute(120), ['Query.analyticsScore']),
   // Anonymous onboarding over GraphQL (no REST route): per address, like sign-in.
   'onboarding.start': capability('onboarding.start', 'partner-ecosystem', perMinute(10), ['Mutation.startPartnerApplication']),
   'onboarding.resume': capability('onboarding.resume', 'partner-ecosystem', perMinute(60), [

@@ -12,6 +12,7 @@ import {
   certificationSubmitOperation,
 } from './legal-and-certification.js';
 import { wearableRoutes } from './wearables.js';
+import { analyticsRoutes } from './analytics.js';
 import { listWebhooks, listWebhooksSchemas, registerWebhook, registerWebhookSchemas, removeWebhook, removeWebhookSchemas } from './webhook-operations.js';
 
 const SPEC_DEPRECATION = { since: '2026-06-12', sunset: '2026-09-12' };
@@ -92,9 +93,8 @@ export const otherRoutes: RouteSpec[] = [
   planned('tefca.xca.search', 'POST', '/tefca/xca/search', 'tefca', 'TEFCA document query, outbound', ['tefca.xca.search']),
   planned('tefca.xca.query', 'POST', '/tefca/xca/query', 'tefca', 'TEFCA document query, inbound', ['tefca.xca.query']),
   ...wearableRoutes,
-  planned('analytics.query.nl', 'POST', '/analytics/v1/query/nl', 'analytics', 'Natural-language query step of a two-step flow; takes a purpose_of_use'),
-  planned('analytics.query.execute', 'POST', '/analytics/v1/query/execute', 'analytics', 'Execute step of the two-step query flow'),
-  planned('analytics.score.compute', 'POST', '/analytics/v1/analytics-score/compute', 'analytics', 'Score computation'),
+  // The analytics routes and their deprecated predecessors (analytics.ts).
+  ...analyticsRoutes,
   {
     id: 'tefca.v1.patient-discovery',
     method: 'POST',
@@ -116,27 +116,5 @@ export const otherRoutes: RouteSpec[] = [
     scopes: ['tefca.xca.search'],
     successStatus: 200,
     deprecated: { ...SPEC_DEPRECATION, successors: [{ method: 'POST', path: '/tefca/xca/search' }, { method: 'POST', path: '/tefca/xca/query' }] },
-  },
-  {
-    id: 'analytics.v1.query',
-    method: 'POST',
-    path: '/analytics/v1/query',
-    product: 'analytics',
-    summary: 'Legacy one-step analytics query',
-    auth: 'bearer',
-    scopes: [],
-    successStatus: 200,
-    deprecated: { ...SPEC_DEPRECATION, successors: [{ method: 'POST', path: '/analytics/v1/query/nl' }, { method: 'POST', path: '/analytics/v1/query/execute' }] },
-  },
-  {
-    id: 'analytics.v1.risk-score',
-    method: 'GET',
-    path: '/analytics/v1/risk-score',
-    product: 'analytics',
-    summary: 'Legacy risk score',
-    auth: 'bearer',
-    scopes: [],
-    successStatus: 200,
-    deprecated: { ...SPEC_DEPRECATION, successors: [{ method: 'POST', path: '/analytics/v1/analytics-score/compute' }] },
   },
 ];

@@ -9,6 +9,7 @@ import { defineSharingRules } from './sharing-rules.js';
 import { defineIdentityLink } from './identity-link.js';
 import { defineWearables } from './wearables.js';
 import { defineClearinghouse } from './clearinghouse.js';
+import { defineAnalytics } from './analytics.js';
 
 export type { ExportWakeup, SyncWakeup };
 
@@ -31,5 +32,6 @@ export function buildFhirSchema(services: SubgraphServices, exportWakeup: Export
   defineSharingRules(builder);
   defineIdentityLink(builder, services, typed.get('Patient')!);
   defineClearinghouse(builder, services);
+  defineAnalytics(builder, services);
   return builder.toSubGraphSchema({ linkUrl: 'https://specs.apollo.dev/federation/v2.6' });
 }
