@@ -7,6 +7,7 @@ import { defineTypedFhir } from './fhir-typed.js';
 import { defineSyncJobs, type SyncWakeup } from './sync-jobs.js';
 import { defineSharingRules } from './sharing-rules.js';
 import { defineIdentityLink } from './identity-link.js';
+import { defineTefcaDocuments } from './tefca-documents.js';
 
 export type { ExportWakeup, SyncWakeup };
 
@@ -27,5 +28,6 @@ export function buildFhirSchema(services: SubgraphServices, exportWakeup: Export
   const typed = defineTypedFhir(builder, services);
   defineSharingRules(builder);
   defineIdentityLink(builder, services, typed.get('Patient')!);
+  defineTefcaDocuments(builder, services);
   return builder.toSubGraphSchema({ linkUrl: 'https://specs.apollo.dev/federation/v2.6' });
 }
