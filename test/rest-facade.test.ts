@@ -135,7 +135,7 @@ describe('REST facade: routes from the route table through the gateway', () => {
     });
 
     it('says 501 for a documented route that is not served yet, after auth and limits', async () => {
-      const res = await t.request({ method: 'POST', url: '/tefca/xcpd/search', body: {} });
+      const res = await t.request({ method: 'POST', url: '/analytics/v1/query/nl', body: {} });
       expect(res.statusCode).toBe(501);
       expect(res.json().code).toBe('NOT_IMPLEMENTED');
     });
