@@ -6,6 +6,7 @@ import { freePort } from './support/processes.js';
 import { apiToken, fhir, registerPartner } from './support/fhir.js';
 import { eventsOf, eventually } from './support/identity.js';
 import { WebhookReceiver } from './support/webhook-receiver.js';
+import { onboardPartner, portalSession } from './support/partner-onboarding.js';
 
 /**
  * TEFCA exchange end to end: two instances of the service on loopback are two communities (A and
@@ -194,6 +195,21 @@ describe('TEFCA exchange between two communities', () => {
     expect(rest.json().code).toBe('INSUFFICIENT_SCOPE');
     const gql = await a.graphql('mutation($p: TefcaPatientInput!) { tefcaSearchPatients(purposeOfUse: "T-TREAT", patient: $p) { exchangeId } }', { p: { family: 'Lovelace' } }, xcaOnly);
     expect(gql.errors?.[0]?.extensions?.['code']).toBe('INSUFFICIENT_SCOPE');
+  });
+
+  it('accepts a portal session as well as a bearer token', async () => {
+    const onboarded = await onboardPartner(a, 'tefca-portal');
+    await grantTefca(a, onboarded.partnerGpid);
+    const session = await portalSession(a, onboarded.email);
+    const res = await post(a, '/tefca/xcpd/search', { purpose_of_use: 'T-IAS', patient, communities: [B_ID] }, session);
+    expect(res.statusCode).toBe(200);
+    expect(res.json().matches).toEqual([expect.objectContaining({ patient_id: gpid })]);
+    const log = await eventually(async () => {
+      const rows = (await a.request({ url: '/tefca/exchanges', token: session })).json().exchanges as { partner_gpid: string; purpose_of_use: string }[];
+      expect(rows).toHaveLength(1);
+      return rows;
+    });
+    expect(log[0]).toMatchObject({ partner_gpid: onboarded.partnerGpid, purpose_of_use: 'T-IAS' });
   });
 
   it('runs the GraphQL twins with the same validation', async () => {
