@@ -274,7 +274,7 @@ export async function startSystem(config: Config, options: { logger?: Logger; no
     readiness(app, ready);
     readiness(internalApp, ready);
     if (role === 'all' || role === 'facade') {
-      await registerFacade(app, { gateway: facadeGateway, limiter, publicUrl: config.publicUrl, now, sunsets: config.deprecationSunsets });
+      await registerFacade(app, { gateway: facadeGateway, limiter, publicUrl: config.publicUrl, now, sunsets: config.deprecationSunsets, homeCommunityId: config.tefca.homeCommunityId });
     }
     // Closed first on shutdown: no new requests, in-flight ones finish, then the parts behind it stop.
     closers.push(() => Promise.all([app.close(), internalApp.close()]));

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { readOperationLimits, type OperationLimits } from './graphql/operation-limits.js';
 import { readWebhookSettings, type WebhookSettings } from './webhook-settings.js';
+import { readTefcaSettings, type TefcaSettings } from './tefca/settings.js';
 
 /** Which component(s) this process runs. `all` is the embedded default. */
 export type Role = 'all' | 'gateway' | 'facade' | 'worker' | `subgraph:${SubgraphName}`;
@@ -80,6 +81,8 @@ export interface Config {
    * of a deprecated route in the facade's route table. Until the new date the route works again.
    */
   deprecationSunsets: Readonly<Record<string, string>>;
+  /** TEFCA exchange: our home community, the peer directory seed, time limits (`SVC_TEFCA_*`, see tefca/settings.ts). */
+  tefca: TefcaSettings;
 }
 
 export class ConfigError extends Error {
@@ -243,6 +246,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     },
     webhooks: readWebhookSettings(int, bool),
     deprecationSunsets: parseDeprecationSunsets(str('SVC_DEPRECATION_SUNSETS'), problems),
+    tefca: readTefcaSettings(str, int, bool, problems),
   };
   if (role === 'gateway' && !config.supergraphPath) {
     for (const name of SUBGRAPH_NAMES) {

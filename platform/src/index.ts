@@ -43,3 +43,4 @@ export * from './graphql/connection-types.js';
 export * from './rate-limit/index.js';
 export * from './dependency-health.js';
 export * from './redis-client.js';
+export * from './tefca/index.js';

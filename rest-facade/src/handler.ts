@@ -39,6 +39,8 @@ export interface HandlerDeps {
   limiter: RateLimiter | null;
   publicUrl: string;
   now: () => Date;
+  /** Our TEFCA home community id: a retrieve for it is answered here, for another community forwarded. */
+  homeCommunityId?: string;
 }
 
 /** Who may use a route's credential class. */
@@ -110,6 +112,7 @@ export function routeHandler(route: RouteSpec, deps: HandlerDeps) {
         headers: req.headers,
         principal,
         clientIp: req.ip,
+        ...(deps.homeCommunityId ? { homeCommunityId: deps.homeCommunityId } : {}),
       };
 
       // The token endpoint is counted per claimed client, and its failures per client and per address.

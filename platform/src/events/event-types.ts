@@ -4,8 +4,9 @@
  * (`pipeline.sync.completed` → `pipelineSyncCompleted`); webhook filters are validated against it.
  *
  * - `scope`: what a subscriber needs to receive the type (null: every credential of the partner).
- * - `status: 'planned'` marks names fixed before their producer exists (the TEFCA exchange events,
- *   and the spec's `identity.match` / `identity.merge`), so partners can subscribe ahead of go-live.
+ * - `status: 'planned'` marks names fixed before their producer exists (the spec's `identity.match` /
+ *   `identity.merge`), so partners can subscribe ahead of go-live. The `tefca.*` events carry the
+ *   exchange record of platform/src/tefca/exchange.ts (ids, codes, counts, timings; never health data).
  *
  * Payloads carry the event's name in `data.event`. Internal hand-offs between subgraphs
  * (`<area>.internal.*`, see envelope.ts) are never in this catalog.
@@ -40,15 +41,15 @@ export const EVENT_TYPES: readonly EventTypeInfo[] = Object.freeze([
   e('fhir.resource.created', 'fhir', 'cms.fhir.r4.read', 'A FHIR resource was created.'),
   e('fhir.resource.updated', 'fhir', 'cms.fhir.r4.read', 'A FHIR resource was updated.'),
   e('fhir.resource.deleted', 'fhir', 'cms.fhir.r4.read', 'A FHIR resource was deleted.'),
-  e('tefca.xcpd.query.completed', 'tefca', null, 'An outbound TEFCA patient discovery (XCPD, ITI-55) completed.', 'planned'),
-  e('tefca.xcpd.query.failed', 'tefca', null, 'An outbound TEFCA patient discovery failed or was refused.', 'planned'),
-  e('tefca.xcpd.discovery.received', 'tefca', null, 'An inbound TEFCA patient discovery request was answered.', 'planned'),
-  e('tefca.xca.query.completed', 'tefca', null, 'An outbound TEFCA document query (XCA, ITI-38) completed.', 'planned'),
-  e('tefca.xca.query.failed', 'tefca', null, 'An outbound TEFCA document query failed or was refused.', 'planned'),
-  e('tefca.xca.query.received', 'tefca', null, 'An inbound TEFCA document query was answered.', 'planned'),
-  e('tefca.xca.retrieve.completed', 'tefca', null, 'A TEFCA document retrieve (ITI-39) completed.', 'planned'),
-  e('tefca.xca.retrieve.failed', 'tefca', null, 'A TEFCA document retrieve failed or was refused.', 'planned'),
-  e('tefca.exchange.refused', 'tefca', null, 'A TEFCA exchange was refused (purpose of use, scope or policy).', 'planned'),
+  e('tefca.xcpd.query.completed', 'tefca', null, 'An outbound TEFCA patient discovery (XCPD, ITI-55) completed.'),
+  e('tefca.xcpd.query.failed', 'tefca', null, 'An outbound TEFCA patient discovery got no answer from any peer community (each named in data.communities).'),
+  e('tefca.xcpd.discovery.received', 'tefca', null, 'An inbound TEFCA patient discovery request was answered.'),
+  e('tefca.xca.query.completed', 'tefca', null, 'An outbound TEFCA document query (XCA, ITI-38) completed.'),
+  e('tefca.xca.query.failed', 'tefca', null, 'An outbound TEFCA document query got no answer from any peer community.'),
+  e('tefca.xca.query.received', 'tefca', null, 'An inbound TEFCA document query was answered.'),
+  e('tefca.xca.retrieve.completed', 'tefca', null, 'A TEFCA document retrieve (ITI-39), inbound or outbound (data.direction), completed.'),
+  e('tefca.xca.retrieve.failed', 'tefca', null, 'A TEFCA document retrieve failed: unknown document, or the peer community did not answer.'),
+  e('tefca.exchange.refused', 'tefca', null, 'A TEFCA exchange was refused: missing or unknown purpose of use, or an invalid request.'),
   e('webhook.endpoint.disabled', 'webhook', null, 'A webhook endpoint was disabled (persistent failure, or 410 Gone from the receiver).'),
   e('webhook.test_ping.verified', 'webhook', null, 'A receiver accepted a signed test.ping and refused an unsigned probe.'),
 ]);

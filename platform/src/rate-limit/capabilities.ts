@@ -124,6 +124,13 @@ export const CAPABILITIES = {
   'analytics.query.nl': capability('analytics.query.nl', 'analytics', perMinute(60), ['Mutation.analyticsQueryInterpret']),
   'analytics.query.execute': capability('analytics.query.execute', 'analytics', perMinute(30), ['Query.analyticsQueryExecute']),
   'analytics.score.compute': capability('analytics.score.compute', 'analytics', perMinute(120), ['Query.analyticsScore']),
+  // TEFCA exchange: the product's overall and burst limits (no per-route limit in the spec).
+  'tefca.xcpd.search': capability('tefca.xcpd.search', 'tefca', undefined, ['Mutation.tefcaSearchPatients']),
+  'tefca.xcpd.discover': capability('tefca.xcpd.discover', 'tefca', undefined, ['Mutation.tefcaDiscoverPatients']),
+  'tefca.xca.search': capability('tefca.xca.search', 'tefca', undefined, ['Mutation.tefcaSearchDocuments']),
+  'tefca.xca.query': capability('tefca.xca.query', 'tefca', undefined, ['Mutation.tefcaQueryDocuments']),
+  'tefca.xca.retrieve': capability('tefca.xca.retrieve', 'tefca', undefined, ['Mutation.tefcaRetrieveDocument', 'Mutation.tefcaRetrieveRemoteDocument']),
+  'tefca.exchanges': capability('tefca.exchanges', 'tefca', undefined, ['Query.tefcaExchanges', 'Query.tefcaExchange', 'Query.tefcaCommunities']),
   // Anonymous onboarding over GraphQL (no REST route): per address, like sign-in.
   'onboarding.start': capability('onboarding.start', 'partner-ecosystem', perMinute(10), ['Mutation.startPartnerApplication']),
   'onboarding.resume': capability('onboarding.resume', 'partner-ecosystem', perMinute(60), [

@@ -13,9 +13,29 @@ import {
 } from './legal-and-certification.js';
 import { wearableRoutes } from './wearables.js';
 import { analyticsRoutes } from './analytics.js';
+import {
+  legacyDocumentQuery,
+  legacyDocumentQuerySchemas,
+  legacyPatientDiscovery,
+  legacyPatientDiscoverySchemas,
+  listExchanges,
+  listExchangesSchemas,
+  xcaQuery,
+  xcaQuerySchemas,
+  xcaRetrieve,
+  xcaRetrieveSchemas,
+  xcaSearch,
+  xcaSearchSchemas,
+  xcpdDiscover,
+  xcpdDiscoverSchemas,
+  xcpdSearch,
+  xcpdSearchSchemas,
+} from './tefca.js';
 import { listWebhooks, listWebhooksSchemas, registerWebhook, registerWebhookSchemas, removeWebhook, removeWebhookSchemas } from './webhook-operations.js';
 
 const SPEC_DEPRECATION = { since: '2026-06-12', sunset: '2026-09-12' };
+/** Any TEFCA exchange scope reads the caller's own audit log (a peer holding only discover sees its inbound exchanges). */
+const TEFCA_SCOPES = ['tefca.xcpd.search', 'tefca.xcpd.discover', 'tefca.xca.search', 'tefca.xca.query', 'tefca.xca.retrieve'];
 
 function planned(id: string, method: HttpMethod, path: string, product: Product, summary: string, scopes: string[] = [], auth: RouteSpec['auth'] = 'bearer'): RouteSpec {
   return { id, method, path, product, summary, auth, scopes, successStatus: method === 'POST' ? 201 : 200 };
@@ -86,12 +106,18 @@ export const otherRoutes: RouteSpec[] = [
     responseContentType: 'application/rss+xml',
     responseBody: { type: 'string', description: 'RSS 2.0: portal releases and endpoint deprecations, newest first.' },
   },
-  planned('tefca.xca.retrieve', 'POST', '/tefca/xca/retrieve', 'tefca', 'Document retrieve (ITI-39)', ['tefca.xca.retrieve']),
-  planned('tefca.exchanges', 'GET', '/tefca/exchanges', 'tefca', 'Partner audit log of TEFCA exchanges', ['tefca.xcpd.search', 'tefca.xca.search']),
-  planned('tefca.xcpd.search', 'POST', '/tefca/xcpd/search', 'tefca', 'TEFCA patient discovery, outbound', ['tefca.xcpd.search']),
-  planned('tefca.xcpd.discover', 'POST', '/tefca/xcpd/discover', 'tefca', 'TEFCA patient discovery, inbound', ['tefca.xcpd.discover']),
-  planned('tefca.xca.search', 'POST', '/tefca/xca/search', 'tefca', 'TEFCA document query, outbound', ['tefca.xca.search']),
-  planned('tefca.xca.query', 'POST', '/tefca/xca/query', 'tefca', 'TEFCA document query, inbound', ['tefca.xca.query']),
+  // TEFCA exchange (routes/tefca.ts). Exchanges answer 200: they create nothing a client could fetch again.
+  { ...planned('tefca.xca.retrieve', 'POST', '/tefca/xca/retrieve', 'tefca', 'Document retrieve (ITI-39)', ['tefca.xca.retrieve']), ...capabilityRoute('tefca.xca.retrieve'), successStatus: 200, operation: xcaRetrieve, ...xcaRetrieveSchemas },
+  {
+    ...planned('tefca.exchanges', 'GET', '/tefca/exchanges', 'tefca', 'Partner audit log of TEFCA exchanges', TEFCA_SCOPES),
+    ...capabilityRoute('tefca.exchanges'),
+    operation: listExchanges,
+    ...listExchangesSchemas,
+  },
+  { ...planned('tefca.xcpd.search', 'POST', '/tefca/xcpd/search', 'tefca', 'TEFCA patient discovery, outbound', ['tefca.xcpd.search']), ...capabilityRoute('tefca.xcpd.search'), successStatus: 200, operation: xcpdSearch, ...xcpdSearchSchemas },
+  { ...planned('tefca.xcpd.discover', 'POST', '/tefca/xcpd/discover', 'tefca', 'TEFCA patient discovery, inbound', ['tefca.xcpd.discover']), ...capabilityRoute('tefca.xcpd.discover'), successStatus: 200, operation: xcpdDiscover, ...xcpdDiscoverSchemas },
+  { ...planned('tefca.xca.search', 'POST', '/tefca/xca/search', 'tefca', 'TEFCA document query, outbound', ['tefca.xca.search']), ...capabilityRoute('tefca.xca.search'), successStatus: 200, operation: xcaSearch, ...xcaSearchSchemas },
+  { ...planned('tefca.xca.query', 'POST', '/tefca/xca/query', 'tefca', 'TEFCA document query, inbound', ['tefca.xca.query']), ...capabilityRoute('tefca.xca.query'), successStatus: 200, operation: xcaQuery, ...xcaQuerySchemas },
   ...wearableRoutes,
   // The analytics routes and their deprecated predecessors (analytics.ts).
   ...analyticsRoutes,
@@ -102,9 +128,12 @@ export const otherRoutes: RouteSpec[] = [
     product: 'tefca',
     summary: 'Legacy TEFCA patient discovery',
     auth: 'bearer',
-    scopes: ['tefca.xcpd.search'],
+    // Either successor's scope: the body decides which successor runs, and its GraphQL field checks its own scope.
+    scopes: ['tefca.xcpd.search', 'tefca.xcpd.discover'],
     successStatus: 200,
     deprecated: { ...SPEC_DEPRECATION, successors: [{ method: 'POST', path: '/tefca/xcpd/search' }, { method: 'POST', path: '/tefca/xcpd/discover' }] },
+    operation: legacyPatientDiscovery,
+    ...legacyPatientDiscoverySchemas,
   },
   {
     id: 'tefca.v1.document-query',
@@ -113,8 +142,10 @@ export const otherRoutes: RouteSpec[] = [
     product: 'tefca',
     summary: 'Legacy TEFCA document query',
     auth: 'bearer',
-    scopes: ['tefca.xca.search'],
+    scopes: ['tefca.xca.search', 'tefca.xca.query'],
     successStatus: 200,
     deprecated: { ...SPEC_DEPRECATION, successors: [{ method: 'POST', path: '/tefca/xca/search' }, { method: 'POST', path: '/tefca/xca/query' }] },
+    operation: legacyDocumentQuery,
+    ...legacyDocumentQuerySchemas,
   },
 ];

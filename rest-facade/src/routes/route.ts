@@ -31,6 +31,8 @@ export interface RouteInput {
   principal: Principal;
   /** The client's address (the leftmost X-Forwarded-For entry behind a proxy, else the peer). */
   clientIp?: string;
+  /** Our TEFCA home community id (config), for routes that answer for it or forward elsewhere. */
+  homeCommunityId?: string;
 }
 
 /** A JSON Schema (draft 2020-12, as OpenAPI 3.1 uses it). */

@@ -16,8 +16,10 @@ import {
   makeEvent,
   newId,
   newPatientGpid,
+  type EventEnvelope,
   type Principal,
   type SubgraphServices,
+  type TefcaSettings,
 } from '@svc/platform';
 import {
   assertIndependentApprover,
@@ -158,6 +160,26 @@ export class IdentityService {
   async match(principal: Principal, input: DemographicsInput, options: { entityType: string | null; strict?: boolean | null }): Promise<MatchResult> {
     const result = await this.pipeline.match(input, { entityType: options.entityType, strict: options.strict ?? false });
     return visibleMatch(result, await this.linkView(principal, gpidsOf(result)));
+  }
+
+  /**
+   * TEFCA inbound patient discovery (XCPD): stages 1–4 against the whole registry, the community's
+   * population, as the TEFCA framework asks of a responding community (not the caller's links).
+   * Writes nothing but its audit event; see tefca-discovery.ts for what is disclosed.
+   */
+  matchForExchange(input: DemographicsInput): Promise<MatchResult> {
+    return this.pipeline.match(input, { entityType: 'patient', strict: false });
+  }
+
+  /** The TEFCA settings (our home community id). */
+  get tefca(): TefcaSettings {
+    return this.services.runtime.config.tefca;
+  }
+
+  /** Stage one event in the identity outbox and publish it (an exchange's audit event). */
+  async recordEvent(event: EventEnvelope): Promise<void> {
+    await stageEvent(this.sql, event);
+    this.services.publishCommitted();
   }
 
   /** Stages 1–6 in one transaction with history, confirmation and events. */

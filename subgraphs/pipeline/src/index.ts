@@ -12,6 +12,11 @@ import { webhookIntake } from './domain/webhook-intake.js';
 import { PIPELINE_CONSUMERS } from './domain/pipeline-health.js';
 import { WebhookDeliveryWorker } from './webhooks/delivery-worker.js';
 import { buildPipelineSchema } from './schema/index.js';
+import { TefcaExchangeEntity } from './entities/tefca-exchange.js';
+import { m004 } from './migrations/m004-tefca-exchanges.js';
+import { projectTefcaExchange, TEFCA_EXCHANGES_CONSUMER } from './domain/tefca-exchange-log.js';
+import { TefcaPeerClient } from './tefca/peer-client.js';
+import { TefcaOutbound } from './tefca/outbound.js';
 
 /** Sync jobs, pipeline health and metrics, the event log, webhooks and their delivery. */
 export const pipelineSubgraph: SubgraphDefinition = {
@@ -21,11 +26,14 @@ export const pipelineSubgraph: SubgraphDefinition = {
     const log = new EventLog(runtime.config.eventMaxWaiters);
     // Mutations that queue a delivery wake this process's worker, when it runs one.
     const webhookWakeup = { wake: () => {} };
+    const tefca = runtime.config.tefca;
+    const peerClient = new TefcaPeerClient({ allowPrivateAddresses: tefca.allowPrivateAddresses, timeoutMs: tefca.timeoutMs });
+    const tefcaOutbound = new TefcaOutbound(tefca, peerClient);
     return assembleSubgraph(runtime, {
       name: 'pipeline',
-      entities: [SyncJobEntity, LoggedEventEntity, WebhookEntity, WebhookDeliveryEntity, WebhookAttemptEntity],
-      migrations: [...m001, m002, { name: 'm003-sync-job-projection', class: M003SyncJobProjection }],
-      buildSchema: (services) => buildPipelineSchema(services, log, webhookWakeup),
+      entities: [SyncJobEntity, LoggedEventEntity, WebhookEntity, WebhookDeliveryEntity, WebhookAttemptEntity, TefcaExchangeEntity],
+      migrations: [...m001, m002, { name: 'm003-sync-job-projection', class: M003SyncJobProjection }, m004],
+      buildSchema: (services) => buildPipelineSchema(services, log, webhookWakeup, tefcaOutbound),
       async startWorkers({ orm, runtime: rt, publishCommitted }) {
         // Webhooks: the delivery worker, and the intake that turns events into delivery rows.
         const webhooks = new WebhookDeliveryWorker(orm, rt.config.webhooks, rt.logger, publishCommitted, (err) => rt.logger.error({ err }, 'webhook delivery worker failed'));
@@ -40,11 +48,14 @@ export const pipelineSubgraph: SubgraphDefinition = {
           rt.stream.consume(eventLog, (event) => (isInternalEventType(event.type) ? undefined : log.record(orm.em.fork(), event))),
           rt.stream.consume(syncJobsConsumer, (event) => projectSyncJobEvent(orm.em.fork(), event)),
           rt.stream.consume(webhooksConsumer, (event) => (isInternalEventType(event.type) ? undefined : intake(event))),
+          // The TEFCA audit log: every exchange's event, from whichever subgraph answered it.
+          rt.stream.consume(TEFCA_EXCHANGES_CONSUMER, (event) => (event.type.startsWith('tefca.') ? projectTefcaExchange(orm.em.fork(), event) : undefined)),
         ];
         return async () => {
           await Promise.all(stops.map((stop) => stop()));
           webhookWakeup.wake = () => {};
           await webhooks.stop();
+          await peerClient.close();
         };
       },
     });

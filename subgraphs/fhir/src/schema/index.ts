@@ -10,6 +10,7 @@ import { defineIdentityLink } from './identity-link.js';
 import { defineWearables } from './wearables.js';
 import { defineClearinghouse } from './clearinghouse.js';
 import { defineAnalytics } from './analytics.js';
+import { defineTefcaDocuments } from './tefca-documents.js';
 
 export type { ExportWakeup, SyncWakeup };
 
@@ -33,5 +34,6 @@ export function buildFhirSchema(services: SubgraphServices, exportWakeup: Export
   defineIdentityLink(builder, services, typed.get('Patient')!);
   defineClearinghouse(builder, services);
   defineAnalytics(builder, services);
+  defineTefcaDocuments(builder, services);
   return builder.toSubGraphSchema({ linkUrl: 'https://specs.apollo.dev/federation/v2.6' });
 }

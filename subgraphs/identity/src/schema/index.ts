@@ -6,6 +6,7 @@ import { defineAuditEntry, defineChanges } from './changes.js';
 import { defineIdentity, defineIdentityEnums, identityLoaders } from './identity.js';
 import { defineMatchAndResolve } from './match-resolve.js';
 import { defineFhirPatientMatch } from './fhir-patient-match.js';
+import { defineTefcaDiscovery } from './tefca-discovery.js';
 
 /** The identity subgraph's federated schema. */
 export function buildIdentitySchema(service: IdentityService): GraphQLSchema {
@@ -19,5 +20,6 @@ export function buildIdentitySchema(service: IdentityService): GraphQLSchema {
   const AuditEntry = defineAuditEntry(builder);
   defineChanges(builder, service, loaders, IdentityType, AuditEntry);
   defineAudit(builder, service, AuditEntry);
+  defineTefcaDiscovery(builder, service);
   return builder.toSubGraphSchema({ linkUrl: 'https://specs.apollo.dev/federation/v2.6' });
 }

@@ -27,6 +27,7 @@ describe('partner grants', () => {
     expect(portalSessionScopes(DEFAULT_PARTNER_SCOPES)).toEqual(['cms.partner.read', 'cms.partner.write', 'cms.pipeline.read', 'cms.sdk.read', 'cms.tokens.manage', 'cms.webhooks.manage']);
     expect(portalSessionScopes(['cms.*'])).toContain('cms.tokens.manage');
     expect(portalSessionScopes(['identity.read'])).toEqual([]);
+    expect(portalSessionScopes(['cms.partner.read', 'tefca.xcpd.*', 'tefca.xca.query', 'tefca.other'])).toEqual(['cms.partner.read', 'tefca.xcpd.*', 'tefca.xca.query']);
   });
 });
 

@@ -47,9 +47,16 @@ export function defaultGrantFor(partnerGpid: string): string[] {
   return partnerGpid === OPERATOR_PARTNER_GPID ? [ALL_SCOPES] : [...DEFAULT_PARTNER_SCOPES];
 }
 
+/**
+ * The TEFCA exchange scopes a partner holds (`tefca.xcpd.*`, `tefca.xca.query`, …): the spec lets the
+ * XCPD and XCA routes be used with a portal session as well as a bearer token, so a session carries
+ * them too (the exchange playground of the portal runs on the session).
+ */
+const TEFCA_EXCHANGE_SCOPE = /^tefca\.(xcpd|xca)(\.|$)/;
+
 /** The scopes of a portal session for a partner holding `held`. */
 export function portalSessionScopes(held: readonly string[]): string[] {
-  return PORTAL_SESSION_SCOPES.filter((scope) => hasScope(held, scope));
+  return [...PORTAL_SESSION_SCOPES.filter((scope) => hasScope(held, scope)), ...held.filter((scope) => TEFCA_EXCHANGE_SCOPE.test(scope))];
 }
 
 /**

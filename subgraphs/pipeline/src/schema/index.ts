@@ -6,9 +6,11 @@ import { defineEvent } from './event.js';
 import { definePipelineHealth } from './pipeline-health.js';
 import { definePipelineMetrics } from './pipeline-metrics.js';
 import { defineWebhooks, type WebhookWakeup } from './webhook.js';
+import { defineTefca } from './tefca.js';
+import type { TefcaOutbound } from '../tefca/outbound.js';
 
 /** The pipeline subgraph's federated schema. */
-export function buildPipelineSchema(services: SubgraphServices, log: EventLog, webhookWakeup: WebhookWakeup = { wake: () => {} }): GraphQLSchema {
+export function buildPipelineSchema(services: SubgraphServices, log: EventLog, webhookWakeup: WebhookWakeup, tefca: TefcaOutbound): GraphQLSchema {
   const builder = createSubgraphBuilder();
   builder.mutationType({});
   const partner = partnerRef(builder);
@@ -17,5 +19,6 @@ export function buildPipelineSchema(services: SubgraphServices, log: EventLog, w
   definePipelineHealth(builder, services);
   definePipelineMetrics(builder, partner);
   defineWebhooks(builder, services, webhookWakeup);
+  defineTefca(builder, services, tefca);
   return builder.toSubGraphSchema({ linkUrl: 'https://specs.apollo.dev/federation/v2.6' });
 }
