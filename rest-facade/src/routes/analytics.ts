@@ -1,4 +1,5 @@
 import { capabilityRoute } from '@svc/platform';
+import { SPEC_DEPRECATION } from '../deprecation.js';
 import type { GatewayOperation, JsonSchema, LocalOperation, RouteInput, RouteSpec } from './route.js';
 import { BodyReader, singleQueryValue } from './body-readers.js';
 import { snakeKeys } from './snake-case.js';
@@ -10,7 +11,6 @@ import { snakeKeys } from './snake-case.js';
  * sunset, which answers 410 until the operator moves it with SVC_DEPRECATION_SUNSETS).
  */
 
-const SPEC_DEPRECATION = { since: '2026-06-12', sunset: '2026-09-12' };
 
 const QUERY_FIELDS = 'id question purposeOfUse structuredQuery summary readings { text meaning } createdAt expiresAt';
 const RESULT_FIELDS = `queryId measure value unit series { period value patients observations } patients observations observationsInOtherUnits asOf executedAt`;

@@ -1,4 +1,5 @@
 import { capabilityRoute } from '@svc/platform';
+import { SPEC_DEPRECATION } from '../deprecation.js';
 import type { HttpMethod, Product, RouteSpec } from './route.js';
 import { changelogOperation } from '../catalog/changelog.js';
 import { openApiOperation } from '../catalog/openapi.js';
@@ -33,7 +34,6 @@ import {
 } from './tefca.js';
 import { listWebhooks, listWebhooksSchemas, registerWebhook, registerWebhookSchemas, removeWebhook, removeWebhookSchemas } from './webhook-operations.js';
 
-const SPEC_DEPRECATION = { since: '2026-06-12', sunset: '2026-09-12' };
 /** Any TEFCA exchange scope reads the caller's own audit log (a peer holding only discover sees its inbound exchanges). */
 const TEFCA_SCOPES = ['tefca.xcpd.search', 'tefca.xcpd.discover', 'tefca.xca.search', 'tefca.xca.query', 'tefca.xca.retrieve'];
 
