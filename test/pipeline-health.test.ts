@@ -67,6 +67,7 @@ describe('GET /cms/pipeline/health: database, event stream, consumer lag, webhoo
       ['event-log', 'healthy', null],
       ['sync-jobs', 'healthy', null],
       ['webhooks', 'healthy', null],
+      ['tefca-exchanges', 'healthy', null],
     ]);
     expect(body.webhooks).toEqual({ status: 'healthy', pending: 0, due: 0, oldest_pending_age_seconds: null, window_minutes: 60, attempts: 0, failed_attempts: 0, failure_rate: null });
   });
@@ -97,6 +98,6 @@ describe('GET /cms/pipeline/health: database, event stream, consumer lag, webhoo
     const res = await t.graphql<{ pipelineHealth: { status: string; eventStream: { status: string }; consumers: { name: string }[]; webhooks: { failureRate: number } } }>(
       '{ pipelineHealth { status eventStream { status } consumers { name } webhooks { failureRate } } }',
     );
-    expect(res.data?.pipelineHealth).toEqual({ status: 'degraded', eventStream: { status: 'up' }, consumers: [{ name: 'event-log' }, { name: 'sync-jobs' }, { name: 'webhooks' }], webhooks: { failureRate: 1 } });
+    expect(res.data?.pipelineHealth).toEqual({ status: 'degraded', eventStream: { status: 'up' }, consumers: [{ name: 'event-log' }, { name: 'sync-jobs' }, { name: 'webhooks' }, { name: 'tefca-exchanges' }], webhooks: { failureRate: 1 } });
   });
 });

@@ -14,7 +14,7 @@ import { WebhookDeliveryWorker } from './webhooks/delivery-worker.js';
 import { buildPipelineSchema } from './schema/index.js';
 import { TefcaExchangeEntity } from './entities/tefca-exchange.js';
 import { m004 } from './migrations/m004-tefca-exchanges.js';
-import { projectTefcaExchange, TEFCA_EXCHANGES_CONSUMER } from './domain/tefca-exchange-log.js';
+import { projectTefcaExchange } from './domain/tefca-exchange-log.js';
 import { TefcaPeerClient } from './tefca/peer-client.js';
 import { TefcaOutbound } from './tefca/outbound.js';
 
@@ -43,13 +43,13 @@ export const pipelineSubgraph: SubgraphDefinition = {
 
         // Durable consumers: an event is acknowledged only after its work committed, and retried
         // until then. Internal hand-offs between subgraphs are never logged nor sent (envelope.ts).
-        const [eventLog, syncJobsConsumer, webhooksConsumer] = PIPELINE_CONSUMERS; // named in pipelineHealth
+        const [eventLog, syncJobsConsumer, webhooksConsumer, tefcaExchanges] = PIPELINE_CONSUMERS; // named in pipelineHealth
         const stops = [
           rt.stream.consume(eventLog, (event) => (isInternalEventType(event.type) ? undefined : log.record(orm.em.fork(), event))),
           rt.stream.consume(syncJobsConsumer, (event) => projectSyncJobEvent(orm.em.fork(), event)),
           rt.stream.consume(webhooksConsumer, (event) => (isInternalEventType(event.type) ? undefined : intake(event))),
           // The TEFCA audit log: every exchange's event, from whichever subgraph answered it.
-          rt.stream.consume(TEFCA_EXCHANGES_CONSUMER, (event) => (event.type.startsWith('tefca.') ? projectTefcaExchange(orm.em.fork(), event) : undefined)),
+          rt.stream.consume(tefcaExchanges, (event) => (event.type.startsWith('tefca.') ? projectTefcaExchange(orm.em.fork(), event) : undefined)),
         ];
         return async () => {
           await Promise.all(stops.map((stop) => stop()));

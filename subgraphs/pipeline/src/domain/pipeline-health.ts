@@ -1,7 +1,7 @@
 import type { ConsumerLag } from '@svc/platform';
 
 /** The pipeline's durable consumers (their names are their positions' identity: keep them stable). */
-export const PIPELINE_CONSUMERS = ['event-log', 'sync-jobs', 'webhooks'] as const;
+export const PIPELINE_CONSUMERS = ['event-log', 'sync-jobs', 'webhooks', 'tefca-exchanges'] as const;
 
 /**
  * When pipeline health turns `degraded` (see the subgraph README). Constants rather than settings:

@@ -2,9 +2,6 @@ import type { EntityManager } from '@mikro-orm/core';
 import { isId, type EventEnvelope, type TefcaExchangeRecord } from '@svc/platform';
 import { TefcaExchangeEntity, type TefcaExchangeRow } from '../entities/tefca-exchange.js';
 
-/** The durable consumer that projects `tefca.*` events into the audit log. */
-export const TEFCA_EXCHANGES_CONSUMER = 'tefca-exchanges';
-
 /**
  * The TEFCA exchange audit log: every exchange, inbound (answered by the identity and fhir
  * subgraphs) and outbound (this subgraph's fan-out), as the projection of its `tefca.*` event, which
