@@ -25,6 +25,8 @@ export const SCOPE_CATALOG = [
   { scope: 'tefca.xca.*', description: 'TEFCA document query and retrieve (XCA)' },
   { scope: 'velocity.clearinghouse.*', description: 'Clearinghouse eligibility, claim status and claim submission' },
   { scope: 'patient/Patient.read', description: 'SMART: read Patient resources in a patient context' },
+  { scope: 'patient/*.read', description: "SMART: read and search every resource of the patient's compartment (needs a patient context)" },
+  { scope: 'patient/*.write', description: "SMART: create, update and delete resources in the patient's compartment (needs a patient context)" },
   { scope: 'system/*.read', description: 'SMART backend services: read every resource type (bulk export)' },
   { scope: 'system/*.write', description: 'SMART backend services: write every resource type (bundle ingest)' },
   { scope: 'system/Patient.read', description: 'SMART backend services: read Patient resources (bulk export)' },
