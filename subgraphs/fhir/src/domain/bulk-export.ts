@@ -107,7 +107,9 @@ function bad(field: string, message: string): DomainError {
 async function ownJob(call: FhirCall, jobId: string): Promise<ExportJob> {
   const job = /^[0-9a-f-]{36}$/.test(jobId) ? await exportStore.get(call.em, jobId) : null;
   const expired = job?.expiresAt !== null && job?.expiresAt !== undefined && job.expiresAt < new Date().toISOString();
-  if (!job || expired || call.principal.partnerGpid === null || job.partnerGpid !== call.principal.partnerGpid) throw new DomainError('NOT_FOUND', `There is no export job ${jobId}.`);
+  // A patient-context credential sees only exports made in the same context (the files hold resources).
+  const outsideContext = call.principal.patient !== undefined && job?.patientContext !== call.principal.patient;
+  if (!job || expired || call.principal.partnerGpid === null || job.partnerGpid !== call.principal.partnerGpid || outsideContext) throw new DomainError('NOT_FOUND', `There is no export job ${jobId}.`);
   return job;
 }
 
@@ -127,6 +129,10 @@ export async function kickoff(call: FhirCall, request: KickoffRequest): Promise<
   }
   if (!request.respondAsync) throw bad('Prefer', '$export is asynchronous: send Prefer: respond-async');
   if (principal.partnerGpid === null) throw new DomainError('FORBIDDEN', '$export needs a credential of a partner (the files are served to that partner only).');
+  // A SMART patient context reaches one patient's compartment: exactly what a Patient-level export is.
+  if (principal.patient !== undefined && request.level !== 'patient') {
+    throw new DomainError('FORBIDDEN', `A credential with a patient context exports at Patient level only (GET [base]/Patient/$export): the export holds the compartment of Patient/${principal.patient}.`, { details: { patient_context: principal.patient } });
+  }
 
   const params = new URLSearchParams(request.query);
   if (request.parameters !== undefined && request.parameters !== null) for (const [k, v] of parametersToQuery(request.parameters, request.lenient)) params.append(k, v);
@@ -192,6 +198,7 @@ export async function kickoff(call: FhirCall, request: KickoffRequest): Promise<
     completedAt: null,
     typeFilters,
     expiresAt: null,
+    patientContext: principal.patient ?? null,
   };
   await exportStore.insert(call.em, job);
   return { jobId: job.id, statusUrl: `${call.fhirBase}/$export-status/${job.id}` };
@@ -340,7 +347,9 @@ export class ExportWorker {
     const compartment = patientCompartment();
     // The asking partner's read view (its own resources plus what sharing rules give it) as it is
     // when the job runs; an operator's export covers everyone's.
-    const view: ResourceView = job.coversAll ? undefined : await partnerReadView(this.fork(), job.partnerGpid);
+    // A patient context narrows it to that patient's compartment.
+    const tenancy = job.coversAll ? undefined : await partnerReadView(this.fork(), job.partnerGpid);
+    const view: ResourceView = job.patientContext === null ? tenancy : { tenancy, patient: job.patientContext };
     let cursor: ExportCursor = job.cursor;
     let exported = job.exported;
     for (let typeIndex = cursor.typeIndex; typeIndex < job.types.length; typeIndex++) {

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/core';
 import { DomainError, makeEvent, recordEvent, type Principal, type SourceOrigin } from '@svc/platform';
-import { inView, resourceStore, type NewResource, type StoredResource } from '../entities/resource-store.js';
+import { resourceStore, type NewResource, type StoredResource } from '../entities/resource-store.js';
 import { readViewOf } from './sharing-rules.js';
 import { runIncludes, runSearch } from '../entities/search-query.js';
 import { summaryOf } from './summary.js';
-import { assertMayPerform, maySee, visiblePartner, type FhirInteraction } from './access.js';
+import { assertMayPerform, assertWritableInCompartment, writeViewOf, type FhirInteraction } from './access.js';
 import { extractSearchIndex } from './search-index.js';
 import { parseSearchRequest, type SearchRequest } from './search-request.js';
 import { encodeCursor, type RowPosition } from './search-cursor.js';
@@ -90,12 +90,14 @@ function prepare(call: FhirCall, interaction: FhirInteraction, resourceType: str
 /**
  * The current version, when it exists and is in the caller's view; another tenant's is a 404 too.
  * Reads use the read view (own resources plus what sharing rules give); writes only own resources.
+ * With a SMART patient context both are narrowed to the patient's compartment: a resource outside
+ * it is the same 404.
  */
-async function visibleCurrent(call: FhirCall, resourceType: string, id: string, mode: 'read' | 'write' = 'write'): Promise<StoredResource> {
+export async function visibleCurrent(call: FhirCall, resourceType: string, id: string, mode: 'read' | 'write' = 'write'): Promise<StoredResource> {
   assertId(id);
   const stored = await resourceStore.current(call.em, resourceType, id);
-  const visible = stored && (mode === 'write' ? maySee(call.principal, stored.partnerGpid) : inView(await readViewOf(call.em, call.principal), stored.partnerGpid, resourceType));
-  if (!stored || !visible) throw notFound(resourceType, id);
+  const view = mode === 'write' ? writeViewOf(call.principal) : await readViewOf(call.em, call.principal);
+  if (!stored || !(await resourceStore.isVisible(call.em, view, stored))) throw notFound(resourceType, id);
   return stored;
 }
 
@@ -202,7 +204,7 @@ export async function matchOne(call: FhirCall, resourceType: string, query: stri
   const params = queryFromString(query);
   if (Object.keys(params).length === 0) throw new DomainError('BAD_REQUEST', `${what} must carry search parameters.`);
   const request = parseSearchRequest(resourceType, params, true);
-  const found = await runSearch(call.em, { ...request, count: 2, offset: 0, cursor: undefined, total: 'none', sort: [] }, visiblePartner(call.principal));
+  const found = await runSearch(call.em, { ...request, count: 2, offset: 0, cursor: undefined, total: 'none', sort: [] }, writeViewOf(call.principal));
   if (found.rows.length > 1) throw new DomainError('PRECONDITION_FAILED', `${what} matches more than one ${resourceType}.`);
   return found.rows[0] ?? null;
 }
@@ -219,6 +221,7 @@ export async function create(call: FhirCall, resourceType: string, body: unknown
   validateFhirResource(resource);
   const stored: StoredResource = { resourceType, id: resource.id!, versionId: 1, partnerGpid: call.principal.partnerGpid, lastUpdated: now, deleted: false, content: storedContentOf(resource) };
   const index = extractSearchIndex(resource);
+  assertWritableInCompartment(call.principal, resourceType, stored.id, index.reference);
   if (call.pending) {
     call.pending.add({ stored, index });
     writeEvent(call, call.em, 'created', stored);
@@ -260,6 +263,7 @@ export async function update(call: FhirCall, resourceType: string, id: string, b
   validateFhirResource(resource);
   const stored: StoredResource = { ...current, versionId, lastUpdated: now, deleted: false, content: storedContentOf(resource) };
   const index = extractSearchIndex(resource);
+  assertWritableInCompartment(call.principal, resourceType, id, index.reference);
   await inTransaction(call.em, async (em) => {
     if (!(await resourceStore.replace(em, stored, current.versionId))) {
       throw new DomainError('CONFLICT', `${resourceType}/${id} was changed by another request; read it again and retry.`);

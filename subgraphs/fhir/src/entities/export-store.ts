@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/core';
 import type { Knex } from '@mikro-orm/knex';
-import { INDEX_TABLES, RESOURCES, knexOf, whereVisible, type ResourceView } from './resource-store.js';
+import { INDEX_TABLES, RESOURCES, knexOf, whereVisible, type ResourceView, type TenancyView } from './resource-store.js';
 
 export const JOBS = 'fhir_export_jobs';
 export const FILES = 'fhir_export_files';
@@ -39,6 +39,8 @@ export interface ExportJob {
   typeFilters: Record<string, string[]>;
   /** When the finished job and its files expire (null while it runs). */
   expiresAt: string | null;
+  /** The SMART patient context of the credential that asked: the export stays in that patient's compartment. */
+  patientContext: string | null;
 }
 
 export interface ExportFile {
@@ -68,6 +70,7 @@ interface JobRow {
   completed_at: string | null;
   type_filters: string | null;
   expires_at: string | null;
+  patient_context: string | null;
 }
 
 function toJob(row: JobRow): ExportJob {
@@ -92,6 +95,7 @@ function toJob(row: JobRow): ExportJob {
     completedAt: row.completed_at,
     typeFilters: row.type_filters ? (JSON.parse(row.type_filters) as Record<string, string[]>) : {},
     expiresAt: row.expires_at,
+    patientContext: row.patient_context ?? null,
   };
 }
 
@@ -138,6 +142,7 @@ export const exportStore = {
       completed_at: null,
       type_filters: Object.keys(job.typeFilters).length > 0 ? JSON.stringify(job.typeFilters) : null,
       expires_at: null,
+      patient_context: job.patientContext,
     });
   },
 
@@ -166,7 +171,7 @@ export const exportStore = {
   },
 
   /** The resource types present among what a job may export (for a default _type). */
-  async presentTypes(em: EntityManager, view: ResourceView): Promise<string[]> {
+  async presentTypes(em: EntityManager, view: TenancyView): Promise<string[]> {
     const q = knexOf(em)(RESOURCES).distinct('resource_type').where('deleted', 0);
     whereVisible(q, 'partner_gpid', view);
     return ((await q) as { resource_type: string }[]).map((r) => r.resource_type);
@@ -208,7 +213,7 @@ export const exportStore = {
     const knex = knexOf(em);
     const { job } = p;
     const q = knex(`${RESOURCES} as r`).select('r.id', 'r.last_updated', 'r.content').where('r.resource_type', p.resourceType).where('r.deleted', 0).where('r.last_updated', '<=', job.transactionTime);
-    whereVisible(q, 'r.partner_gpid', p.view);
+    whereVisible(q, 'r.partner_gpid', p.view, p.resourceType);
     if (job.since) q.where('r.last_updated', '>', job.since);
     if (p.after) {
       const after = p.after;

@@ -6,6 +6,7 @@ import { M004SearchComposite } from './m004-search-composite.js';
 import { M005ExportTypeFilterExpiry } from './m005-export-typefilter-expiry.js';
 import { M006SharingRules } from './m006-sharing-rules.js';
 import { M007SearchPatternIndexes } from './m007-search-pattern-indexes.js';
+import { M008ExportPatientContext } from './m008-export-patient-context.js';
 
 /** The FHIR subgraph's migration history, in order. */
 export const migrations = [
@@ -17,4 +18,5 @@ export const migrations = [
   { name: 'm005-export-typefilter-expiry', class: M005ExportTypeFilterExpiry },
   { name: 'm006-sharing-rules', class: M006SharingRules },
   { name: 'm007-search-pattern-indexes', class: M007SearchPatternIndexes },
+  { name: 'm008-export-patient-context', class: M008ExportPatientContext },
 ];
