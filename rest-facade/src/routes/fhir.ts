@@ -117,14 +117,15 @@ const VREAD = gatewayOperation(
   'fhirVread',
   ({ params }) => ({ resourceType: params['resourceType'], id: params['id'], versionId: params['versionId'] }),
 );
-const HISTORY_DOC = `query FhirHistory($resourceType: String!, $id: ID, $count: Int, $offset: Int, $since: String) {
-  fhirHistory(resourceType: $resourceType, id: $id, count: $count, offset: $offset, since: $since) { ${RESPONSE_FIELDS} } }`;
+const HISTORY_DOC = `query FhirHistory($resourceType: String!, $id: ID, $count: Int, $offset: Int, $since: String, $cursor: String) {
+  fhirHistory(resourceType: $resourceType, id: $id, count: $count, offset: $offset, since: $since, cursor: $cursor) { ${RESPONSE_FIELDS} } }`;
 const historyVariables = (input: RouteInput) => ({
   resourceType: input.params['resourceType'],
   id: input.params['id'] ?? null,
   count: intParam(input, '_count', 20),
   offset: intParam(input, '_offset', 0),
   since: stringParam(input, '_since'),
+  cursor: stringParam(input, '_cursor'),
 });
 const SEARCH_DOC = `query FhirSearch($resourceType: String!, $query: String!, $strict: Boolean) {
   fhirSearch(resourceType: $resourceType, query: $query, strict: $strict) { ${RESPONSE_FIELDS} } }`;

@@ -8,7 +8,7 @@ import { summaryOf } from './summary.js';
 import { assertMayPerform, assertWritableInCompartment, writeViewOf, type FhirInteraction } from './access.js';
 import { extractSearchIndex } from './search-index.js';
 import { parseSearchRequest, type SearchRequest } from './search-request.js';
-import { encodeCursor, type RowPosition } from './search-cursor.js';
+import { decodeHistoryCursor, encodeCursor, encodeHistoryCursor, type RowPosition } from './search-cursor.js';
 import { assertKnownType, assertResourceShape, validateFhirResource, type FhirResource } from './validation.js';
 import { parseStoredResource, storedContentOf } from './stored-content.js';
 import { keepServerGpid, requestIdentityIfChanged } from './identity-link.js';
@@ -359,30 +359,50 @@ export interface HistoryOptions {
   count: number;
   offset: number;
   since?: string;
+  /** `_cursor` from a history Bundle's link (keyset paging). */
+  cursor?: string;
 }
 
-/** Instance or type history: every version, newest first, as a `history` Bundle. */
+/**
+ * Instance or type history: every version, newest first, as a `history` Bundle. Its `next` and
+ * `previous` links are keyset cursors anchored on the page's last (first) version, so a version
+ * written meanwhile (always the newest) never shifts a later page: paging on sees exactly the
+ * versions that were older than the page, and `previous` the ones newer than it, new ones included.
+ */
 export async function history(call: FhirCall, options: HistoryOptions): Promise<FhirOutcome> {
   prepare(call, 'history', options.resourceType);
   if (options.id) await visibleCurrent(call, options.resourceType, options.id, 'read');
   if (!Number.isInteger(options.count) || options.count < 1 || options.count > 1000) throw new DomainError('BAD_REQUEST', '_count must be from 1 to 1000.', { fieldErrors: [{ field: '_count', message: 'must be from 1 to 1000' }] });
   if (!Number.isInteger(options.offset) || options.offset < 0) throw new DomainError('BAD_REQUEST', '_offset must be a non-negative integer.', { fieldErrors: [{ field: '_offset', message: 'must be a non-negative integer' }] });
+  if (options.cursor !== undefined && options.offset > 0) throw new DomainError('BAD_REQUEST', '_cursor and _offset cannot be combined.', { fieldErrors: [{ field: '_cursor', message: 'cannot be combined with _offset' }] });
+  const cursor = options.cursor === undefined ? undefined : decodeHistoryCursor(options.cursor);
   const since = options.since ? new Date(options.since) : undefined;
   if (since && Number.isNaN(since.getTime())) throw new DomainError('BAD_REQUEST', '_since must be an instant.', { fieldErrors: [{ field: '_since', message: 'must be an instant' }] });
   const partner = await readViewOf(call.em, call.principal);
-  const { rows, total } = await resourceStore.history(call.em, {
+  const { rows, total, more } = await resourceStore.history(call.em, {
     resourceType: options.resourceType,
     ...(options.id ? { id: options.id } : {}),
     ...(partner === undefined ? {} : { partnerGpid: partner }),
     ...(since ? { since: since.toISOString() } : {}),
     offset: options.offset,
     limit: options.count,
+    ...(cursor ? { cursor } : {}),
   });
   const base = options.id ? `${call.fhirBase}/${options.resourceType}/${options.id}/_history` : `${call.fhirBase}/${options.resourceType}/_history`;
-  const params = (offset: number): [string, string][] => [...(options.since ? [['_since', options.since] as [string, string]] : []), ['_count', String(options.count)], ['_offset', String(offset)]];
-  const link = [{ relation: 'self', url: linkUrl(base, params(options.offset)) }];
-  if (options.offset > 0) link.push({ relation: 'previous', url: linkUrl(base, params(Math.max(0, options.offset - options.count))) });
-  if (options.offset + rows.length < total) link.push({ relation: 'next', url: linkUrl(base, params(options.offset + options.count)) });
+  const params = (paging: [string, string][]): [string, string][] => [...(options.since ? [['_since', options.since] as [string, string]] : []), ['_count', String(options.count)], ...paging];
+  const at = (r: StoredResource, direction: 'next' | 'prev'): [string, string][] => [['_cursor', encodeHistoryCursor(r, direction)]];
+  const selfPaging: [string, string][] = options.cursor !== undefined ? [['_cursor', options.cursor]] : options.offset > 0 ? [['_offset', String(options.offset)]] : [];
+  const link = [{ relation: 'self', url: linkUrl(base, params(selfPaging)) }];
+  const upwards = cursor?.direction === 'prev';
+  const hasNewer = upwards ? more : cursor !== undefined || options.offset > 0;
+  const hasOlder = upwards ? true : more;
+  const first = rows[0];
+  const last = rows.at(-1);
+  if (hasNewer) {
+    if (first) link.push({ relation: 'previous', url: linkUrl(base, params(at(first, 'prev'))) });
+    else if (cursor?.direction === 'next') link.push({ relation: 'previous', url: linkUrl(base, params([['_cursor', encodeHistoryCursor(cursor, 'prev')]])) });
+  }
+  if (hasOlder && last) link.push({ relation: 'next', url: linkUrl(base, params(at(last, 'next'))) });
   const bundle: FhirResource = {
     resourceType: 'Bundle',
     type: 'history',

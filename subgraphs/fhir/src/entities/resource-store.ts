@@ -3,6 +3,13 @@ import type { Knex } from '@mikro-orm/knex';
 import type { SearchIndexRows } from '../domain/search-index.js';
 import { patientCompartment } from '../domain/definitions.js';
 
+/** Where a version stands in the history order (newest first): a history page cursor's anchor. */
+export interface HistoryPosition {
+  lastUpdated: string;
+  id: string;
+  versionId: number;
+}
+
 /** A stored version of a resource, as the tables hold it. */
 export interface StoredResource {
   resourceType: string;
@@ -230,8 +237,17 @@ export const resourceStore = {
     await knexOf(em)(HISTORY).where({ resource_type: resourceType, id, version_id: versionId }).update({ content: null });
   },
 
-  /** Versions of one resource (newest first), or of a type / the whole store when `id` is absent. */
-  async history(em: EntityManager, filter: { resourceType?: string; id?: string; partnerGpid?: ResourceView; since?: string; offset: number; limit: number }): Promise<{ rows: StoredResource[]; total: number }> {
+  /**
+   * Versions of one resource (newest first), or of a type / the whole store when `id` is absent.
+   * Order: `last_updated`, then id, then version, all descending. With `cursor` the page is the
+   * versions strictly older (`next`) or newer (`prev`, read upwards, then given back newest first)
+   * than the cursor's version (keyset paging); otherwise `offset` versions in. `more` tells whether
+   * versions follow the page in its reading direction.
+   */
+  async history(
+    em: EntityManager,
+    filter: { resourceType?: string; id?: string; partnerGpid?: ResourceView; since?: string; offset: number; limit: number; cursor?: HistoryPosition & { direction: 'next' | 'prev' } },
+  ): Promise<{ rows: StoredResource[]; total: number; more: boolean }> {
     const knex = knexOf(em);
     const base = () => {
       const q = knex(HISTORY);
@@ -241,9 +257,27 @@ export const resourceStore = {
       if (filter.since) q.where('last_updated', '>=', filter.since);
       return q;
     };
-    const rows = (await base().orderBy([{ column: 'last_updated', order: 'desc' }, { column: 'id', order: 'desc' }, { column: 'version_id', order: 'desc' }]).offset(filter.offset).limit(filter.limit)) as Row[];
+    const cursor = filter.cursor;
+    const upwards = cursor?.direction === 'prev';
+    const order = upwards ? 'asc' : 'desc';
+    const q = base().orderBy([{ column: 'last_updated', order }, { column: 'id', order }, { column: 'version_id', order }]);
+    if (cursor) {
+      const op = upwards ? '>' : '<';
+      q.where((w) =>
+        w
+          .where('last_updated', op, cursor.lastUpdated)
+          .orWhere((x) => x.where('last_updated', cursor.lastUpdated).where('id', op, cursor.id))
+          .orWhere((x) => x.where('last_updated', cursor.lastUpdated).where('id', cursor.id).where('version_id', op, cursor.versionId)),
+      );
+    } else {
+      q.offset(filter.offset);
+    }
+    const fetched = ((await q.limit(filter.limit + 1)) as Row[]).map(toStored);
+    const more = fetched.length > filter.limit;
+    const rows = fetched.slice(0, filter.limit);
+    if (upwards) rows.reverse();
     const [count] = (await base().count({ n: '*' })) as { n: number | string }[];
-    return { rows: rows.map(toStored), total: Number(count?.n ?? 0) };
+    return { rows, total: Number(count?.n ?? 0), more };
   },
 
   /**
