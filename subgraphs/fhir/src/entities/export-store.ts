@@ -41,6 +41,10 @@ export interface ExportJob {
   expiresAt: string | null;
   /** The SMART patient context of the credential that asked: the export stays in that patient's compartment. */
   patientContext: string | null;
+  /** _elements: per type, the root elements each resource keeps (null: whole resources). */
+  elements: Record<string, string[]> | null;
+  /** patient: the Patient ids whose compartments a Patient or Group level export keeps (null: all). */
+  patients: string[] | null;
 }
 
 export interface ExportFile {
@@ -71,6 +75,8 @@ interface JobRow {
   type_filters: string | null;
   expires_at: string | null;
   patient_context: string | null;
+  elements: string | null;
+  patients: string | null;
 }
 
 function toJob(row: JobRow): ExportJob {
@@ -96,6 +102,8 @@ function toJob(row: JobRow): ExportJob {
     typeFilters: row.type_filters ? (JSON.parse(row.type_filters) as Record<string, string[]>) : {},
     expiresAt: row.expires_at,
     patientContext: row.patient_context ?? null,
+    elements: row.elements ? (JSON.parse(row.elements) as Record<string, string[]>) : null,
+    patients: row.patients ? (JSON.parse(row.patients) as string[]) : null,
   };
 }
 
@@ -143,6 +151,8 @@ export const exportStore = {
       type_filters: Object.keys(job.typeFilters).length > 0 ? JSON.stringify(job.typeFilters) : null,
       expires_at: null,
       patient_context: job.patientContext,
+      elements: job.elements === null ? null : JSON.stringify(job.elements),
+      patients: job.patients === null ? null : JSON.stringify(job.patients),
     });
   },
 
@@ -222,6 +232,7 @@ export const exportStore = {
     if (job.level !== 'system') {
       if (p.resourceType === 'Patient') {
         if (job.level === 'group') q.whereIn('r.id', groupMembers(knex, job.groupId!));
+        if (job.patients) q.whereIn('r.id', job.patients);
       } else {
         const sub = knex(`${INDEX_TABLES.reference} as s`)
           .select(knex.raw('1'))
@@ -229,6 +240,7 @@ export const exportStore = {
           .whereIn('s.param', [...p.compartmentParams])
           .where('s.target_type', 'Patient');
         if (job.level === 'group') sub.whereIn('s.target_id', groupMembers(knex, job.groupId!));
+        if (job.patients) sub.whereIn('s.target_id', job.patients);
         q.whereExists(sub);
       }
     }

@@ -7,6 +7,7 @@ import { M005ExportTypeFilterExpiry } from './m005-export-typefilter-expiry.js';
 import { M006SharingRules } from './m006-sharing-rules.js';
 import { M007SearchPatternIndexes } from './m007-search-pattern-indexes.js';
 import { M008ExportPatientContext } from './m008-export-patient-context.js';
+import { M009ExportElementsPatients } from './m009-export-elements-patients.js';
 
 /** The FHIR subgraph's migration history, in order. */
 export const migrations = [
@@ -19,4 +20,5 @@ export const migrations = [
   { name: 'm006-sharing-rules', class: M006SharingRules },
   { name: 'm007-search-pattern-indexes', class: M007SearchPatternIndexes },
   { name: 'm008-export-patient-context', class: M008ExportPatientContext },
+  { name: 'm009-export-elements-patients', class: M009ExportElementsPatients },
 ];
