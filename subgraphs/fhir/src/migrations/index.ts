@@ -8,6 +8,7 @@ import { M006SharingRules } from './m006-sharing-rules.js';
 import { M007SearchPatternIndexes } from './m007-search-pattern-indexes.js';
 import { M008ExportPatientContext } from './m008-export-patient-context.js';
 import { M009ExportElementsPatients } from './m009-export-elements-patients.js';
+import { M010SearchCompositeThird } from './m010-search-composite-third.js';
 
 /** The FHIR subgraph's migration history, in order. */
 export const migrations = [
@@ -21,4 +22,5 @@ export const migrations = [
   { name: 'm007-search-pattern-indexes', class: M007SearchPatternIndexes },
   { name: 'm008-export-patient-context', class: M008ExportPatientContext },
   { name: 'm009-export-elements-patients', class: M009ExportElementsPatients },
+  { name: 'm010-search-composite-third', class: M010SearchCompositeThird },
 ];
