@@ -59,11 +59,14 @@ describe('FHIR R4 tenancy, scopes, discovery and events', () => {
     expect(refused.statusCode).toBe(403);
     expect(refused.json()).toMatchObject({ resourceType: 'OperationOutcome', issue: [{ code: 'forbidden' }] });
 
-    const smartV1 = await apiToken(t, null, ['patient/Patient.read']);
+    const smartV1 = await apiToken(t, null, ['system/Patient.read']);
     expect((await fhir(t, smartV1, 'GET', `/Patient/${id}`)).statusCode).toBe(200);
     expect((await fhir(t, smartV1, 'GET', '/Patient?gender=female')).statusCode).toBe(200);
     expect((await fhir(t, smartV1, 'GET', `/Observation/${obs.id}`)).statusCode).toBe(403);
     expect((await fhir(t, smartV1, 'PUT', `/Patient/${id}`, { ...patient, id })).statusCode).toBe(403);
+    // patient/ scopes need a patient launch context (test/fhir-smart-patient-context.test.ts); an API token has none.
+    const patientScoped = await apiToken(t, null, ['patient/Patient.read']);
+    expect((await fhir(t, patientScoped, 'GET', `/Patient/${id}`)).statusCode).toBe(403);
 
     const readNoSearch = await apiToken(t, null, ['system/Observation.r']);
     expect((await fhir(t, readNoSearch, 'GET', `/Observation/${obs.id}`)).statusCode).toBe(200);

@@ -95,8 +95,8 @@ describe('FHIR Bulk Data $export', () => {
     expect(format.json().issue[0].expression).toEqual(['_outputFormat']);
     expect((await kickoff('/$export?_type=Nonsense')).json().issue[0].expression).toEqual(['_type']);
     expect((await kickoff('/$export?_since=yesterday')).json().issue[0].expression).toEqual(['_since']);
-    expect((await kickoff('/$export?_elements=id')).statusCode).toBe(400);
-    expect((await kickoff('/$export?_elements=id', exporter, { prefer: 'respond-async, handling=lenient' })).statusCode).toBe(202);
+    expect((await kickoff('/$export?includeAssociatedData=LatestProvenanceResources')).statusCode).toBe(400);
+    expect((await kickoff('/$export?includeAssociatedData=LatestProvenanceResources', exporter, { prefer: 'respond-async, handling=lenient' })).statusCode).toBe(202);
     const filterType = await kickoff('/$export?_type=Patient&_typeFilter=Observation%3Fcode%3Dx');
     expect(filterType.statusCode).toBe(400);
     expect(filterType.json().issue[0].expression).toEqual(['_typeFilter']);
@@ -179,14 +179,14 @@ describe('FHIR Bulk Data $export', () => {
     const group = await post({ resourceType: 'Parameters', parameter: [{ name: '_type', valueString: 'Patient' }] }, `/Group/${ids['group']!}/$export`);
     expect((await waitForManifest(t, exporter, group.headers['content-location'] as string)).output.map((o) => [o.type, o.count])).toEqual([['Patient', 1]]);
 
-    const unknown = await post({ resourceType: 'Parameters', parameter: [{ name: 'patient', valueReference: { reference: 'Patient/x' } }] });
+    const unknown = await post({ resourceType: 'Parameters', parameter: [{ name: 'includeAssociatedData', valueCode: 'LatestProvenanceResources' }] });
     expect(unknown.statusCode).toBe(400);
     expect(unknown.json().issue[0].expression).toEqual(['Parameters.parameter[0].name']);
     const noValue = await post({ resourceType: 'Parameters', parameter: [{ name: '_type', valueInteger: 3 }] });
     expect(noValue.json().issue[0].expression).toEqual(['Parameters.parameter[0]']);
     expect((await post({ resourceType: 'Patient' })).statusCode).toBe(400);
     expect((await post(parameters, '/$export', {})).statusCode).toBe(400);
-    expect((await post({ resourceType: 'Parameters', parameter: [{ name: 'patient', valueString: 'x' }] }, '/$export', { prefer: 'respond-async, handling=lenient' })).statusCode).toBe(202);
+    expect((await post({ resourceType: 'Parameters', parameter: [{ name: 'includeAssociatedData', valueString: 'x' }] }, '/$export', { prefer: 'respond-async, handling=lenient' })).statusCode).toBe(202);
   });
 
   it('cancels with DELETE on the status URL: afterwards the job and its files are gone', async () => {

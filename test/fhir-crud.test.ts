@@ -93,7 +93,7 @@ describe('FHIR R4 create, read, update, delete and history', () => {
 
     const typeHistory = (await fhir(t, writer, 'GET', '/Patient/_history?_count=2')).json();
     expect(typeHistory.entry).toHaveLength(2);
-    expect(typeHistory.link.find((l: { relation: string }) => l.relation === 'next').url).toContain('_offset=2');
+    expect(typeHistory.link.find((l: { relation: string }) => l.relation === 'next').url).toContain('_cursor=');
   });
 
   it('does not create on PUT (updateCreate false) and checks the body id', async () => {

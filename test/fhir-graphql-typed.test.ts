@@ -157,9 +157,13 @@ describe('typed FHIR GraphQL', () => {
     const genericSearch = await t.graphql('{ fhirSearch(resourceType: "Observation") { status } }', {}, observationReader);
     expect(codeOf(search.errors)).toBe('INSUFFICIENT_SCOPE');
     expect(codeOf(search.errors)).toBe(codeOf(genericSearch.errors));
-    const smartV1 = await apiToken(t, null, ['patient/Patient.read']);
+    const smartV1 = await apiToken(t, null, ['system/Patient.read']);
     const allowed = await t.graphql<{ fhirPatient: { id: string } }>('query($id: ID!) { fhirPatient(id: $id) { id } }', { id: ownPatient.id }, smartV1);
     expect(allowed.data!.fhirPatient.id).toBe(ownPatient.id);
+    // patient/ scopes without a patient launch context are refused, as on REST.
+    const patientScoped = await apiToken(t, null, ['patient/Patient.read']);
+    const refused = await t.graphql('query($id: ID!) { fhirPatient(id: $id) { id } }', { id: ownPatient.id }, patientScoped);
+    expect(codeOf(refused.errors)).toBe('FORBIDDEN');
     const anonymous = await t.graphql('query($id: ID!) { fhirPatient(id: $id) { id } }', { id: patientId }, null);
     expect(codeOf(anonymous.errors)).toBe('UNAUTHENTICATED');
   });

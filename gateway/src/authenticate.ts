@@ -26,6 +26,9 @@ const KEY_REFRESH_MIN_INTERVAL_MS = 1_000;
 /** Keys are refetched this often anyway, so a retired key is eventually forgotten. */
 const KEY_SET_TTL_MS = 10 * 60_000;
 
+/** The FHIR id grammar, which the `patient` claim of an access token must follow. */
+const FHIR_ID = /^[A-Za-z0-9\-.]{1,64}$/;
+
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 
 interface CredentialRow {
@@ -203,9 +206,19 @@ export class Authenticator {
     const clientId = payload['client_id'];
     const partnerGpid = payload['partner_gpid'];
     const scope = payload['scope'];
+    // SMART launch context: a client registered for one patient gets the `patient` claim.
+    const patient = payload['patient'];
     if (typeof clientId !== 'string' || typeof partnerGpid !== 'string' || (scope !== undefined && typeof scope !== 'string')) throw INVALID();
+    if (patient !== undefined && (typeof patient !== 'string' || !FHIR_ID.test(patient))) throw INVALID();
     if (!(await this.clientActive(clientId, requestId))) throw INVALID();
-    const principal: Principal = Object.freeze({ kind: 'partner', partnerGpid, clientId, scopes: Object.freeze(parseScopeString(scope ?? '')), credentialExpiresAt: payload.exp! * 1000 });
+    const principal: Principal = Object.freeze({
+      kind: 'partner',
+      partnerGpid,
+      clientId,
+      scopes: Object.freeze(parseScopeString(scope ?? '')),
+      credentialExpiresAt: payload.exp! * 1000,
+      ...(patient === undefined ? {} : { patient }),
+    });
     return { principal, until: Math.min(Date.now() + this.ttlMs, payload.exp! * 1000) };
   }
 

@@ -34,6 +34,7 @@ export async function signPrincipal(principal: Principal, secret: string): Promi
     cxp: principal.credentialExpiresAt,
     scp: principal.scopes,
     cip: principal.clientAddress,
+    pat: principal.patient,
   })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setIssuer(ISSUER)
@@ -58,6 +59,7 @@ export async function verifyPrincipal(token: string, secret: string, revocations
   if (typeof payload['cid'] === 'string') principal.clientId = payload['cid'];
   if (typeof payload['tid'] === 'string') principal.tokenId = payload['tid'];
   if (typeof payload['cip'] === 'string') principal.clientAddress = payload['cip'];
+  if (typeof payload['pat'] === 'string') principal.patient = payload['pat'];
   const credentialExpiresAt = payload['cxp'];
   if (credentialExpiresAt !== undefined) {
     if (typeof credentialExpiresAt !== 'number' || !Number.isFinite(credentialExpiresAt)) throw new Error('bad credential expiry');

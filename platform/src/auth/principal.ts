@@ -25,6 +25,12 @@ export interface Principal {
    * expiry. A signed principal never outlives it, and a WebSocket connection is closed at that instant.
    */
   credentialExpiresAt?: number;
+  /**
+   * SMART launch context: the FHIR Patient id the credential is bound to (an OAuth client registered
+   * with a `patient`, carried in its access tokens as the `patient` claim). When set, the FHIR server
+   * narrows every access of this credential to that patient's compartment.
+   */
+  patient?: string;
 }
 
 export const ANONYMOUS: Principal = Object.freeze({ kind: 'anonymous', partnerGpid: null, scopes: Object.freeze([]) as readonly string[] });

@@ -32,6 +32,8 @@ export const SCOPE_CATALOG = [
   { scope: 'analytics.query', description: "Ask aggregate questions (counts, averages, trends) of the partner's readable FHIR data: read a question into a structured query, then execute it" },
   { scope: 'analytics.score', description: 'Compute clinical risk scores (Charlson Comorbidity Index) of patients the partner may read' },
   { scope: 'patient/Patient.read', description: 'SMART: read Patient resources in a patient context' },
+  { scope: 'patient/*.read', description: "SMART: read and search every resource of the patient's compartment (needs a patient context)" },
+  { scope: 'patient/*.write', description: "SMART: create, update and delete resources in the patient's compartment (needs a patient context)" },
   { scope: 'system/*.read', description: 'SMART backend services: read every resource type (bulk export)' },
   { scope: 'system/*.write', description: 'SMART backend services: write every resource type (bundle ingest)' },
   { scope: 'system/Patient.read', description: 'SMART backend services: read Patient resources (bulk export)' },

@@ -12,7 +12,7 @@ import { snakeKeys } from './snake-case.js';
 const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' };
 
 const TOKEN_FIELDS = 'tokenId partnerGpid name scopes createdAt expiresAt';
-const CLIENT_FIELDS = 'clientId partnerGpid clientName scopes tokenEndpointAuthMethod grantTypes jwks createdAt';
+const CLIENT_FIELDS = 'clientId partnerGpid clientName scopes tokenEndpointAuthMethod grantTypes jwks patient createdAt';
 const REVOCATION_FIELDS = 'tokenId partnerGpid revokedAt reason';
 
 const TIMESTAMP: JsonSchema = { type: 'string', format: 'date-time' };
@@ -195,6 +195,7 @@ export const registerClient: GatewayOperation = {
       jwks: reader.object('jwks') ?? null,
       jwksUri: reader.string('jwks_uri') ?? null,
       partnerGpid: reader.string('partner_gpid') ?? null,
+      patient: reader.string('patient') ?? null,
     };
     const responseTypes = reader.stringArray('response_types');
     if (responseTypes !== undefined && responseTypes.length > 0) reader.fail('response_types', 'must be empty: client_credentials clients use no authorization endpoint');
@@ -220,6 +221,7 @@ export const registerClient: GatewayOperation = {
       response_types: [],
       token_endpoint_auth_method: client['tokenEndpointAuthMethod'],
       ...(client['jwks'] ? { jwks: client['jwks'] } : {}),
+      ...(client['patient'] ? { patient: client['patient'] } : {}),
       partner_gpid: client['partnerGpid'],
     };
     return { body, headers: NO_STORE };
@@ -241,6 +243,7 @@ export const registerClientSchemas = {
       jwks: { type: 'object', description: 'Public JWK Set (EC P-256/384/521 or RSA ≥ 2048 bits, 1 to 5 keys); required for private_key_jwt.', required: ['keys'], properties: { keys: { type: 'array', items: { type: 'object' } } } },
       jwks_uri: { type: 'string', description: 'Not supported: register jwks inline.' },
       partner_gpid: { ...PARTNER_GPID, description: "Operators only: register for this partner (default: the caller's)." },
+      patient: { type: 'string', pattern: '^[A-Za-z0-9\\-.]{1,64}$', description: "SMART patient launch context: bind every token of the client to this FHIR Patient id. The FHIR server then narrows all of the client's access to that patient's compartment, whatever its scopes; the token response names it in `patient`." },
     },
   },
   responseBody: {
@@ -258,6 +261,7 @@ export const registerClientSchemas = {
       response_types: { type: 'array', maxItems: 0 },
       token_endpoint_auth_method: { type: 'string' },
       jwks: { type: 'object' },
+      patient: { type: 'string', description: 'The FHIR Patient id of the client\'s patient context, when it has one.' },
       partner_gpid: PARTNER_GPID,
     },
   },
@@ -296,7 +300,7 @@ function basicCredentials(authorization: string | string[] | undefined): { basic
 
 /** The client_credentials grant (RFC 6749 §4.4) with client_secret_basic, client_secret_post or private_key_jwt. */
 export const tokenExchange: GatewayOperation = {
-  document: 'mutation IssueAccessToken($input: AccessTokenRequestInput!) { issueAccessToken(input: $input) { accessToken tokenType expiresIn scope } }',
+  document: 'mutation IssueAccessToken($input: AccessTokenRequestInput!) { issueAccessToken(input: $input) { accessToken tokenType expiresIn scope patient } }',
   variables: ({ body, headers }) => {
     const contentType = String(headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
     if (contentType !== FORM) throw invalidRequest(`The token request must be ${FORM} (RFC 6749 §4.4.2).`);
@@ -312,7 +316,8 @@ export const tokenExchange: GatewayOperation = {
   result: (data) => data['issueAccessToken'],
   respond: (data) => {
     const t = data['issueAccessToken'] as Record<string, unknown>;
-    return { body: { access_token: t['accessToken'], token_type: t['tokenType'], expires_in: t['expiresIn'], scope: t['scope'] }, headers: NO_STORE };
+    // SMART App Launch: a token with a patient context names the patient beside the access token.
+    return { body: { access_token: t['accessToken'], token_type: t['tokenType'], expires_in: t['expiresIn'], scope: t['scope'], ...(t['patient'] ? { patient: t['patient'] } : {}) }, headers: NO_STORE };
   },
 };
 
@@ -340,6 +345,7 @@ export const tokenExchangeSchemas = {
       token_type: { type: 'string', const: 'Bearer' },
       expires_in: { type: 'integer', const: 900 },
       scope: { type: 'string' },
+      patient: { type: 'string', description: 'SMART launch context: the FHIR Patient id the token is bound to (clients registered with a patient only).' },
     },
   },
 } satisfies Record<string, JsonSchema>;

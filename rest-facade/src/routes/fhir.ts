@@ -117,14 +117,15 @@ const VREAD = gatewayOperation(
   'fhirVread',
   ({ params }) => ({ resourceType: params['resourceType'], id: params['id'], versionId: params['versionId'] }),
 );
-const HISTORY_DOC = `query FhirHistory($resourceType: String!, $id: ID, $count: Int, $offset: Int, $since: String) {
-  fhirHistory(resourceType: $resourceType, id: $id, count: $count, offset: $offset, since: $since) { ${RESPONSE_FIELDS} } }`;
+const HISTORY_DOC = `query FhirHistory($resourceType: String!, $id: ID, $count: Int, $offset: Int, $since: String, $cursor: String) {
+  fhirHistory(resourceType: $resourceType, id: $id, count: $count, offset: $offset, since: $since, cursor: $cursor) { ${RESPONSE_FIELDS} } }`;
 const historyVariables = (input: RouteInput) => ({
   resourceType: input.params['resourceType'],
   id: input.params['id'] ?? null,
   count: intParam(input, '_count', 20),
   offset: intParam(input, '_offset', 0),
   since: stringParam(input, '_since'),
+  cursor: stringParam(input, '_cursor'),
 });
 const SEARCH_DOC = `query FhirSearch($resourceType: String!, $query: String!, $strict: Boolean) {
   fhirSearch(resourceType: $resourceType, query: $query, strict: $strict) { ${RESPONSE_FIELDS} } }`;
@@ -213,7 +214,8 @@ function bodyResource(input: RouteInput): Record<string, unknown> {
  * SMART App Launch 2.x discovery (/.well-known/smart-configuration) built from the authorization
  * server's own metadata, so the endpoints, grant types and client authentication methods are the
  * ones that really run: SMART Backend Services (client_credentials with private_key_jwt) and
- * confidential symmetric clients; SMART v1 and v2 scope syntax.
+ * confidential symmetric clients; SMART v1 and v2 scope syntax; patient/ scopes narrowed to the
+ * patient launch context of clients registered with a patient (subgraphs/fhir/README.md, "Scopes").
  */
 const SMART_CONFIGURATION: GatewayOperation = {
   document:
@@ -230,6 +232,10 @@ function smartConfiguration(data: Record<string, unknown>): Record<string, unkno
     ...(methods.some((x) => x.startsWith('client_secret')) ? ['client-confidential-symmetric'] : []),
     'permission-v1',
     'permission-v2',
+    // patient/ scopes are narrowed to the patient context of a client registered with a patient,
+    // which a token request may ask for with launch/patient and the token response names in `patient`.
+    'permission-patient',
+    ...(m.scopesSupported.includes('launch/patient') ? ['context-standalone-patient'] : []),
   ];
   return {
     issuer: m['issuer'],

@@ -7,6 +7,7 @@ import { isFhirResourceType, patientCompartment } from './definitions.js';
 import { partnerReadView } from './sharing-rules.js';
 import { queryFromString, type FhirCall } from './interactions.js';
 import { parseSearchRequest } from './search-request.js';
+import { parseExportElements, subsetForExport } from './export-elements.js';
 import { applyCriteria } from '../entities/search-query.js';
 import type { Knex } from '@mikro-orm/knex';
 
@@ -21,7 +22,10 @@ export const EXPORT_SCOPES = ['system/*.read', 'system/Patient.read'] as const;
 /** _outputFormat values accepted (all mean NDJSON of FHIR JSON resources). */
 export const OUTPUT_FORMATS = ['application/fhir+ndjson', 'application/ndjson', 'ndjson'] as const;
 
-const KNOWN_PARAMS = new Set(['_outputFormat', '_since', '_type', '_typeFilter']);
+const KNOWN_PARAMS = new Set(['_outputFormat', '_since', '_type', '_typeFilter', '_elements', 'patient']);
+
+/** At most this many patients in one kick-off's `patient` parameter. */
+export const MAX_EXPORT_PATIENTS = 1000;
 
 /** Search result parameters that mean nothing in a _typeFilter (it selects resources, it does not page them). */
 const RESULT_PARAMS = ['_count', '_offset', '_cursor', '_sort', '_total', '_summary', '_elements', '_include', '_revinclude', '_contained', '_containedType'];
@@ -47,6 +51,8 @@ const PARAMETER_VALUES: Record<string, readonly string[]> = {
   _since: ['valueInstant', 'valueDateTime'],
   _type: ['valueString', 'valueCode'],
   _typeFilter: ['valueString'],
+  _elements: ['valueString'],
+  patient: ['valueReference'],
 };
 
 /**
@@ -67,6 +73,13 @@ export function parametersToQuery(body: unknown, lenient: boolean): URLSearchPar
     if (!kinds) {
       if (lenient) return;
       throw bad(`${field}.name`, `${JSON.stringify(name)} is not supported by this server's $export (supported: ${Object.keys(PARAMETER_VALUES).join(', ')})`);
+    }
+    if (kinds.includes('valueReference')) {
+      // `patient`: a Reference to a Patient (Bulk Data IG, POST kick-off).
+      const reference = (p['valueReference'] as { reference?: unknown } | undefined)?.reference;
+      if (typeof reference !== 'string') throw bad(field, `${name} needs valueReference with a reference`);
+      out.append(name, reference);
+      return;
     }
     const kind = kinds.find((k) => typeof p[k] === 'string');
     if (!kind) throw bad(field, `${name} needs one of ${kinds.join(', ')}`);
@@ -96,6 +109,24 @@ function parseTypeFilters(values: string[], types: readonly string[]): Record<st
   return filters;
 }
 
+/**
+ * `patient` (Patient and Group level): `Patient/{id}` references, repeated or comma-separated; the
+ * export keeps only these patients' compartments. Patients the caller cannot see simply add nothing.
+ */
+function parsePatients(values: readonly string[], level: ExportLevel): string[] | null {
+  const references = values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
+  if (values.length === 0) return null;
+  if (level === 'system') throw bad('patient', 'applies to Patient and Group level exports only (Bulk Data IG)');
+  if (references.length === 0) throw bad('patient', 'needs at least one Patient reference');
+  if (references.length > MAX_EXPORT_PATIENTS) throw bad('patient', `at most ${MAX_EXPORT_PATIENTS} patients`);
+  const ids = references.map((reference) => {
+    const m = /^Patient\/([A-Za-z0-9\-.]{1,64})$/.exec(reference);
+    if (!m) throw bad('patient', `${JSON.stringify(reference.slice(0, 80))} is not a reference Patient/[id]`);
+    return m[1]!;
+  });
+  return [...new Set(ids)];
+}
+
 function bad(field: string, message: string): DomainError {
   return new DomainError('BAD_REQUEST', `${field}: ${message}`, { fieldErrors: [{ field, message }] });
 }
@@ -107,7 +138,9 @@ function bad(field: string, message: string): DomainError {
 async function ownJob(call: FhirCall, jobId: string): Promise<ExportJob> {
   const job = /^[0-9a-f-]{36}$/.test(jobId) ? await exportStore.get(call.em, jobId) : null;
   const expired = job?.expiresAt !== null && job?.expiresAt !== undefined && job.expiresAt < new Date().toISOString();
-  if (!job || expired || call.principal.partnerGpid === null || job.partnerGpid !== call.principal.partnerGpid) throw new DomainError('NOT_FOUND', `There is no export job ${jobId}.`);
+  // A patient-context credential sees only exports made in the same context (the files hold resources).
+  const outsideContext = call.principal.patient !== undefined && job?.patientContext !== call.principal.patient;
+  if (!job || expired || call.principal.partnerGpid === null || job.partnerGpid !== call.principal.partnerGpid || outsideContext) throw new DomainError('NOT_FOUND', `There is no export job ${jobId}.`);
   return job;
 }
 
@@ -127,6 +160,10 @@ export async function kickoff(call: FhirCall, request: KickoffRequest): Promise<
   }
   if (!request.respondAsync) throw bad('Prefer', '$export is asynchronous: send Prefer: respond-async');
   if (principal.partnerGpid === null) throw new DomainError('FORBIDDEN', '$export needs a credential of a partner (the files are served to that partner only).');
+  // A SMART patient context reaches one patient's compartment: exactly what a Patient-level export is.
+  if (principal.patient !== undefined && request.level !== 'patient') {
+    throw new DomainError('FORBIDDEN', `A credential with a patient context exports at Patient level only (GET [base]/Patient/$export): the export holds the compartment of Patient/${principal.patient}.`, { details: { patient_context: principal.patient } });
+  }
 
   const params = new URLSearchParams(request.query);
   if (request.parameters !== undefined && request.parameters !== null) for (const [k, v] of parametersToQuery(request.parameters, request.lenient)) params.append(k, v);
@@ -161,6 +198,8 @@ export async function kickoff(call: FhirCall, request: KickoffRequest): Promise<
   }
 
   const typeFilters = parseTypeFilters(params.getAll('_typeFilter'), types);
+  const elements = parseExportElements(params.getAll('_elements'), types);
+  const patients = parsePatients(params.getAll('patient'), request.level);
 
   let groupId: string | null = null;
   if (request.level === 'group') {
@@ -192,6 +231,9 @@ export async function kickoff(call: FhirCall, request: KickoffRequest): Promise<
     completedAt: null,
     typeFilters,
     expiresAt: null,
+    patientContext: principal.patient ?? null,
+    elements,
+    patients,
   };
   await exportStore.insert(call.em, job);
   return { jobId: job.id, statusUrl: `${call.fhirBase}/$export-status/${job.id}` };
@@ -340,7 +382,9 @@ export class ExportWorker {
     const compartment = patientCompartment();
     // The asking partner's read view (its own resources plus what sharing rules give it) as it is
     // when the job runs; an operator's export covers everyone's.
-    const view: ResourceView = job.coversAll ? undefined : await partnerReadView(this.fork(), job.partnerGpid);
+    // A patient context narrows it to that patient's compartment.
+    const tenancy = job.coversAll ? undefined : await partnerReadView(this.fork(), job.partnerGpid);
+    const view: ResourceView = job.patientContext === null ? tenancy : { tenancy, patient: job.patientContext };
     let cursor: ExportCursor = job.cursor;
     let exported = job.exported;
     for (let typeIndex = cursor.typeIndex; typeIndex < job.types.length; typeIndex++) {
@@ -356,7 +400,9 @@ export class ExportWorker {
         const last = rows[rows.length - 1]!;
         cursor = { typeIndex, lastUpdated: last.last_updated, id: last.id };
         exported += rows.length;
-        const chunk = { fileIndex: typeIndex, resourceType, data: `${rows.map((r) => r.content).join('\n')}\n`, count: rows.length, cursor, exported, now: new Date().toISOString() };
+        const elements = job.elements;
+        const lines = rows.map((r) => (elements ? subsetForExport(r.content, resourceType, elements) : r.content));
+        const chunk = { fileIndex: typeIndex, resourceType, data: `${lines.join('\n')}\n`, count: rows.length, cursor, exported, now: new Date().toISOString() };
         const em = this.fork();
         const kept = await em.transactional((tx) => exportStore.appendChunk(tx, job, this.workerId, chunk));
         // Cancelled (deleted) or taken over: stop without writing anything more.

@@ -6,9 +6,11 @@ import { addDates, addReference, addTokens, normalizeString, strings, type Compo
 /**
  * Composite search parameters (R4 `type: composite`): the parameter's expression selects elements
  * (the Observation itself, each Observation.component, each useContext…) and each component's
- * expression, evaluated on one such element, gives that component's values. Supported: exactly two
- * components of type token, quantity, number, date, string, reference or uri, which covers every
- * R4 composite except MolecularSequence's three-component coordinates.
+ * expression, evaluated on one such element, gives that component's values. Supported: two or
+ * three components of type token, quantity, number, date, string, reference or uri, which covers
+ * every R4 composite (MolecularSequence's coordinates have three: chromosome or reference sequence
+ * id, start, end). A component expression may read `%resource` (the coordinates' chromosome is
+ * `%resource.referenceSeq.chromosome`, evaluated per variant).
  */
 export interface CompositeComponent {
   type: Exclude<IndexTable, 'composite'>;
@@ -18,14 +20,14 @@ export interface CompositeComponent {
 const COMPONENT_TYPES: readonly string[] = ['token', 'quantity', 'number', 'date', 'string', 'reference', 'uri'];
 const cache = new Map<string, CompositeComponent[] | null>();
 
-/** The two components of a composite parameter, or null when this server does not index it. */
+/** The components of a composite parameter, or null when this server does not index it. */
 export function compositeComponents(sp: SearchParameter): CompositeComponent[] | null {
   const key = `${sp.url ?? ''}#${sp.code ?? ''}`;
   const cached = cache.get(key);
   if (cached !== undefined) return cached;
   let result: CompositeComponent[] | null = null;
   const parts = sp.component ?? [];
-  if (parts.length === 2) {
+  if (parts.length === 2 || parts.length === 3) {
     const components = parts.map((c) => {
       const definition = c.definition ? searchParameterByUrl(c.definition) : undefined;
       if (!definition || !COMPONENT_TYPES.includes(definition.type ?? '') || !c.expression) return null;
@@ -75,26 +77,36 @@ function cellsOf(type: CompositeComponent['type'], v: TypedValue): ComponentCell
   }
 }
 
-function prefixed(i: 0 | 1, cell: ComponentCell): Partial<CompositeCells> {
+function prefixed(i: 0 | 1 | 2, cell: ComponentCell): Partial<CompositeCells> {
   return { [`c${i}_system`]: cell.system, [`c${i}_code`]: cell.code, [`c${i}_num`]: cell.num, [`c${i}_unit`]: cell.unit, [`c${i}_low`]: cell.low, [`c${i}_high`]: cell.high };
 }
 
-/** Index rows of a composite parameter for one element its expression selected. */
-export function compositeRows(param: string, sp: SearchParameter | undefined, element: TypedValue): ({ param: string } & CompositeCells)[] {
+/**
+ * Index rows of a composite parameter for one element its expression selected (`resource`: the
+ * whole resource, for `%resource`). Every row has all three components' columns (the third null for
+ * two-component parameters), so multi-row INSERTs see one column list.
+ */
+export function compositeRows(param: string, sp: SearchParameter | undefined, element: TypedValue, resource?: TypedValue): ({ param: string } & CompositeCells)[] {
   const components = sp ? compositeComponents(sp) : null;
   if (!components) return [];
   const cells = components.map((c) => {
     let values: TypedValue[] = [];
     try {
-      values = evalFhirPathTyped(c.expression, [element], {});
+      values = evalFhirPathTyped(c.expression, [element], resource ? { '%resource': resource } : {});
     } catch {
       values = [];
     }
     return values.filter((v) => v.value !== undefined && v.value !== null).flatMap((v) => cellsOf(c.type, v));
   });
   const out: ({ param: string } & CompositeCells)[] = [];
+  const thirds = components.length === 3 ? (cells[2] ?? []) : [EMPTY];
   for (const first of cells[0] ?? []) {
-    for (const second of cells[1] ?? []) out.push({ param, ...prefixed(0, first), ...prefixed(1, second) } as { param: string } & CompositeCells);
+    for (const second of cells[1] ?? []) {
+      for (const third of thirds) {
+        out.push({ param, ...prefixed(0, first), ...prefixed(1, second), ...prefixed(2, third) } as { param: string } & CompositeCells);
+        if (out.length >= 100) return out;
+      }
+    }
   }
-  return out.slice(0, 100);
+  return out;
 }

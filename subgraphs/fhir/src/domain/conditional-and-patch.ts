@@ -1,8 +1,7 @@
 import { applyPatch, Pointer, type Operation } from 'rfc6902';
 import { DomainError } from '@svc/platform';
-import { resourceStore } from '../entities/resource-store.js';
-import { assertMayPerform, maySee } from './access.js';
-import { create, etagOf, matchOne, remove, update, type FhirCall, type FhirOutcome } from './interactions.js';
+import { assertMayPerform } from './access.js';
+import { create, etagOf, matchOne, remove, update, visibleCurrent, type FhirCall, type FhirOutcome } from './interactions.js';
 import { assertKnownType, type FhirResource } from './validation.js';
 import { numericView, withExactNumbersAsTokens } from './exact-json.js';
 import { parseStoredResource } from './stored-content.js';
@@ -80,8 +79,8 @@ export function applyJsonPatch(resource: FhirResource, patchBody: unknown): Fhir
 export async function patch(call: FhirCall, resourceType: string, id: string, patchBody: unknown, ifMatch: string | null): Promise<FhirOutcome> {
   assertKnownType(resourceType);
   assertMayPerform(call.principal, 'update', resourceType);
-  const current = await resourceStore.current(call.em, resourceType, id);
-  if (!current || !maySee(call.principal, current.partnerGpid)) throw new DomainError('NOT_FOUND', `${resourceType}/${id} does not exist.`);
+  // The write view: own resources only, and within the patient compartment of a patient context.
+  const current = await visibleCurrent(call, resourceType, id);
   if (current.deleted) throw new DomainError('GONE', `${resourceType}/${id} was deleted.`);
   const patched = applyJsonPatch(parseStoredResource(current.content!), patchBody);
   try {

@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/core';
 import { DomainError, makeEvent, recordEvent, type Principal, type SourceOrigin } from '@svc/platform';
-import { inView, resourceStore, type NewResource, type StoredResource } from '../entities/resource-store.js';
+import { resourceStore, type NewResource, type StoredResource } from '../entities/resource-store.js';
 import { readViewOf } from './sharing-rules.js';
 import { runIncludes, runSearch } from '../entities/search-query.js';
 import { summaryOf } from './summary.js';
-import { assertMayPerform, maySee, visiblePartner, type FhirInteraction } from './access.js';
+import { assertMayPerform, assertWritableInCompartment, writeViewOf, type FhirInteraction } from './access.js';
 import { extractSearchIndex } from './search-index.js';
 import { parseSearchRequest, type SearchRequest } from './search-request.js';
-import { encodeCursor, type RowPosition } from './search-cursor.js';
+import { decodeHistoryCursor, encodeCursor, encodeHistoryCursor, type RowPosition } from './search-cursor.js';
 import { assertKnownType, assertResourceShape, validateFhirResource, type FhirResource } from './validation.js';
 import { parseStoredResource, storedContentOf } from './stored-content.js';
 import { keepServerGpid, requestIdentityIfChanged } from './identity-link.js';
@@ -91,12 +91,14 @@ function prepare(call: FhirCall, interaction: FhirInteraction, resourceType: str
 /**
  * The current version, when it exists and is in the caller's view; another tenant's is a 404 too.
  * Reads use the read view (own resources plus what sharing rules give); writes only own resources.
+ * With a SMART patient context both are narrowed to the patient's compartment: a resource outside
+ * it is the same 404.
  */
-async function visibleCurrent(call: FhirCall, resourceType: string, id: string, mode: 'read' | 'write' = 'write'): Promise<StoredResource> {
+export async function visibleCurrent(call: FhirCall, resourceType: string, id: string, mode: 'read' | 'write' = 'write'): Promise<StoredResource> {
   assertId(id);
   const stored = await resourceStore.current(call.em, resourceType, id);
-  const visible = stored && (mode === 'write' ? maySee(call.principal, stored.partnerGpid) : inView(await readViewOf(call.em, call.principal), stored.partnerGpid, resourceType));
-  if (!stored || !visible) throw notFound(resourceType, id);
+  const view = mode === 'write' ? writeViewOf(call.principal) : await readViewOf(call.em, call.principal);
+  if (!stored || !(await resourceStore.isVisible(call.em, view, stored))) throw notFound(resourceType, id);
   return stored;
 }
 
@@ -203,7 +205,7 @@ export async function matchOne(call: FhirCall, resourceType: string, query: stri
   const params = queryFromString(query);
   if (Object.keys(params).length === 0) throw new DomainError('BAD_REQUEST', `${what} must carry search parameters.`);
   const request = parseSearchRequest(resourceType, params, true);
-  const found = await runSearch(call.em, { ...request, count: 2, offset: 0, cursor: undefined, total: 'none', sort: [] }, visiblePartner(call.principal));
+  const found = await runSearch(call.em, { ...request, count: 2, offset: 0, cursor: undefined, total: 'none', sort: [] }, writeViewOf(call.principal));
   if (found.rows.length > 1) throw new DomainError('PRECONDITION_FAILED', `${what} matches more than one ${resourceType}.`);
   return found.rows[0] ?? null;
 }
@@ -223,6 +225,7 @@ export async function create(call: FhirCall, resourceType: string, body: unknown
   validateFhirResource(resource);
   const stored: StoredResource = { resourceType, id: resource.id!, versionId: 1, partnerGpid: call.principal.partnerGpid, lastUpdated: now, deleted: false, content: storedContentOf(resource) };
   const index = extractSearchIndex(resource);
+  assertWritableInCompartment(call.principal, resourceType, stored.id, index.reference);
   if (call.pending) {
     call.pending.add({ stored, index });
     writeEvent(call, call.em, 'created', stored);
@@ -264,6 +267,7 @@ export async function update(call: FhirCall, resourceType: string, id: string, b
   validateFhirResource(resource);
   const stored: StoredResource = { ...current, versionId, lastUpdated: now, deleted: false, content: storedContentOf(resource) };
   const index = extractSearchIndex(resource);
+  assertWritableInCompartment(call.principal, resourceType, id, index.reference);
   await inTransaction(call.em, async (em) => {
     if (!(await resourceStore.replace(em, stored, current.versionId))) {
       throw new DomainError('CONFLICT', `${resourceType}/${id} was changed by another request; read it again and retry.`);
@@ -359,30 +363,50 @@ export interface HistoryOptions {
   count: number;
   offset: number;
   since?: string;
+  /** `_cursor` from a history Bundle's link (keyset paging). */
+  cursor?: string;
 }
 
-/** Instance or type history: every version, newest first, as a `history` Bundle. */
+/**
+ * Instance or type history: every version, newest first, as a `history` Bundle. Its `next` and
+ * `previous` links are keyset cursors anchored on the page's last (first) version, so a version
+ * written meanwhile (always the newest) never shifts a later page: paging on sees exactly the
+ * versions that were older than the page, and `previous` the ones newer than it, new ones included.
+ */
 export async function history(call: FhirCall, options: HistoryOptions): Promise<FhirOutcome> {
   prepare(call, 'history', options.resourceType);
   if (options.id) await visibleCurrent(call, options.resourceType, options.id, 'read');
   if (!Number.isInteger(options.count) || options.count < 1 || options.count > 1000) throw new DomainError('BAD_REQUEST', '_count must be from 1 to 1000.', { fieldErrors: [{ field: '_count', message: 'must be from 1 to 1000' }] });
   if (!Number.isInteger(options.offset) || options.offset < 0) throw new DomainError('BAD_REQUEST', '_offset must be a non-negative integer.', { fieldErrors: [{ field: '_offset', message: 'must be a non-negative integer' }] });
+  if (options.cursor !== undefined && options.offset > 0) throw new DomainError('BAD_REQUEST', '_cursor and _offset cannot be combined.', { fieldErrors: [{ field: '_cursor', message: 'cannot be combined with _offset' }] });
+  const cursor = options.cursor === undefined ? undefined : decodeHistoryCursor(options.cursor);
   const since = options.since ? new Date(options.since) : undefined;
   if (since && Number.isNaN(since.getTime())) throw new DomainError('BAD_REQUEST', '_since must be an instant.', { fieldErrors: [{ field: '_since', message: 'must be an instant' }] });
   const partner = await readViewOf(call.em, call.principal);
-  const { rows, total } = await resourceStore.history(call.em, {
+  const { rows, total, more } = await resourceStore.history(call.em, {
     resourceType: options.resourceType,
     ...(options.id ? { id: options.id } : {}),
     ...(partner === undefined ? {} : { partnerGpid: partner }),
     ...(since ? { since: since.toISOString() } : {}),
     offset: options.offset,
     limit: options.count,
+    ...(cursor ? { cursor } : {}),
   });
   const base = options.id ? `${call.fhirBase}/${options.resourceType}/${options.id}/_history` : `${call.fhirBase}/${options.resourceType}/_history`;
-  const params = (offset: number): [string, string][] => [...(options.since ? [['_since', options.since] as [string, string]] : []), ['_count', String(options.count)], ['_offset', String(offset)]];
-  const link = [{ relation: 'self', url: linkUrl(base, params(options.offset)) }];
-  if (options.offset > 0) link.push({ relation: 'previous', url: linkUrl(base, params(Math.max(0, options.offset - options.count))) });
-  if (options.offset + rows.length < total) link.push({ relation: 'next', url: linkUrl(base, params(options.offset + options.count)) });
+  const params = (paging: [string, string][]): [string, string][] => [...(options.since ? [['_since', options.since] as [string, string]] : []), ['_count', String(options.count)], ...paging];
+  const at = (r: StoredResource, direction: 'next' | 'prev'): [string, string][] => [['_cursor', encodeHistoryCursor(r, direction)]];
+  const selfPaging: [string, string][] = options.cursor !== undefined ? [['_cursor', options.cursor]] : options.offset > 0 ? [['_offset', String(options.offset)]] : [];
+  const link = [{ relation: 'self', url: linkUrl(base, params(selfPaging)) }];
+  const upwards = cursor?.direction === 'prev';
+  const hasNewer = upwards ? more : cursor !== undefined || options.offset > 0;
+  const hasOlder = upwards ? true : more;
+  const first = rows[0];
+  const last = rows.at(-1);
+  if (hasNewer) {
+    if (first) link.push({ relation: 'previous', url: linkUrl(base, params(at(first, 'prev'))) });
+    else if (cursor?.direction === 'next') link.push({ relation: 'previous', url: linkUrl(base, params([['_cursor', encodeHistoryCursor(cursor, 'prev')]])) });
+  }
+  if (hasOlder && last) link.push({ relation: 'next', url: linkUrl(base, params(at(last, 'next'))) });
   const bundle: FhirResource = {
     resourceType: 'Bundle',
     type: 'history',

@@ -56,3 +56,21 @@ export function decodeCursor(raw: string, sort: string, keyCount: number, param 
   }
   return { sort, keys: keys as SortValue[], lastUpdated, id, direction: direction === 'n' ? 'next' : 'prev' };
 }
+
+/** The sort text of history cursors: a search cursor can never be replayed on history, nor the reverse. */
+const HISTORY_SORT = '_history';
+
+/** A history page's `_cursor`: the position of the version next to the page, and the direction. */
+export function encodeHistoryCursor(position: { lastUpdated: string; id: string; versionId: number }, direction: 'next' | 'prev'): string {
+  return encodeCursor(HISTORY_SORT, { keys: [position.versionId], lastUpdated: position.lastUpdated, id: position.id }, direction);
+}
+
+/** Decode a history `_cursor`; anything garbled, forged or made for a search is a 400 naming `_cursor`. */
+export function decodeHistoryCursor(raw: string): { lastUpdated: string; id: string; versionId: number; direction: 'next' | 'prev' } {
+  const cursor = decodeCursor(raw, HISTORY_SORT, 1);
+  const versionId = cursor.keys[0];
+  if (typeof versionId !== 'number' || !Number.isInteger(versionId) || versionId < 1) {
+    throw new DomainError('BAD_REQUEST', 'Search parameter _cursor: not a cursor this server issued for this history (use the links of a history Bundle).', { fieldErrors: [{ field: '_cursor', message: 'invalid or altered cursor' }] });
+  }
+  return { lastUpdated: cursor.lastUpdated, id: cursor.id, versionId, direction: cursor.direction };
+}

@@ -15,11 +15,11 @@ export interface SearchIndexRows {
   quantity: { param: string; value: number; system: string | null; code: string | null; unit: string | null }[];
   reference: { param: string; reference: string; target_type: string | null; target_id: string | null }[];
   uri: { param: string; value: string }[];
-  /** Composite parameters: one row per combination of the two components' cells (see composite-index.ts). */
+  /** Composite parameters: one row per combination of the components' cells (see composite-index.ts). */
   composite: ({ param: string } & CompositeCells)[];
 }
 
-/** The typed cells of one composite component, prefixed c0_ / c1_ in the table. */
+/** The typed cells of one composite component, prefixed c0_ / c1_ / c2_ in the table. */
 export interface ComponentCell {
   system: string | null;
   code: string | null;
@@ -29,7 +29,7 @@ export interface ComponentCell {
   high: string | null;
 }
 
-export type CompositeCells = { [K in `c${0 | 1}_${keyof ComponentCell}`]: ComponentCell[keyof ComponentCell] };
+export type CompositeCells = { [K in `c${0 | 1 | 2}_${keyof ComponentCell}`]: ComponentCell[keyof ComponentCell] };
 
 export type IndexTable = keyof SearchIndexRows;
 
@@ -161,8 +161,8 @@ export function addReference(rows: SearchIndexRows['reference'], param: string, 
 
 /**
  * Evaluate every search parameter of the resource's type (FHIRPath from the official
- * SearchParameters) and turn the values into index rows. Composite parameters of two components
- * are indexed by composite-index.ts; special parameters are not indexed.
+ * SearchParameters) and turn the values into index rows. Composite parameters of two or three
+ * components are indexed by composite-index.ts; special parameters are not indexed.
  */
 export function extractSearchIndex(resource: FhirResource): SearchIndexRows {
   const rows: SearchIndexRows = { string: [], token: [], date: [], number: [], quantity: [], reference: [], uri: [], composite: [] };
@@ -215,7 +215,7 @@ export function extractSearchIndex(resource: FhirResource): SearchIndexRows {
           if (typeof v.value === 'string') rows.uri.push({ param: p.code, value: v.value.slice(0, 512) });
           break;
         case 'composite':
-          rows.composite.push(...compositeRows(p.code, searchParametersOf(resource.resourceType)[p.code], v));
+          rows.composite.push(...compositeRows(p.code, searchParametersOf(resource.resourceType)[p.code], v, input[0]!));
           break;
       }
     }

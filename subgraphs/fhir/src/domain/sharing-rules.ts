@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/core';
 import { DomainError, isOperator, type Principal } from '@svc/platform';
-import type { ResourceView } from '../entities/resource-store.js';
+import type { ResourceView, TenancyView } from '../entities/resource-store.js';
+import { narrowToPatient } from './access.js';
 import { sharingRuleStore, type SharingRule } from '../entities/sharing-rule-store.js';
 import { isFhirResourceType } from './definitions.js';
 
@@ -22,14 +23,16 @@ function bad(field: string, message: string): DomainError {
   return new DomainError('BAD_REQUEST', `${field}: ${message}`, { fieldErrors: [{ field, message }] });
 }
 
-/** What the principal may read: everyone's (operator), its own plus what rules share with it, or nothing. */
+/**
+ * What the principal may read: everyone's (operator), its own plus what rules share with it, or
+ * nothing; narrowed to its patient's compartment when it has a SMART patient context.
+ */
 export async function readViewOf(em: EntityManager, principal: Principal): Promise<ResourceView> {
-  if (isOperator(principal)) return undefined;
-  return partnerReadView(em, principal.partnerGpid);
+  return narrowToPatient(principal, isOperator(principal) ? undefined : await partnerReadView(em, principal.partnerGpid));
 }
 
 /** The read view of a partner (used by $export jobs, which run without a principal). */
-export async function partnerReadView(em: EntityManager, partnerGpid: string | null): Promise<ResourceView> {
+export async function partnerReadView(em: EntityManager, partnerGpid: string | null): Promise<TenancyView> {
   if (partnerGpid === null) return null;
   const rules = await sharingRuleStore.forGrantee(em, partnerGpid);
   if (rules.length === 0) return partnerGpid;

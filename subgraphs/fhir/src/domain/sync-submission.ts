@@ -75,6 +75,7 @@ function storedPrincipal(principal: Principal): StoredPrincipal {
     scopes: [...principal.scopes],
     ...(principal.tokenId ? { tokenId: principal.tokenId } : {}),
     ...(principal.clientId ? { clientId: principal.clientId } : {}),
+    ...(principal.patient ? { patient: principal.patient } : {}),
   };
 }
 
@@ -149,7 +150,9 @@ export interface SyncJobStatus {
 /** Where the caller's partner's job stands; any other job (or none) is the same 404. */
 export async function syncJobStatus(call: FhirCall, jobId: string): Promise<SyncJobStatus> {
   const job = isId('job', jobId) ? await syncJobStore.get(call.em, jobId) : null;
-  if (!job || call.principal.partnerGpid === null || job.partnerGpid !== call.principal.partnerGpid) throw new DomainError('NOT_FOUND', `There is no sync job ${jobId}.`);
+  // A patient-context credential sees only jobs submitted in the same context (their answers hold resources).
+  const outsideContext = call.principal.patient !== undefined && job?.principal.patient !== call.principal.patient;
+  if (!job || call.principal.partnerGpid === null || job.partnerGpid !== call.principal.partnerGpid || outsideContext) throw new DomainError('NOT_FOUND', `There is no sync job ${jobId}.`);
   if (job.state === 'completed' || job.state === 'failed') {
     return { jobId: job.id, state: job.state, progress: null, httpStatus: job.resultStatus ?? 500, body: job.result ? (JSON.parse(job.result) as Record<string, unknown>) : null, bodyText: job.result };
   }

@@ -154,7 +154,7 @@ export class SyncJobWorker {
     const p = job.principal;
     return {
       em,
-      principal: { kind: p.kind, partnerGpid: p.partnerGpid, scopes: p.scopes, ...(p.tokenId ? { tokenId: p.tokenId } : {}), ...(p.clientId ? { clientId: p.clientId } : {}) },
+      principal: { kind: p.kind, partnerGpid: p.partnerGpid, scopes: p.scopes, ...(p.tokenId ? { tokenId: p.tokenId } : {}), ...(p.clientId ? { clientId: p.clientId } : {}), ...(p.patient ? { patient: p.patient } : {}) },
       requestId: job.requestId,
       source: job.source !== null && isSourceOrigin(job.source) ? job.source : null,
       fhirBase: this.options.fhirBase,

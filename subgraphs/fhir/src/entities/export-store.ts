@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/core';
 import type { Knex } from '@mikro-orm/knex';
-import { INDEX_TABLES, RESOURCES, knexOf, whereVisible, type ResourceView } from './resource-store.js';
+import { INDEX_TABLES, RESOURCES, knexOf, whereVisible, type ResourceView, type TenancyView } from './resource-store.js';
 
 export const JOBS = 'fhir_export_jobs';
 export const FILES = 'fhir_export_files';
@@ -39,6 +39,12 @@ export interface ExportJob {
   typeFilters: Record<string, string[]>;
   /** When the finished job and its files expire (null while it runs). */
   expiresAt: string | null;
+  /** The SMART patient context of the credential that asked: the export stays in that patient's compartment. */
+  patientContext: string | null;
+  /** _elements: per type, the root elements each resource keeps (null: whole resources). */
+  elements: Record<string, string[]> | null;
+  /** patient: the Patient ids whose compartments a Patient or Group level export keeps (null: all). */
+  patients: string[] | null;
 }
 
 export interface ExportFile {
@@ -68,6 +74,9 @@ interface JobRow {
   completed_at: string | null;
   type_filters: string | null;
   expires_at: string | null;
+  patient_context: string | null;
+  elements: string | null;
+  patients: string | null;
 }
 
 function toJob(row: JobRow): ExportJob {
@@ -92,6 +101,9 @@ function toJob(row: JobRow): ExportJob {
     completedAt: row.completed_at,
     typeFilters: row.type_filters ? (JSON.parse(row.type_filters) as Record<string, string[]>) : {},
     expiresAt: row.expires_at,
+    patientContext: row.patient_context ?? null,
+    elements: row.elements ? (JSON.parse(row.elements) as Record<string, string[]>) : null,
+    patients: row.patients ? (JSON.parse(row.patients) as string[]) : null,
   };
 }
 
@@ -138,6 +150,9 @@ export const exportStore = {
       completed_at: null,
       type_filters: Object.keys(job.typeFilters).length > 0 ? JSON.stringify(job.typeFilters) : null,
       expires_at: null,
+      patient_context: job.patientContext,
+      elements: job.elements === null ? null : JSON.stringify(job.elements),
+      patients: job.patients === null ? null : JSON.stringify(job.patients),
     });
   },
 
@@ -166,7 +181,7 @@ export const exportStore = {
   },
 
   /** The resource types present among what a job may export (for a default _type). */
-  async presentTypes(em: EntityManager, view: ResourceView): Promise<string[]> {
+  async presentTypes(em: EntityManager, view: TenancyView): Promise<string[]> {
     const q = knexOf(em)(RESOURCES).distinct('resource_type').where('deleted', 0);
     whereVisible(q, 'partner_gpid', view);
     return ((await q) as { resource_type: string }[]).map((r) => r.resource_type);
@@ -208,7 +223,7 @@ export const exportStore = {
     const knex = knexOf(em);
     const { job } = p;
     const q = knex(`${RESOURCES} as r`).select('r.id', 'r.last_updated', 'r.content').where('r.resource_type', p.resourceType).where('r.deleted', 0).where('r.last_updated', '<=', job.transactionTime);
-    whereVisible(q, 'r.partner_gpid', p.view);
+    whereVisible(q, 'r.partner_gpid', p.view, p.resourceType);
     if (job.since) q.where('r.last_updated', '>', job.since);
     if (p.after) {
       const after = p.after;
@@ -217,6 +232,7 @@ export const exportStore = {
     if (job.level !== 'system') {
       if (p.resourceType === 'Patient') {
         if (job.level === 'group') q.whereIn('r.id', groupMembers(knex, job.groupId!));
+        if (job.patients) q.whereIn('r.id', job.patients);
       } else {
         const sub = knex(`${INDEX_TABLES.reference} as s`)
           .select(knex.raw('1'))
@@ -224,6 +240,7 @@ export const exportStore = {
           .whereIn('s.param', [...p.compartmentParams])
           .where('s.target_type', 'Patient');
         if (job.level === 'group') sub.whereIn('s.target_id', groupMembers(knex, job.groupId!));
+        if (job.patients) sub.whereIn('s.target_id', job.patients);
         q.whereExists(sub);
       }
     }

@@ -1,6 +1,14 @@
 import type { EntityManager } from '@mikro-orm/core';
 import type { Knex } from '@mikro-orm/knex';
 import type { SearchIndexRows } from '../domain/search-index.js';
+import { patientCompartment } from '../domain/definitions.js';
+
+/** Where a version stands in the history order (newest first): a history page cursor's anchor. */
+export interface HistoryPosition {
+  lastUpdated: string;
+  id: string;
+  versionId: number;
+}
 
 /** A stored version of a resource, as the tables hold it. */
 export interface StoredResource {
@@ -44,17 +52,63 @@ export function knexOf(em: EntityManager): Knex {
 }
 
 /**
- * What a caller may read: every partner's resources (`undefined`, an operator), none (`null`, a
+ * The tenancy part of a view: every partner's resources (`undefined`, an operator), none (`null`, a
  * credential without a partner), one partner's (a GPID), or one partner's plus the slices other
  * partners' sharing rules give it (`types` null: every type).
  */
-export type ResourceView = string | null | undefined | { partner: string; shared: readonly { owner: string; types: readonly string[] | null }[] };
+export type TenancyView = string | null | undefined | { partner: string; shared: readonly { owner: string; types: readonly string[] | null }[] };
+
+/**
+ * A tenancy view narrowed to one patient's compartment (a credential with a SMART patient launch
+ * context): only resources of the R4 Patient compartment of `Patient/{patient}` (the Patient itself,
+ * and every resource whose compartment reference parameters point at it), decided on the current
+ * search index.
+ */
+export interface CompartmentView {
+  tenancy: TenancyView;
+  patient: string;
+}
+
+/** What a caller may see: a tenancy view, possibly narrowed to one patient's compartment. */
+export type ResourceView = TenancyView | CompartmentView;
+
+export function isCompartmentView(view: ResourceView): view is CompartmentView {
+  return typeof view === 'object' && view !== null && 'patient' in view;
+}
+
+/** The tenancy part of a view (a compartment view's tenancy, or the view itself). */
+export function tenancyOf(view: ResourceView): TenancyView {
+  return isCompartmentView(view) ? view.tenancy : view;
+}
+
+/**
+ * The ids of `resourceType` in the compartment of `Patient/{patient}`, as a subquery of the reference
+ * index (led by its `(resource_type, param, target_id)` index); null when the type has no
+ * compartment parameters (nothing of it is in any patient's compartment).
+ */
+function compartmentIds(resourceType: string, patient: string): ((sub: Knex.QueryBuilder) => void) | null {
+  const params = patientCompartment().get(resourceType);
+  if (!params || params.length === 0) return null;
+  return (sub) => {
+    sub.select('resource_id').from(INDEX_TABLES.reference).where('resource_type', resourceType).whereIn('param', [...params]).where('target_type', 'Patient').where('target_id', patient);
+  };
+}
 
 /**
  * Keep only the rows a caller may see (`null` must not become `IS NULL`). `column` is a
- * `partner_gpid` column; a shared slice also tests the `resource_type` column beside it.
+ * `partner_gpid` column; a shared slice also tests the `resource_type` column beside it, and a
+ * compartment view the `id` column beside it. A compartment view needs `resourceType`, the type of
+ * the rows (every query of the store is of one type).
  */
-export function whereVisible<Q extends Knex.QueryBuilder>(q: Q, column: string, view: ResourceView): Q {
+export function whereVisible<Q extends Knex.QueryBuilder>(q: Q, column: string, view: ResourceView, resourceType?: string): Q {
+  if (isCompartmentView(view)) {
+    if (resourceType === undefined) throw new Error('a patient-compartment view needs the resource type of the rows');
+    whereVisible(q, column, view.tenancy);
+    const idColumn = column.replace(/partner_gpid$/, 'id');
+    const subquery = compartmentIds(resourceType, view.patient);
+    if (resourceType === 'Patient') return q.where((w) => (subquery ? w.where(idColumn, view.patient).orWhereIn(idColumn, subquery) : w.where(idColumn, view.patient))) as Q;
+    return (subquery ? q.whereIn(idColumn, subquery) : q.whereRaw('1 = 0')) as Q;
+  }
   if (view === undefined) return q;
   if (view === null) return q.whereRaw('1 = 0') as Q;
   if (typeof view === 'string') return q.where(column, view) as Q;
@@ -66,12 +120,16 @@ export function whereVisible<Q extends Knex.QueryBuilder>(q: Q, column: string, 
   }) as Q;
 }
 
-/** Whether a resource of `owner` and `resourceType` is in the view (the same rule as whereVisible). */
+/**
+ * Whether a resource of `owner` and `resourceType` is in the view's tenancy (the same rule as
+ * whereVisible). A compartment view's patient is not decided here: use {@link resourceStore.isVisible}.
+ */
 export function inView(view: ResourceView, owner: string | null, resourceType: string): boolean {
-  if (view === undefined) return true;
-  if (view === null || owner === null) return false;
-  if (typeof view === 'string') return view === owner;
-  return view.partner === owner || view.shared.some((s) => s.owner === owner && (s.types === null || s.types.includes(resourceType)));
+  const tenancy = tenancyOf(view);
+  if (tenancy === undefined) return true;
+  if (tenancy === null || owner === null) return false;
+  if (typeof tenancy === 'string') return tenancy === owner;
+  return tenancy.partner === owner || tenancy.shared.some((s) => s.owner === owner && (s.types === null || s.types.includes(resourceType)));
 }
 
 export function toStored(row: Row): StoredResource {
@@ -137,6 +195,18 @@ export const resourceStore = {
     return row ? toStored(row) : null;
   },
 
+  /**
+   * Whether a stored resource is in the view: its tenancy, and for a compartment view its membership
+   * in the patient's compartment (by the current search index).
+   */
+  async isVisible(em: EntityManager, view: ResourceView, stored: StoredResource): Promise<boolean> {
+    if (!inView(view, stored.partnerGpid, stored.resourceType)) return false;
+    if (!isCompartmentView(view)) return true;
+    const q = knexOf(em)(RESOURCES).select('id').where({ resource_type: stored.resourceType, id: stored.id });
+    whereVisible(q, 'partner_gpid', view, stored.resourceType);
+    return (await q.first()) !== undefined;
+  },
+
   async version(em: EntityManager, resourceType: string, id: string, versionId: number): Promise<StoredResource | null> {
     const row = (await knexOf(em)(HISTORY).where({ resource_type: resourceType, id, version_id: versionId }).first()) as Row | undefined;
     return row ? toStored(row) : null;
@@ -167,20 +237,47 @@ export const resourceStore = {
     await knexOf(em)(HISTORY).where({ resource_type: resourceType, id, version_id: versionId }).update({ content: null });
   },
 
-  /** Versions of one resource (newest first), or of a type / the whole store when `id` is absent. */
-  async history(em: EntityManager, filter: { resourceType?: string; id?: string; partnerGpid?: ResourceView; since?: string; offset: number; limit: number }): Promise<{ rows: StoredResource[]; total: number }> {
+  /**
+   * Versions of one resource (newest first), or of a type / the whole store when `id` is absent.
+   * Order: `last_updated`, then id, then version, all descending. With `cursor` the page is the
+   * versions strictly older (`next`) or newer (`prev`, read upwards, then given back newest first)
+   * than the cursor's version (keyset paging); otherwise `offset` versions in. `more` tells whether
+   * versions follow the page in its reading direction.
+   */
+  async history(
+    em: EntityManager,
+    filter: { resourceType?: string; id?: string; partnerGpid?: ResourceView; since?: string; offset: number; limit: number; cursor?: HistoryPosition & { direction: 'next' | 'prev' } },
+  ): Promise<{ rows: StoredResource[]; total: number; more: boolean }> {
     const knex = knexOf(em);
     const base = () => {
       const q = knex(HISTORY);
       if (filter.resourceType) q.where('resource_type', filter.resourceType);
       if (filter.id) q.where('id', filter.id);
-      whereVisible(q, 'partner_gpid', filter.partnerGpid);
+      whereVisible(q, 'partner_gpid', filter.partnerGpid, filter.resourceType);
       if (filter.since) q.where('last_updated', '>=', filter.since);
       return q;
     };
-    const rows = (await base().orderBy([{ column: 'last_updated', order: 'desc' }, { column: 'id', order: 'desc' }, { column: 'version_id', order: 'desc' }]).offset(filter.offset).limit(filter.limit)) as Row[];
+    const cursor = filter.cursor;
+    const upwards = cursor?.direction === 'prev';
+    const order = upwards ? 'asc' : 'desc';
+    const q = base().orderBy([{ column: 'last_updated', order }, { column: 'id', order }, { column: 'version_id', order }]);
+    if (cursor) {
+      const op = upwards ? '>' : '<';
+      q.where((w) =>
+        w
+          .where('last_updated', op, cursor.lastUpdated)
+          .orWhere((x) => x.where('last_updated', cursor.lastUpdated).where('id', op, cursor.id))
+          .orWhere((x) => x.where('last_updated', cursor.lastUpdated).where('id', cursor.id).where('version_id', op, cursor.versionId)),
+      );
+    } else {
+      q.offset(filter.offset);
+    }
+    const fetched = ((await q.limit(filter.limit + 1)) as Row[]).map(toStored);
+    const more = fetched.length > filter.limit;
+    const rows = fetched.slice(0, filter.limit);
+    if (upwards) rows.reverse();
     const [count] = (await base().count({ n: '*' })) as { n: number | string }[];
-    return { rows: rows.map(toStored), total: Number(count?.n ?? 0) };
+    return { rows, total: Number(count?.n ?? 0), more };
   },
 
   /**

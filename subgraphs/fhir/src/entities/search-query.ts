@@ -203,10 +203,10 @@ interface Scope {
   visiblePartner: ResourceView;
 }
 
-/** Current, undeleted, visible resources under alias `r` (the target of a chain, the source of a _has). */
-function liveResource(scope: Scope, q: QB, r: string): void {
+/** Current, undeleted, visible resources of `resourceType` under alias `r` (the target of a chain, the source of a _has). */
+function liveResource(scope: Scope, q: QB, r: string, resourceType: string): void {
   q.where(`${r}.deleted`, 0);
-  whereVisible(q, `${r}.partner_gpid`, scope.visiblePartner);
+  whereVisible(q, `${r}.partner_gpid`, scope.visiblePartner, resourceType);
 }
 
 /**
@@ -244,7 +244,7 @@ function applyCriterion(scope: Scope, q: QB, c: Criterion, r: string, depth: num
                 knex(`${RESOURCES} as ${r2}`)
                   .select(knex.raw('1'))
                   .whereRaw(`${r2}.resource_type = ${a}.target_type and ${r2}.id = ${a}.target_id`)
-                  .modify((y) => liveResource(scope, y, r2))
+                  .modify((y) => liveResource(scope, y, r2, target.type))
                   .modify((y) => applyCriterion(scope, y, target.criterion, r2, depth + 2, target.type)),
               ),
             );
@@ -266,7 +266,7 @@ function applyCriterion(scope: Scope, q: QB, c: Criterion, r: string, depth: num
           knex(`${RESOURCES} as ${r2}`)
             .select(knex.raw('1'))
             .whereRaw(`${r2}.resource_type = ${a}.resource_type and ${r2}.id = ${a}.resource_id`)
-            .modify((y) => liveResource(scope, y, r2))
+            .modify((y) => liveResource(scope, y, r2, has.sourceType))
             .modify((y) => applyCriterion(scope, y, has.criterion, r2, depth + 2, has.sourceType)),
         ),
     );
@@ -360,7 +360,7 @@ export async function runSearch(em: EntityManager, request: SearchRequest, visib
   const scope: Scope = { knex, visiblePartner };
   const base = () => {
     const q = knex(`${RESOURCES} as r`).where('r.resource_type', request.resourceType);
-    liveResource(scope, q, 'r');
+    liveResource(scope, q, 'r', request.resourceType);
     for (const c of request.criteria) applyCriterion(scope, q, c, 'r', 0, request.resourceType);
     return q;
   };
@@ -475,7 +475,7 @@ export async function runIncludes(em: EntityManager, request: SearchRequest, mat
     for (const [type, idSet] of wanted) {
       for (const ids of chunks([...idSet])) {
         const q = knex(RESOURCES).where('resource_type', type).where('deleted', 0).whereIn('id', ids);
-        whereVisible(q, 'partner_gpid', visiblePartner);
+        whereVisible(q, 'partner_gpid', visiblePartner, type);
         for (const row of (await q) as Parameters<typeof toStored>[0][]) {
           const stored = toStored(row);
           if (seen.has(keyOf(stored)) || included.length + added.length >= MAX_INCLUDED) continue;

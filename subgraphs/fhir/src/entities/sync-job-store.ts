@@ -15,6 +15,8 @@ export interface StoredPrincipal {
   scopes: string[];
   tokenId?: string;
   clientId?: string;
+  /** The SMART patient context of the submitting credential: the job stays narrowed to it. */
+  patient?: string;
 }
 
 export interface SyncJobRecord {

@@ -6,7 +6,10 @@ import { M004SearchComposite } from './m004-search-composite.js';
 import { M005ExportTypeFilterExpiry } from './m005-export-typefilter-expiry.js';
 import { M006SharingRules } from './m006-sharing-rules.js';
 import { M007SearchPatternIndexes } from './m007-search-pattern-indexes.js';
-import { M008AnalyticsQueries } from './m008-analytics-queries.js';
+import { M008ExportPatientContext } from './m008-export-patient-context.js';
+import { M009ExportElementsPatients } from './m009-export-elements-patients.js';
+import { M010SearchCompositeThird } from './m010-search-composite-third.js';
+import { M011AnalyticsQueries } from './m011-analytics-queries.js';
 
 /** The FHIR subgraph's migration history, in order. */
 export const migrations = [
@@ -18,5 +21,8 @@ export const migrations = [
   { name: 'm005-export-typefilter-expiry', class: M005ExportTypeFilterExpiry },
   { name: 'm006-sharing-rules', class: M006SharingRules },
   { name: 'm007-search-pattern-indexes', class: M007SearchPatternIndexes },
-  { name: 'm008-analytics-queries', class: M008AnalyticsQueries },
+  { name: 'm008-export-patient-context', class: M008ExportPatientContext },
+  { name: 'm009-export-elements-patients', class: M009ExportElementsPatients },
+  { name: 'm010-search-composite-third', class: M010SearchCompositeThird },
+  { name: 'm011-analytics-queries', class: M011AnalyticsQueries },
 ];

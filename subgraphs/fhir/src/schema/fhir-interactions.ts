@@ -87,9 +87,19 @@ export function defineFhirInteractions(builder: SubgraphBuilder, services: Subgr
         count: t.arg.int({ defaultValue: 20 }),
         offset: t.arg.int({ defaultValue: 0 }),
         since: t.arg.string(),
+        cursor: t.arg.string({ description: "A history Bundle link's `_cursor` (keyset paging: stable while versions are written)." }),
       },
       resolve: (_r, a, ctx) =>
-        run(history(call(ctx), { resourceType: a.resourceType, ...(a.id ? { id: String(a.id) } : {}), count: a.count ?? 20, offset: a.offset ?? 0, ...(a.since ? { since: a.since } : {}) })),
+        run(
+          history(call(ctx), {
+            resourceType: a.resourceType,
+            ...(a.id ? { id: String(a.id) } : {}),
+            count: a.count ?? 20,
+            offset: a.offset ?? 0,
+            ...(a.since ? { since: a.since } : {}),
+            ...(a.cursor != null ? { cursor: a.cursor } : {}),
+          }),
+        ),
     }),
     fhirSearch: t.field({
       type: FhirResponse,

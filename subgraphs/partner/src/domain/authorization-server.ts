@@ -2,7 +2,7 @@ import { SCOPE_CATALOG } from '@svc/platform';
 import { ACCESS_TOKEN_POLICY } from './access-token-policy.js';
 import { CLIENT_ASSERTION_ALGORITHMS } from './client-jwks.js';
 import { TOKEN_ENDPOINT_AUTH_METHODS } from './oauth-client-registration.js';
-import { SUPPORTED_GRANT_TYPES } from './token-endpoint.js';
+import { LAUNCH_PATIENT, SUPPORTED_GRANT_TYPES } from './token-endpoint.js';
 
 /** The paths of the OAuth endpoints, relative to the public base URL. */
 export const OAUTH_PATHS = {
@@ -40,7 +40,8 @@ export function authorizationServerMetadata(publicUrl: string): AuthorizationSer
     token_endpoint_auth_methods_supported: [...TOKEN_ENDPOINT_AUTH_METHODS],
     token_endpoint_auth_signing_alg_values_supported: [...CLIENT_ASSERTION_ALGORITHMS],
     // Everything a partner can be granted; cms.admin is for operators and never requested by clients.
-    scopes_supported: SCOPE_CATALOG.map((s) => s.scope).filter((s) => s !== 'cms.admin'),
+    // plus SMART's launch/patient, granted to clients registered with a patient context.
+    scopes_supported: [...SCOPE_CATALOG.map((s) => s.scope).filter((s) => s !== 'cms.admin'), LAUNCH_PATIENT],
     access_token_signing_alg_values_supported: [ACCESS_TOKEN_POLICY.algorithm],
   };
 }

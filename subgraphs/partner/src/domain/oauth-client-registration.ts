@@ -33,6 +33,12 @@ export interface ClientRegistrationRequest {
   jwks?: unknown;
   /** Not supported: fetching keys from a client-supplied URL would let anyone aim our servers at any URL. */
   jwksUri?: string | null;
+  /**
+   * SMART patient launch context: bind the client to one FHIR Patient (its logical id). Every token
+   * then carries `patient`, and the FHIR server narrows all of the client's access to that patient's
+   * compartment, whatever its scopes.
+   */
+  patient?: string | null;
 }
 
 /** A registered client, with its secret when it has one: shown in this answer only. */
@@ -48,6 +54,15 @@ function readClientScopes(scope: string): string[] {
   const malformed = scopes.filter((s) => !isValidScope(s) || RESERVED_SCOPES.includes(s));
   if (malformed.length > 0) throw invalidClientMetadata('scope', `has malformed or reserved scopes: ${malformed.join(', ')}`);
   return scopes;
+}
+
+/** The FHIR id grammar (R4 `id`): what a patient context names. */
+const FHIR_ID = /^[A-Za-z0-9\-.]{1,64}$/;
+
+function readPatient(value: string | null | undefined): string | null {
+  if (value === null || value === undefined) return null;
+  if (!FHIR_ID.test(value)) throw invalidClientMetadata('patient', 'must be a FHIR Patient id (1-64 of A-Z a-z 0-9 - .)');
+  return value;
 }
 
 function readAuthMethod(value: string | null | undefined): TokenEndpointAuthMethod {
@@ -74,6 +89,7 @@ export async function registerOAuthClient(em: EntityManager, caller: Principal, 
   }
   const scopes = readClientScopes(request.scope);
   const method = readAuthMethod(request.tokenEndpointAuthMethod);
+  const patient = readPatient(request.patient);
   if (request.grantTypes != null && (request.grantTypes.length !== 1 || request.grantTypes[0] !== 'client_credentials')) {
     throw invalidClientMetadata('grant_types', 'must be ["client_credentials"], the only grant offered');
   }
@@ -103,6 +119,7 @@ export async function registerOAuthClient(em: EntityManager, caller: Principal, 
     tokenEndpointAuthMethod: method,
     secretHash: clientSecret === null ? null : sha256Hex(clientSecret),
     jwks,
+    patient,
     createdBy: creatorOf(caller),
     createdAt: now,
     revokedAt: null,

@@ -9,6 +9,9 @@ import type { SigningKeyRing } from './signing-key-ring.js';
 /** The grant types the token endpoint serves. */
 export const SUPPORTED_GRANT_TYPES = ['client_credentials'] as const;
 
+/** The SMART scope that asks for a patient launch context. */
+export const LAUNCH_PATIENT = 'launch/patient';
+
 /** A token request (RFC 6749 §4.4.2) with the client's credentials. */
 export interface TokenRequest extends PresentedClientCredentials {
   grantType?: string | null;
@@ -25,13 +28,19 @@ export interface AuthorizationServerUrls {
 /**
  * The scopes to grant: the requested ones (RFC 6749 §3.3), each covered by the client's
  * registration and still by its partner's grant (which an operator may have narrowed since).
+ * `launch/patient` is the one exception: it is granted to a client registered with a patient
+ * context (whose tokens carry it anyway) and refused to any other.
  */
-function grantedScopes(requested: string | null | undefined, clientScopes: readonly string[], partnerGrant: readonly string[]): string[] {
+function grantedScopes(requested: string | null | undefined, clientScopes: readonly string[], partnerGrant: readonly string[], patient: string | null): string[] {
   const wanted = requested == null ? [...clientScopes] : parseScopeString(requested);
   if (requested != null && wanted.length === 0) throw oauthError('invalid_scope', 'scope is empty; leave it out to get every scope the client is registered for.');
   const malformed = wanted.filter((s) => !isValidScope(s));
   if (malformed.length > 0) throw oauthError('invalid_scope', `Malformed scopes: ${malformed.join(', ')}.`, { invalid_scopes: malformed });
-  const beyond = wanted.filter((s) => !hasScope(clientScopes, s) || !hasScope(partnerGrant, s));
+  // SMART `launch/patient` asks for a patient context: granted exactly when the client has one.
+  if (wanted.includes(LAUNCH_PATIENT) && patient === null) {
+    throw oauthError('invalid_scope', `${LAUNCH_PATIENT}: this client has no patient context (register it with a patient).`, { invalid_scopes: [LAUNCH_PATIENT] });
+  }
+  const beyond = wanted.filter((s) => s !== LAUNCH_PATIENT && (!hasScope(clientScopes, s) || !hasScope(partnerGrant, s)));
   if (beyond.length > 0) throw oauthError('invalid_scope', `The client may not request: ${beyond.join(', ')}.`, { invalid_scopes: beyond });
   return wanted;
 }
@@ -49,7 +58,7 @@ export async function exchangeClientCredentials(em: EntityManager, keys: Signing
   if (client.revokedAt) throw oauthError('invalid_client', 'This client has been revoked.');
   const partner = await partners.byGpid(em, client.partnerGpid);
   if (!partner || partner.status !== 'active') throw oauthError('unauthorized_client', 'The partner of this client is not active.');
-  const scopes = grantedScopes(request.scope, client.scopes, partner.grantedScopes);
+  const scopes = grantedScopes(request.scope, client.scopes, partner.grantedScopes, client.patient ?? null);
   const key = await keys.current(em, now);
   return signAccessToken(key, { issuer: urls.issuer, audience: urls.issuer, client, scopes }, now);
 }

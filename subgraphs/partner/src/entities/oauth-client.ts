@@ -21,6 +21,11 @@ export interface OAuthClient {
   secretHash: string | null;
   /** The client's public keys (private_key_jwt only). */
   jwks: PublicJwks | null;
+  /**
+   * SMART patient launch context: the FHIR Patient id every access token of this client is bound to
+   * (the `patient` claim and token response field); null for a client without a patient context.
+   */
+  patient: string | null;
   createdBy: string | null;
   createdAt: Date;
   revokedAt: Date | null;
@@ -38,6 +43,7 @@ export const OAuthClientEntity = new EntitySchema<OAuthClient>({
     tokenEndpointAuthMethod: { type: 'string' },
     secretHash: { type: 'string', nullable: true, unique: true },
     jwks: { type: 'json', nullable: true },
+    patient: { type: 'string', nullable: true },
     createdBy: { type: 'string', nullable: true },
     createdAt: { type: 'datetime' },
     revokedAt: { type: 'datetime', nullable: true },

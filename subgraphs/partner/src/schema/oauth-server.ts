@@ -17,6 +17,7 @@ export function defineOAuthServer(builder: Builder, services: SubgraphServices, 
       tokenType: t.exposeString('tokenType'),
       expiresIn: t.exposeInt('expiresIn', { description: 'Seconds.' }),
       scope: t.exposeString('scope', { description: 'The granted scopes, space-separated.' }),
+      patient: t.exposeString('patient', { nullable: true, description: "SMART launch context: the FHIR Patient id the token is bound to (the client's registered patient); null without one." }),
     }),
   });
 

@@ -4,7 +4,7 @@ import { SchemaMigration } from '@svc/platform';
  * Stored analytics queries: the reviewable structured query `/analytics/v1/query/nl` made of a
  * question, kept until it expires so `/analytics/v1/query/execute` can run exactly what was reviewed.
  */
-export class M008AnalyticsQueries extends SchemaMigration {
+export class M011AnalyticsQueries extends SchemaMigration {
   override async up(): Promise<void> {
     this.schema((s) =>
       s.createTable('fhir_analytics_queries', (t) => {
