@@ -171,6 +171,35 @@ describe('analytics', () => {
     expect(run.json()).toMatchObject({ query_id: body.query_id, ...result });
   });
 
+  it("narrows a SMART client bound to one patient to that patient's data (and never fails on the narrowing)", async () => {
+    await grant(aGpid, ['patient/*.rs']);
+    const registered = await t.request({
+      method: 'POST',
+      url: '/cms/oauth/register',
+      body: { client_name: 'one-patient app', scope: 'patient/*.rs analytics.query analytics.score', token_endpoint_auth_method: 'client_secret_post', partner_gpid: aGpid, patient: ids['p1'] },
+    });
+    expect(registered.statusCode, registered.body).toBe(201);
+    const client = registered.json();
+    const issued = await t.request({
+      method: 'POST',
+      url: '/oauth/token',
+      token: null,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: client.client_id, client_secret: client.client_secret }).toString(),
+    });
+    expect(issued.statusCode, issued.body).toBe(200);
+    const bound = issued.json().access_token as string;
+    const read = await nl(bound, TABLE[0]!.question);
+    expect(read.statusCode, read.body).toBe(201);
+    const run = await execute(bound, read.json().query_id);
+    expect(run.statusCode, run.body).toBe(200);
+    expect(run.json()).toMatchObject({ value: 1, patients: 1 }); // p1 alone, where the partner's view counts 2
+    const own = await t.request({ method: 'POST', url: '/analytics/v1/analytics-score/compute', token: bound, body: { patient_id: ids['p1'] } });
+    expect(own.statusCode, own.body).toBe(200);
+    const other = await t.request({ method: 'POST', url: '/analytics/v1/analytics-score/compute', token: bound, body: { patient_id: ids['p2'] } });
+    expect(other.statusCode).toBe(404);
+  });
+
   it('groups a trend by month, months without diagnoses answering 0; refuted diagnoses do not count', async () => {
     const read = await nl(a, 'monthly count of new asthma diagnoses in 2025');
     const run = (await execute(a, read.json().query_id)).json();

@@ -10,7 +10,7 @@ import { knexOf, RESOURCES, whereVisible, type ResourceView } from './resource-s
  */
 export async function patientConditions(em: EntityManager, view: ResourceView, patientId: string): Promise<{ birthDate: string | null; conditions: CodedCondition[] } | null> {
   const knex = knexOf(em);
-  const patient = (await whereVisible(knex({ p: RESOURCES }).where({ 'p.resource_type': 'Patient', 'p.id': patientId }).where('p.deleted', 0).select('p.id'), 'p.partner_gpid', view).first()) as { id: string } | undefined;
+  const patient = (await whereVisible(knex({ p: RESOURCES }).where({ 'p.resource_type': 'Patient', 'p.id': patientId }).where('p.deleted', 0).select('p.id'), 'p.partner_gpid', view, 'Patient').first()) as { id: string } | undefined;
   if (!patient) return null;
   const birth = (await knex('fhir_sp_date').where({ resource_type: 'Patient', resource_id: patientId, param: 'birthdate' }).select('low').first()) as { low: string } | undefined;
   const q = knex({ c: RESOURCES })
@@ -26,7 +26,7 @@ export async function patientConditions(em: EntityManager, view: ResourceView, p
     .select({ id: 'c.id', system: 'ct.system', code: 'ct.code', display: 'ct.text' })
     .orderBy('c.id')
     .orderBy('ct.code');
-  whereVisible(q, 'c.partner_gpid', view);
+  whereVisible(q, 'c.partner_gpid', view, 'Condition');
   const rows = (await q) as { id: string; system: string | null; code: string; display: string | null }[];
   return { birthDate: birth?.low ?? null, conditions: rows.map((r) => ({ id: r.id, system: r.system ?? '', code: r.code, display: r.display })) };
 }

@@ -103,7 +103,7 @@ function conditions(knex: Knex, ctx: ExecutionContext, concepts: readonly Concep
       e.select(knex.raw('1')).from({ cv: TOKEN }).whereRaw('cv.resource_id = c.id').where('cv.resource_type', 'Condition').where('cv.param', 'verification-status').whereIn('cv.code', NOT_A_DIAGNOSIS),
     )
     .select({ id: 'c.id', patient_id: 'cs.target_id', at: conditionDate(knex, 'c') });
-  return whereVisible(q, 'c.partner_gpid', ctx.view);
+  return whereVisible(q, 'c.partner_gpid', ctx.view, 'Condition');
 }
 
 /** Keep rows whose date column lies in the period. */
@@ -117,7 +117,7 @@ function inPeriod(q: Knex.QueryBuilder, column: string, period: StructuredQuery[
 function cohort(knex: Knex, ctx: ExecutionContext, query: StructuredQuery): Knex.QueryBuilder {
   const { gender, age, conditions: named, excluded_conditions: excluded } = query.cohort;
   const q = knex({ p: RESOURCES }).where('p.resource_type', 'Patient').where('p.deleted', 0).select('p.id');
-  whereVisible(q, 'p.partner_gpid', ctx.view);
+  whereVisible(q, 'p.partner_gpid', ctx.view, 'Patient');
   // Demographics as uncorrelated sets read off the value indexes (gender by code, birth date by range).
   if (gender) {
     q.whereIn('p.id', (sub) => sub.select('g.resource_id').from({ g: TOKEN }).where('g.resource_type', 'Patient').where('g.param', 'gender').where('g.code', gender));
@@ -189,7 +189,7 @@ export async function runAggregate(em: EntityManager, ctx: ExecutionContext, que
       .whereIn('o.id', (sub) => sub.select('oc.resource_id').from({ oc: TOKEN }).where('oc.resource_type', 'Observation').where('oc.param', 'code').whereIn('oc.code', obs.loinc).where('oc.system', LOINC))
       .whereNotExists((e) => e.select(knex.raw('1')).from({ ost: TOKEN }).whereRaw('ost.resource_id = o.id').where('ost.resource_type', 'Observation').where('ost.param', 'status').whereIn('ost.code', NOT_A_RESULT))
       .whereIn('os.target_id', patients);
-    whereVisible(q, 'o.partner_gpid', ctx.view);
+    whereVisible(q, 'o.partner_gpid', ctx.view, 'Observation');
     if (query.period || grouped) {
       q.join({ od: DATE }, (j) => j.on('od.resource_id', 'o.id').andOnVal('od.resource_type', 'Observation').andOnVal('od.param', 'date'));
       inPeriod(q, 'od.low', query.period);
