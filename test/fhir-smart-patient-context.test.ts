@@ -89,6 +89,11 @@ describe('SMART patient/ scopes narrowed to the patient launch context', () => {
     const bad = await t.request({ method: 'POST', url: '/cms/oauth/register', body: { client_name: 'bad', scope: 'patient/*.rs', partner_gpid: gpid, patient: 'Patient/1' } });
     expect(bad.statusCode).toBe(422);
     expect(bad.json()).toMatchObject({ error: 'invalid_client_metadata' });
+    // Partner-wide products would reach past the patient: such a client holds only what is narrowed to it.
+    const wide = await t.request({ method: 'POST', url: '/cms/oauth/register', body: { client_name: 'wide', scope: 'patient/*.rs identity.match', partner_gpid: gpid, patient: ids['p1'] } });
+    expect(wide.statusCode).toBe(422);
+    expect(wide.json()).toMatchObject({ error: 'invalid_client_metadata' });
+    expect(wide.json().error_description).toContain('identity.match');
 
     const smart = (await t.request({ url: '/fhir/R4/.well-known/smart-configuration', token: null })).json();
     expect(smart.capabilities).toEqual(expect.arrayContaining(['permission-patient', 'context-standalone-patient']));

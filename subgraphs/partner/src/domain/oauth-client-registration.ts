@@ -65,6 +65,20 @@ function readPatient(value: string | null | undefined): string | null {
   return value;
 }
 
+/**
+ * What a client bound to one patient may hold: the scopes whose every use the FHIR subgraph narrows
+ * to the patient's compartment (SMART and FHIR product scopes, analytics over FHIR data). Partner-wide
+ * products (identity, TEFCA, clearinghouse, wearables, webhooks, tokens, …) would reach past the patient.
+ */
+const PATIENT_CONTEXT_SCOPE = /^(patient|user|system)\/|^launch\/patient$|^cms\.fhir\.|^analytics\./;
+
+function assertPatientContextScopes(scopes: readonly string[]): void {
+  const beyond = scopes.filter((s) => !PATIENT_CONTEXT_SCOPE.test(s));
+  if (beyond.length > 0) {
+    throw invalidClientMetadata('scope', `has scopes that reach past the client's patient context: ${beyond.join(', ')}; a client with a patient may hold only SMART, cms.fhir.* and analytics.* scopes`);
+  }
+}
+
 function readAuthMethod(value: string | null | undefined): TokenEndpointAuthMethod {
   const method = value ?? 'client_secret_basic';
   if (!(TOKEN_ENDPOINT_AUTH_METHODS as readonly string[]).includes(method)) {
@@ -90,6 +104,7 @@ export async function registerOAuthClient(em: EntityManager, caller: Principal, 
   const scopes = readClientScopes(request.scope);
   const method = readAuthMethod(request.tokenEndpointAuthMethod);
   const patient = readPatient(request.patient);
+  if (patient !== null) assertPatientContextScopes(scopes);
   if (request.grantTypes != null && (request.grantTypes.length !== 1 || request.grantTypes[0] !== 'client_credentials')) {
     throw invalidClientMetadata('grant_types', 'must be ["client_credentials"], the only grant offered');
   }
