@@ -56,7 +56,7 @@ describe('files on disk are owner-only', () => {
   });
 });
 
-describe('an unbuilt route (501) is expected: no error line, no stack trace', () => {
+describe('an expected client error (gone, invalid body) is no server error: no error line, no stack trace', () => {
   const { lines: written, logger } = memoryLogger();
   const lines = () => written.map((l) => JSON.parse(l) as Record<string, unknown>);
   let sys: TestSystem;
@@ -65,16 +65,16 @@ describe('an unbuilt route (501) is expected: no error line, no stack trace', ()
   });
   afterAll(() => sys?.close());
 
-  it('logs only the request lines, at info, for every call to an unbuilt route', async () => {
-    for (const [method, url] of [['GET', '/tefca/exchanges'], ['POST', '/tefca/xca/retrieve'], ['GET', '/tefca/exchanges']] as const) {
-      const res = await sys.request({ method, url, ...(method === 'POST' ? { body: {} } : {}) });
-      expect(res.statusCode).toBe(501);
+  it('logs only the request lines, at info, for every call that the client got wrong', async () => {
+    for (const [method, url, status] of [['POST', '/tefca/v1/patient-discovery', 410], ['POST', '/tefca/xca/retrieve', 422], ['POST', '/analytics/v1/query/nl', 422]] as const) {
+      const res = await sys.request({ method, url, body: {} });
+      expect(res.statusCode).toBe(status);
       const requestId = res.headers['x-request-id'];
       const logged = lines().filter((l) => l['requestId'] === requestId);
       // Fastify's two request lines (besides the audit line an operator credential's use may write).
       const requestLines = logged.filter((l) => l['msg'] !== 'operator credential used');
       expect(requestLines.map((l) => l['msg'])).toEqual(['incoming request', 'request completed']);
-      expect(requestLines[1]).toMatchObject({ res: { statusCode: 501 } });
+      expect(requestLines[1]).toMatchObject({ res: { statusCode: status } });
       for (const line of logged) {
         if (line['msg'] !== 'operator credential used') expect(line['level']).toBe(30);
         expect(JSON.stringify(line)).not.toContain('stack');
