@@ -125,18 +125,20 @@ export const webhookStore = {
     const at = (d: Date) => em.getPlatform().processDateProperty(d);
     const partner = partnerGpid ? ' and d.partner_gpid = ?' : '';
     const partnerArgs = partnerGpid ? [partnerGpid] : [];
-    const [backlog] = rowsOf<{ pending: number | string; due: number | string | null; oldest: unknown }>(
-      await knex.raw(
-        `select count(*) as pending, sum(case when d.next_attempt_at <= ? then 1 else 0 end) as due, min(d.created_at) as oldest
-         from ${DELIVERIES} d where d.status in ('pending', 'sending')${partner}`,
-        [at(now), ...partnerArgs],
-      ),
-    );
+    // Attempts first: an attempt commits with its delivery's new state, so a backlog read after it
+    // never shows a delivery as still due whose failed attempt was already counted.
     const [attempts] = rowsOf<{ attempts: number | string; failed: number | string | null }>(
       await knex.raw(
         `select count(*) as attempts, sum(case when a.status_code between 200 and 299 then 0 else 1 end) as failed
          from pipeline_webhook_attempts a join ${DELIVERIES} d on d.id = a.delivery_id where a.attempted_at >= ?${partner}`,
         [at(since), ...partnerArgs],
+      ),
+    );
+    const [backlog] = rowsOf<{ pending: number | string; due: number | string | null; oldest: unknown }>(
+      await knex.raw(
+        `select count(*) as pending, sum(case when d.status = 'pending' and d.next_attempt_at <= ? then 1 else 0 end) as due, min(d.created_at) as oldest
+         from ${DELIVERIES} d where d.status in ('pending', 'sending')${partner}`,
+        [at(now), ...partnerArgs],
       ),
     );
     return {
