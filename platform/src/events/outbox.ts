@@ -155,7 +155,7 @@ export class OutboxRelay {
       data: typeof row.data === 'string' ? (JSON.parse(row.data) as Record<string, unknown>) : row.data,
     }));
     // Throws while the stream is unreachable: the rows stay unpublished and the next sweep retries.
-    await this.stream.append(envelopes);
+    await this.stream.append(envelopes, this.owner);
     for (const envelope of envelopes) await this.bus.publish(envelope).catch(this.onError);
     await knex(table)
       .whereIn('id', rows.map((r) => r.id))

@@ -72,10 +72,11 @@ function notFound(type: string, id: string): DomainError {
   return new DomainError('NOT_FOUND', `${type}/${id} does not exist.`);
 }
 
-function outcomeOf(call: FhirCall, stored: StoredResource, status: number): FhirOutcome {
+/** `written`: the resource just stored (what `stored.content` holds), so it need not be parsed back. */
+function outcomeOf(call: FhirCall, stored: StoredResource, status: number, written?: FhirResource): FhirOutcome {
   return {
     status,
-    resource: stored.content ? parseStoredResource(stored.content) : null,
+    resource: written ?? (stored.content ? parseStoredResource(stored.content) : null),
     etag: etagOf(stored.versionId),
     location: `${call.fhirBase}/${stored.resourceType}/${stored.id}/_history/${stored.versionId}`,
     lastModified: new Date(stored.lastUpdated).toUTCString(),
@@ -222,7 +223,7 @@ export async function create(call: FhirCall, resourceType: string, body: unknown
   if (call.pending) {
     call.pending.add({ stored, index });
     writeEvent(call, call.em, 'created', stored);
-    return outcomeOf(call, stored, 201);
+    return outcomeOf(call, stored, 201, resource);
   }
   await inTransaction(call.em, async (em) => {
     await resourceStore.insert(em, stored);
@@ -230,7 +231,7 @@ export async function create(call: FhirCall, resourceType: string, body: unknown
     writeEvent(call, em, 'created', stored);
     requestIdentityIfChanged(call, em, stored, resource, null);
   });
-  return outcomeOf(call, stored, 201);
+  return outcomeOf(call, stored, 201, resource);
 }
 
 /** `W/"3"` or `"3"` → 3; anything else is a 400. */
