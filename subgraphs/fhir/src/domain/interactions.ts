@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/core';
-import { DomainError, makeEvent, recordEvent, type Principal, type SourceOrigin } from '@svc/platform';
+import { DomainError, insertEvents, makeEvent, recordEvent, type EventEnvelope, type Principal, type SourceOrigin } from '@svc/platform';
 import { inView, resourceStore, type NewResource, type StoredResource } from '../entities/resource-store.js';
 import { readViewOf } from './sharing-rules.js';
 import { runIncludes, runSearch } from '../entities/search-query.js';
@@ -36,15 +36,20 @@ export interface FhirCall {
  */
 export class PendingCreates {
   private list: NewResource[] = [];
+  private events: EventEnvelope[] = [];
 
-  add(resource: NewResource): void {
+  add(resource: NewResource, event: EventEnvelope): void {
     this.list.push(resource);
+    this.events.push(event);
   }
 
   async flush(em: EntityManager): Promise<void> {
     const list = this.list;
+    const events = this.events;
     this.list = [];
+    this.events = [];
     await resourceStore.insertMany(em, list);
+    await insertEvents(em, events);
   }
 }
 
@@ -101,18 +106,19 @@ async function visibleCurrent(call: FhirCall, resourceType: string, id: string, 
 }
 
 export function writeEvent(call: FhirCall, em: EntityManager, type: 'created' | 'updated' | 'deleted', stored: StoredResource): void {
-  recordEvent(
-    em,
-    makeEvent(`fhir.resource.${type}`, stored.partnerGpid, {
-      event: `fhir.resource.${type}`,
-      resource_type: stored.resourceType,
-      resource_id: stored.id,
-      version_id: String(stored.versionId),
-      partner_gpid: stored.partnerGpid,
-      source: call.source,
-      request_id: call.requestId,
-    }),
-  );
+  recordEvent(em, resourceEvent(call, type, stored));
+}
+
+function resourceEvent(call: FhirCall, type: 'created' | 'updated' | 'deleted', stored: StoredResource): EventEnvelope {
+  return makeEvent(`fhir.resource.${type}`, stored.partnerGpid, {
+    event: `fhir.resource.${type}`,
+    resource_type: stored.resourceType,
+    resource_id: stored.id,
+    version_id: String(stored.versionId),
+    partner_gpid: stored.partnerGpid,
+    source: call.source,
+    request_id: call.requestId,
+  });
 }
 
 /** Record fhir.resource.read (ids and counts only, never content) and commit it. */
@@ -221,8 +227,7 @@ export async function create(call: FhirCall, resourceType: string, body: unknown
   const stored: StoredResource = { resourceType, id: resource.id!, versionId: 1, partnerGpid: call.principal.partnerGpid, lastUpdated: now, deleted: false, content: storedContentOf(resource) };
   const index = extractSearchIndex(resource);
   if (call.pending) {
-    call.pending.add({ stored, index });
-    writeEvent(call, call.em, 'created', stored);
+    call.pending.add({ stored, index }, resourceEvent(call, 'created', stored));
     return outcomeOf(call, stored, 201, resource);
   }
   await inTransaction(call.em, async (em) => {
