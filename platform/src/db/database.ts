@@ -85,7 +85,29 @@ export async function openDatabase(options: DatabaseOptions): Promise<Orm> {
     for (const suffix of ['-wal', '-shm']) restrictToOwner(`${file}${suffix}`);
   }
   await orm.getMigrator().up();
+  if (!config.databaseUrl) keepSqliteStatistics(orm);
   return orm;
+}
+
+/** How often the embedded SQLite refreshes its planner statistics (PRAGMA optimize). */
+const SQLITE_OPTIMIZE_MS = 3600_000;
+
+/**
+ * SQLite plans without statistics until ANALYZE has run, and then can pick an index that is
+ * selective in general but not here (every row of one partner), so a search grows with the whole
+ * table. `PRAGMA optimize` (what SQLite recommends for long-lived connections) refreshes the
+ * statistics of tables that changed enough, at start and then hourly; `analysis_limit` bounds each
+ * run to a sample of every index.
+ */
+function keepSqliteStatistics(orm: Orm): void {
+  const connection = orm.em.getConnection();
+  const optimize = () =>
+    connection
+      .execute('pragma analysis_limit = 1000')
+      .then(() => connection.execute('pragma optimize'))
+      .catch(() => undefined);
+  void optimize();
+  setInterval(optimize, SQLITE_OPTIMIZE_MS).unref();
 }
 
 /** Prepared statements kept per SQLite connection (least recently used dropped first). */

@@ -380,10 +380,11 @@ export async function runSearch(em: EntityManager, request: SearchRequest, visib
   const q = knex.from(inner.as('r')).select('r.*');
   // Reading backwards (a `previous` link) walks the same order reversed, then flips the page.
   const backwards = cursor?.direction === 'prev';
+  // NULLS LAST / FIRST (SQLite 3.30+, PostgreSQL) rather than a CASE term: the ORDER BY then names
+  // the selected column itself, so SQLite does not evaluate the sort subquery a second time.
   exprs.forEach((e, i) => {
     const desc = request.sort[i]!.descending !== backwards;
-    q.orderByRaw(`(case when ${e} is null then 1 else 0 end) ${backwards ? 'desc' : 'asc'}`);
-    q.orderByRaw(`${e} ${desc ? 'desc' : 'asc'}`);
+    q.orderByRaw(`${e} ${desc ? 'desc' : 'asc'} nulls ${backwards ? 'first' : 'last'}`);
   });
   q.orderBy('r.last_updated', backwards ? 'desc' : 'asc').orderBy('r.id', backwards ? 'desc' : 'asc');
   if (cursor) keysetCondition(q, exprs, request, cursor);
