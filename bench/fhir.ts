@@ -97,7 +97,7 @@ interface Booted {
   system: RunningSystem;
   /** Outbox rows of the fhir subgraph not yet published (events the ingest left to deliver). */
   pendingEvents(): Promise<number>;
-  /** ANALYZE on PostgreSQL; nothing on SQLite (its queries are planned without statistics). */
+  /** ANALYZE: fresh planner statistics on PostgreSQL and SQLite. */
   analyze(): Promise<void>;
   baseUrl: string;
   operatorToken: string;
@@ -107,6 +107,7 @@ interface Booted {
 /** better-sqlite3 (the embedded driver) ships no types; this is the little the bench uses. */
 interface SqliteDatabase {
   prepare(sql: string): { get(): unknown };
+  exec(sql: string): void;
   close(): void;
 }
 const Sqlite = createRequire(import.meta.url)('better-sqlite3') as new (file: string, options: { readonly: boolean }) => SqliteDatabase;
@@ -171,7 +172,18 @@ async function boot(database: Database): Promise<Booted> {
       }
     };
     const analyze = async (): Promise<void> => {
-      if (!databaseUrl) return;
+      if (!databaseUrl) {
+        // SQLite's planner statistics (sqlite_stat1), as PRAGMA optimize keeps them in a running
+        // system; the server's connection picks them up when it next prepares a statement.
+        const db = new Sqlite(`${dataDir}/fhir.sqlite`, { readonly: false });
+        try {
+          db.exec('pragma busy_timeout = 10000');
+          db.exec('analyze');
+        } finally {
+          db.close();
+        }
+        return;
+      }
       const client = new pg.Client({ connectionString: databaseUrl });
       await client.connect();
       try {

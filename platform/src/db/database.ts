@@ -80,11 +80,73 @@ export async function openDatabase(options: DatabaseOptions): Promise<Orm> {
     await connection.execute('pragma journal_mode = wal');
     await connection.execute('pragma busy_timeout = 5000');
     await connection.execute('pragma synchronous = normal');
+    cacheSqliteStatements(orm);
     // SQLite creates these with the database file's mode; files left by earlier versions are tightened.
     for (const suffix of ['-wal', '-shm']) restrictToOwner(`${file}${suffix}`);
   }
   await orm.getMigrator().up();
+  if (!config.databaseUrl) keepSqliteStatistics(orm);
   return orm;
+}
+
+/** How often the embedded SQLite refreshes its planner statistics (PRAGMA optimize). */
+const SQLITE_OPTIMIZE_MS = 3600_000;
+
+/**
+ * SQLite plans without statistics until ANALYZE has run, and then can pick an index that is
+ * selective in general but not here (every row of one partner), so a search grows with the whole
+ * table. `PRAGMA optimize` (what SQLite recommends for long-lived connections) refreshes the
+ * statistics of tables that changed enough, at start and then hourly; `analysis_limit` bounds each
+ * run to a sample of every index.
+ */
+function keepSqliteStatistics(orm: Orm): void {
+  const connection = orm.em.getConnection();
+  const optimize = () =>
+    connection
+      .execute('pragma analysis_limit = 1000')
+      .then(() => connection.execute('pragma optimize'))
+      .catch(() => undefined);
+  void optimize();
+  setInterval(optimize, SQLITE_OPTIMIZE_MS).unref();
+}
+
+/** Prepared statements kept per SQLite connection (least recently used dropped first). */
+const STATEMENT_CACHE_SIZE = 500;
+
+interface SqliteConnection {
+  prepare(sql: string): unknown;
+}
+
+/**
+ * Reuse prepared statements on the embedded SQLite. Knex's better-sqlite3 dialect prepares every
+ * query anew, which costs about as much as running it (SQLite parses and plans the SQL each time);
+ * a bounded LRU of statements per connection, keyed by the SQL text, removes that. better-sqlite3
+ * runs a statement to completion synchronously (`all`/`run`), so one statement is never busy when it
+ * is handed out again, and SQLite re-prepares a cached statement itself after a schema change.
+ */
+function cacheSqliteStatements(orm: Orm): void {
+  const client = (orm.em.getConnection() as unknown as { getKnex(): { client: { _query(connection: SqliteConnection, obj: unknown): Promise<unknown> } } }).getKnex().client;
+  const query = client._query.bind(client);
+  const wrapped = new WeakSet<SqliteConnection>();
+  client._query = (connection, obj) => {
+    if (connection && !wrapped.has(connection)) {
+      wrapped.add(connection);
+      const prepare = connection.prepare.bind(connection);
+      const statements = new Map<string, unknown>();
+      connection.prepare = (sql: string) => {
+        let statement = statements.get(sql);
+        if (statement !== undefined) {
+          statements.delete(sql);
+        } else {
+          statement = prepare(sql);
+          if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value as string);
+        }
+        statements.set(sql, statement);
+        return statement;
+      };
+    }
+    return query(connection, obj);
+  };
 }
 
 /** True when the database answers a trivial query: the readiness probe. */

@@ -90,6 +90,8 @@ export function positionsTable(owner: string): string {
 export class OutboxStream implements EventBackbone {
   private readonly sources = new Map<string, Orm>();
   private readonly wakers = new Set<() => void>();
+  /** Per source, how many appends woke the consumers: a consumer skips a source it has read since. */
+  private readonly appended = new Map<string, number>();
   private readonly stops = new Set<StopConsuming>();
   private readonly pruner: NodeJS.Timeout;
 
@@ -126,7 +128,9 @@ export class OutboxStream implements EventBackbone {
   }
 
   /** The rows are already in the stream (the outbox); appending only wakes the consumers. */
-  async append(): Promise<void> {
+  async append(_events: readonly EventEnvelope[] = [], source?: string): Promise<void> {
+    if (source === undefined) for (const name of this.sources.keys()) this.appended.set(name, (this.appended.get(name) ?? 0) + 1);
+    else this.appended.set(source, (this.appended.get(source) ?? 0) + 1);
     for (const wake of this.wakers) wake();
   }
 
@@ -202,18 +206,36 @@ export class OutboxStream implements EventBackbone {
     let stopped = false;
     const state = { failing: false, stopped: () => stopped, logger: this.logger, sleep };
     const ensured = ensurePositionsTable(knex, positions);
+    // This loop is the only writer of its positions (one process owns the embedded files), so they
+    // are read from the database once per source and then kept here.
+    const positionsRead = new Map<string, string | null>();
     const readPosition = async (source: string): Promise<string | null> => {
+      if (positionsRead.has(source)) return positionsRead.get(source)!;
       const row = (await knex(positions).where({ consumer: name, source }).first('position')) as { position: number | string } | undefined;
-      return row ? String(row.position) : null;
+      const position = row ? String(row.position) : null;
+      positionsRead.set(source, position);
+      return position;
     };
-    const savePosition = (source: string, position: string) =>
-      knex(positions).insert({ consumer: name, source, position }).onConflict(['consumer', 'source']).merge({ position });
+    const savePosition = async (source: string, position: string): Promise<void> => {
+      await knex(positions).insert({ consumer: name, source, position }).onConflict(['consumer', 'source']).merge({ position });
+      positionsRead.set(source, position);
+    };
+
+    // A wake reads only the sources appended to since this consumer last read them to the end;
+    // every poll interval it reads them all (rows can also arrive without a wake: another process,
+    // a relay that appended before this consumer started).
+    const caughtUp = new Map<string, number>();
+    let lastFullRead = 0;
 
     let sourceFailing = false;
     const once = async (): Promise<number> => {
       let handled = 0;
+      const readAll = Date.now() - lastFullRead >= this.pollMs;
+      if (readAll) lastFullRead = Date.now();
       for (const [source, sourceOrm] of this.sources) {
         if (stopped) break;
+        const generation = this.appended.get(source) ?? 0;
+        if (!readAll && caughtUp.get(source) === generation) continue;
         const position = await readPosition(source);
         const postgres = isPostgres(sourceOrm);
         const table = knexOf(sourceOrm)(outboxTable(source));
@@ -233,18 +255,30 @@ export class OutboxStream implements EventBackbone {
             .limit(BATCH)
             .select('published_at', ...columns)) as OutboxRecord[];
         }
-        for (const row of rows) {
-          if (!(await runWithRetry(name, envelopeOf(row), handler, state))) return handled;
-          await savePosition(source, positionAfter(row, postgres));
-          handled++;
+        // Acknowledged once per batch: the position written is that of the last event whose handler
+        // resolved (a crash before the write hands those events again; consumers are idempotent).
+        let acknowledged: string | undefined;
+        try {
+          for (const row of rows) {
+            if (!(await runWithRetry(name, envelopeOf(row), handler, state))) return handled;
+            acknowledged = positionAfter(row, postgres);
+            handled++;
+          }
+        } finally {
+          if (acknowledged !== undefined) await savePosition(source, acknowledged);
         }
+        if (rows.length < BATCH) caughtUp.set(source, generation);
+        else caughtUp.delete(source);
       }
       return handled;
     };
     const loop = (async () => {
       await ensured;
+      // Appended to since last read (a wake that came while this loop was busy reading).
+      const behind = () => [...this.sources.keys()].some((source) => caughtUp.get(source) !== (this.appended.get(source) ?? 0));
       while (!stopped) {
         let handled = 0;
+        let failed = false;
         try {
           handled = await once();
           if (sourceFailing) {
@@ -252,12 +286,13 @@ export class OutboxStream implements EventBackbone {
             this.logger.info({ consumer: name }, 'event consumer reads its sources again');
           }
         } catch (err) {
+          failed = true;
           if (!sourceFailing) {
             sourceFailing = true;
             this.logger.warn({ err, consumer: name }, 'event consumer cannot read its sources; retrying');
           }
         }
-        if (handled === 0 && !stopped) await sleep(this.pollMs);
+        if (handled === 0 && !stopped && (failed || !behind())) await sleep(this.pollMs);
       }
     })();
     this.wakers.add(wakeAll);

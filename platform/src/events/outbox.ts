@@ -63,6 +63,32 @@ export function recordEvent(em: EntityManager, event: EventEnvelope): void {
   });
 }
 
+/** Bound parameters per multi-row outbox INSERT (under SQLite's 32766 and PostgreSQL's 65535). */
+const MAX_OUTBOX_PARAMS = 12_000;
+
+/**
+ * Insert many events into the outbox of `em`'s owner with a few multi-row INSERTs, in `em`'s
+ * transaction (what `recordEvent` does for one, without a unit-of-work entity per event): for
+ * writes of hundreds of resources at once. Events staged with `recordEvent` earlier are flushed
+ * first, so the outbox keeps the order in which the events were made.
+ */
+export async function insertEvents(em: EntityManager, events: readonly EventEnvelope[]): Promise<void> {
+  if (events.length === 0) return;
+  await em.flush();
+  const table = em.getMetadata().find('OutboxEvent')!.tableName;
+  const knex = em.getTransactionContext<Knex.Transaction>() ?? (em.getConnection() as unknown as { getKnex(): Knex }).getKnex();
+  const date = (at: string) => em.getPlatform().processDateProperty(new Date(at)) as Knex.Value;
+  const columns = ['id', 'type', 'partner_gpid', 'occurred_at', 'data', 'published_at'];
+  const size = Math.floor(MAX_OUTBOX_PARAMS / columns.length);
+  const head = `insert into "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) values `;
+  for (let i = 0; i < events.length; i += size) {
+    const chunk = events.slice(i, i + size);
+    const bindings: Knex.Value[] = [];
+    for (const e of chunk) bindings.push(e.id, e.type, e.partner_gpid, date(e.occurred_at), JSON.stringify(e.data), null);
+    await knex.raw(head + new Array<string>(chunk.length).fill('(?, ?, ?, ?, ?, ?)').join(', '), bindings);
+  }
+}
+
 interface PendingRow {
   id: string;
   type: string;
@@ -155,7 +181,7 @@ export class OutboxRelay {
       data: typeof row.data === 'string' ? (JSON.parse(row.data) as Record<string, unknown>) : row.data,
     }));
     // Throws while the stream is unreachable: the rows stay unpublished and the next sweep retries.
-    await this.stream.append(envelopes);
+    await this.stream.append(envelopes, this.owner);
     for (const envelope of envelopes) await this.bus.publish(envelope).catch(this.onError);
     await knex(table)
       .whereIn('id', rows.map((r) => r.id))

@@ -41,8 +41,12 @@ export interface ConsumerLag {
 
 /** What the outbox relay hands committed events to. */
 export interface StreamAppender {
-  /** Resolves only once the stream holds every event (then the outbox may mark them published). */
-  append(events: readonly EventEnvelope[]): Promise<void>;
+  /**
+   * Resolves only once the stream holds every event (then the outbox may mark them published).
+   * `source` names the owner whose outbox they come from (the embedded stream then wakes its
+   * consumers for that source only).
+   */
+  append(events: readonly EventEnvelope[], source?: string): Promise<void>;
 }
 
 /** The process-wide backbone: the stream, how the relay appends, and what a subgraph binds to. */

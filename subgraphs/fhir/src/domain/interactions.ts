@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/core';
-import { DomainError, makeEvent, recordEvent, type Principal, type SourceOrigin } from '@svc/platform';
-import { resourceStore, type NewResource, type StoredResource } from '../entities/resource-store.js';
+import { DomainError, insertEvents, makeEvent, recordEvent, type EventEnvelope, type Principal, type SourceOrigin } from '@svc/platform';
+import { inView, resourceStore, type NewResource, type StoredResource } from '../entities/resource-store.js';
 import { readViewOf } from './sharing-rules.js';
 import { runIncludes, runSearch } from '../entities/search-query.js';
 import { summaryOf } from './summary.js';
@@ -37,15 +37,20 @@ export interface FhirCall {
  */
 export class PendingCreates {
   private list: NewResource[] = [];
+  private events: EventEnvelope[] = [];
 
-  add(resource: NewResource): void {
+  add(resource: NewResource, event: EventEnvelope): void {
     this.list.push(resource);
+    this.events.push(event);
   }
 
   async flush(em: EntityManager): Promise<void> {
     const list = this.list;
+    const events = this.events;
     this.list = [];
+    this.events = [];
     await resourceStore.insertMany(em, list);
+    await insertEvents(em, events);
   }
 }
 
@@ -73,10 +78,11 @@ function notFound(type: string, id: string): DomainError {
   return new DomainError('NOT_FOUND', `${type}/${id} does not exist.`);
 }
 
-function outcomeOf(call: FhirCall, stored: StoredResource, status: number): FhirOutcome {
+/** `written`: the resource just stored (what `stored.content` holds), so it need not be parsed back. */
+function outcomeOf(call: FhirCall, stored: StoredResource, status: number, written?: FhirResource): FhirOutcome {
   return {
     status,
-    resource: stored.content ? parseStoredResource(stored.content) : null,
+    resource: written ?? (stored.content ? parseStoredResource(stored.content) : null),
     etag: etagOf(stored.versionId),
     location: `${call.fhirBase}/${stored.resourceType}/${stored.id}/_history/${stored.versionId}`,
     lastModified: new Date(stored.lastUpdated).toUTCString(),
@@ -103,18 +109,19 @@ export async function visibleCurrent(call: FhirCall, resourceType: string, id: s
 }
 
 export function writeEvent(call: FhirCall, em: EntityManager, type: 'created' | 'updated' | 'deleted', stored: StoredResource): void {
-  recordEvent(
-    em,
-    makeEvent(`fhir.resource.${type}`, stored.partnerGpid, {
-      event: `fhir.resource.${type}`,
-      resource_type: stored.resourceType,
-      resource_id: stored.id,
-      version_id: String(stored.versionId),
-      partner_gpid: stored.partnerGpid,
-      source: call.source,
-      request_id: call.requestId,
-    }),
-  );
+  recordEvent(em, resourceEvent(call, type, stored));
+}
+
+function resourceEvent(call: FhirCall, type: 'created' | 'updated' | 'deleted', stored: StoredResource): EventEnvelope {
+  return makeEvent(`fhir.resource.${type}`, stored.partnerGpid, {
+    event: `fhir.resource.${type}`,
+    resource_type: stored.resourceType,
+    resource_id: stored.id,
+    version_id: String(stored.versionId),
+    partner_gpid: stored.partnerGpid,
+    source: call.source,
+    request_id: call.requestId,
+  });
 }
 
 /** Record fhir.resource.read (ids and counts only, never content) and commit it. */
@@ -227,9 +234,8 @@ export async function create(call: FhirCall, resourceType: string, body: unknown
   const index = extractSearchIndex(resource);
   assertWritableInCompartment(call.principal, resourceType, stored.id, index.reference);
   if (call.pending) {
-    call.pending.add({ stored, index });
-    writeEvent(call, call.em, 'created', stored);
-    return outcomeOf(call, stored, 201);
+    call.pending.add({ stored, index }, resourceEvent(call, 'created', stored));
+    return outcomeOf(call, stored, 201, resource);
   }
   await inTransaction(call.em, async (em) => {
     await resourceStore.insert(em, stored);
@@ -237,7 +243,7 @@ export async function create(call: FhirCall, resourceType: string, body: unknown
     writeEvent(call, em, 'created', stored);
     requestIdentityIfChanged(call, em, stored, resource, null);
   });
-  return outcomeOf(call, stored, 201);
+  return outcomeOf(call, stored, 201, resource);
 }
 
 /** `W/"3"` or `"3"` → 3; anything else is a 400. */

@@ -371,24 +371,38 @@ export async function runSearch(em: EntityManager, request: SearchRequest, visib
   }
   const cursor = request.cursor;
   if (request.summaryCount || request.count === 0) return { rows: [], positions: [], total, hasMore: false, hasPrevious: false };
-  const exprs = request.sort.map((key) => sortExpression(knex, key).toQuery());
-  const q = base().select('r.*');
-  exprs.forEach((e, i) => q.select(knex.raw(`${e} as sort_${i}`)));
+  // 1. The page: ids, lastUpdated and sort values of the matches, ordered. The sort values are
+  //    computed once per match in a derived table, and the sort carries only these few columns,
+  //    not every match's JSON content.
+  const inner = base().select('r.id', 'r.last_updated');
+  request.sort.forEach((key, i) => inner.select(knex.raw(`${sortExpression(knex, key).toQuery()} as sort_${i}`)));
+  const exprs = request.sort.map((_key, i) => `r.sort_${i}`);
+  const q = knex.from(inner.as('r')).select('r.*');
   // Reading backwards (a `previous` link) walks the same order reversed, then flips the page.
   const backwards = cursor?.direction === 'prev';
+  // NULLS LAST / FIRST (SQLite 3.30+, PostgreSQL) rather than a CASE term: the ORDER BY then names
+  // the selected column itself, so SQLite does not evaluate the sort subquery a second time.
   exprs.forEach((e, i) => {
     const desc = request.sort[i]!.descending !== backwards;
-    q.orderByRaw(`(case when ${e} is null then 1 else 0 end) ${backwards ? 'desc' : 'asc'}`);
-    q.orderByRaw(`${e} ${desc ? 'desc' : 'asc'}`);
+    q.orderByRaw(`${e} ${desc ? 'desc' : 'asc'} nulls ${backwards ? 'first' : 'last'}`);
   });
   q.orderBy('r.last_updated', backwards ? 'desc' : 'asc').orderBy('r.id', backwards ? 'desc' : 'asc');
   if (cursor) keysetCondition(q, exprs, request, cursor);
   else q.offset(request.offset);
-  const fetched = (await q.limit(request.count + 1)) as (Parameters<typeof toStored>[0] & Record<string, unknown>)[];
+  const fetched = (await q.limit(request.count + 1)) as ({ id: string; last_updated: string } & Record<string, unknown>)[];
   const more = fetched.length > request.count;
   const page = fetched.slice(0, request.count);
   if (backwards) page.reverse();
-  const positions = page.map((row) => ({
+  // 2. Those resources' rows, by primary key (still current, undeleted and visible: a write may
+  //    have come in between; such a resource is left out of the page).
+  const byId = new Map<string, StoredResource>();
+  for (const ids of chunks(page.map((row) => row.id))) {
+    const rowsQuery = knex(`${RESOURCES} as r`).where('r.resource_type', request.resourceType).whereIn('r.id', ids).select('r.*');
+    liveResource(scope, rowsQuery, 'r', request.resourceType);
+    for (const row of (await rowsQuery) as Parameters<typeof toStored>[0][]) byId.set(row.id, toStored(row));
+  }
+  const kept = page.filter((row) => byId.has(row.id));
+  const positions = kept.map((row) => ({
     keys: exprs.map((_e, i) => {
       const v = row[`sort_${i}`];
       return typeof v === 'number' || typeof v === 'string' ? v : v === null || v === undefined ? null : String(v);
@@ -397,7 +411,7 @@ export async function runSearch(em: EntityManager, request: SearchRequest, visib
     id: row.id,
   }));
   return {
-    rows: page.map(toStored),
+    rows: kept.map((row) => byId.get(row.id)!),
     positions,
     total,
     hasMore: backwards ? true : more,

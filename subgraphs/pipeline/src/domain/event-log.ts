@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/core';
+import type { Knex } from '@mikro-orm/knex';
 import { DomainError, type EventEnvelope } from '@svc/platform';
 import { LoggedEventEntity, type LoggedEvent } from '../entities/logged-event.js';
 
@@ -22,22 +23,20 @@ export class EventLog {
   }
 
   async record(em: EntityManager, event: EventEnvelope): Promise<void> {
-    if (!(await em.findOne(LoggedEventEntity, { id: event.id }))) {
-      em.create(LoggedEventEntity, {
+    // One INSERT by primary key, with bound values so the statement is prepared once (no lookup
+    // first, no transaction around one statement); a redelivered event's insert does nothing.
+    const date = (d: Date) => em.getPlatform().processDateProperty(d);
+    await (em.getConnection() as unknown as { getKnex(): Knex }).getKnex()('pipeline_events')
+      .insert({
         id: event.id,
         type: event.type,
-        partnerGpid: event.partner_gpid,
-        occurredAt: new Date(event.occurred_at),
-        data: event.data,
-        recordedAt: new Date(),
-      });
-      try {
-        await em.flush();
-      } catch (err) {
-        // A concurrent consumer recorded the same id first: that is the idempotent outcome.
-        if (!(await em.fork().findOne(LoggedEventEntity, { id: event.id }))) throw err;
-      }
-    }
+        partner_gpid: event.partner_gpid,
+        occurred_at: date(new Date(event.occurred_at)),
+        data: JSON.stringify(event.data),
+        recorded_at: date(new Date()),
+      })
+      .onConflict('id')
+      .ignore();
     for (const wake of this.waiters.get(event.id) ?? []) wake();
     this.waiters.delete(event.id);
   }
