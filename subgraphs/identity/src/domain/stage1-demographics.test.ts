@@ -18,14 +18,14 @@ describe('stage 1: demographics input', () => {
 
   it('needs at least one identifying field', () => {
     const r = validateDemographics({ name: ' ', email: null }, opts);
-    expect(r).toEqual({ ok: false, errors: [{ field: 'demographics', message: 'at least one of name, dob, email or phone is required' }] });
+    expect(r).toEqual({ ok: false, errors: [{ field: 'demographics', message: 'at least one of name, dob, email, phone, address or identifiers is required' }] });
   });
 
   it('lets Match run on a single field, but Resolve needs a name', () => {
     expect(validateDemographics({ email: 'a@example.com' }, opts).ok).toBe(true);
     const r = validateDemographics({ email: 'a@example.com' }, { ...opts, purpose: 'resolve' });
     expect(r.ok).toBe(false);
-    expect(!r.ok && r.errors).toEqual([{ field: 'name', message: 'is required to resolve an identity' }]);
+    expect(!r.ok && r.errors).toEqual([{ field: 'name', message: 'is required to resolve an identity unless an identifier, or the date of birth with an email, phone or address, is given' }]);
   });
 
   it('reports every bad field at once when strict', () => {
