@@ -148,14 +148,19 @@ const MAX_LINES = 3;
 const MAX_LINE_LENGTH = 100;
 const MAX_PART_LENGTH = 100;
 
-/** Splits folded street words into the street (standard abbreviations) and the unit identifier. */
+/**
+ * Splits folded street lines into the street (standard abbreviations) and the unit identifier.
+ * Directionals are abbreviated anywhere; the suffix only where Publication 28 puts it, as the last
+ * word of a line or before a trailing directional ("500 Parkway Boulevard" → "500 parkway blvd").
+ */
 export function normalizeStreet(lines: readonly string[]): { street: string; unit: string } {
-  const words: string[] = [];
+  const out: string[] = [];
   let unit = '';
   for (const line of lines) {
     // "#4B" and "# 4B" are unit markers; foldText would turn "#" into a space.
     const folded = foldText(line.replace(/#\s*/g, ' apt '));
     const tokens = folded.split(' ').filter((t) => t !== '');
+    const words: string[] = [];
     for (let i = 0; i < tokens.length; i++) {
       const t = tokens[i]!;
       if (UNIT_DESIGNATORS.has(t) && i + 1 < tokens.length) {
@@ -164,10 +169,14 @@ export function normalizeStreet(lines: readonly string[]): { street: string; uni
         continue;
       }
       if (BARE_UNIT_DESIGNATORS.has(t) && i === tokens.length - 1 && words.length > 0) continue;
-      words.push(DIRECTIONALS[t] ?? (words.length > 0 ? STREET_SUFFIXES[t] : undefined) ?? t);
+      words.push(DIRECTIONALS[t] ?? t);
     }
+    let suffixAt = words.length - 1;
+    if (suffixAt >= 2 && Object.values(DIRECTIONALS).includes(words[suffixAt]!)) suffixAt--;
+    if (suffixAt >= 1 && STREET_SUFFIXES[words[suffixAt]!]) words[suffixAt] = STREET_SUFFIXES[words[suffixAt]!]!;
+    out.push(...words);
   }
-  return { street: words.join(' '), unit };
+  return { street: out.join(' '), unit };
 }
 
 function optionalText(raw: unknown, field: string, problems: Array<{ field: string; message: string }>): string | null {
@@ -242,7 +251,7 @@ export function parseAddress(raw: unknown, field: string): { ok: true; address: 
     else stateNorm = code;
   }
   const cityNorm = city === null ? '' : foldText(city);
-  if (postalCode === '' && (cityNorm === '' || (country === 'US' && stateNorm === ''))) {
+  if (postal === null && (cityNorm === '' || (country === 'US' && stateNorm === ''))) {
     problems.push({ field: `${field}.postal_code`, message: 'is required unless city (and, in the US, state) are given' });
   }
   if (problems.length > 0) return { ok: false, problems };
