@@ -79,6 +79,14 @@ describe('identity demographics: addresses, identifiers, sex, previous names, se
   });
 
   describe('identifiers', () => {
+    it('keeps twins apart when the SSN of one was typed on the record of the other', async () => {
+      const ssn = [{ system: 'ssn', value: '321-54-9876' }];
+      const a = (await id.resolve({ name: 'Cordelia Haverkamp', dob: '2010-01-20', identifiers: ssn, phone: '702-555-0190' }, 'pulse')).json();
+      const b = (await id.resolve({ name: 'Imogen Haverkamp', dob: '2010-01-20', identifiers: ssn, phone: '702-555-0190' }, 'provider')).json();
+      expect(b.gpid).not.toBe(a.gpid);
+      expect(b).toMatchObject({ decision: 'NEW_PROVISIONAL', links: [a.gpid] });
+    });
+
     const person = { name: 'Ottoline Farquharson', dob: '1958-02-03', email: 'ottoline.f@example.org', phone: '503-555-0177' };
 
     it('an equal SSN links a record whose date of birth is missing; an MRN of another authority is no conflict', async () => {

@@ -125,6 +125,15 @@ describe('stage 4: addresses, identifiers and the hard rules', () => {
     expect(d.confidence).toBeLessThan(DEFAULT_THRESHOLDS.autoLink);
   });
 
+  it('twins stay apart even when one carries the SSN of the other', () => {
+    const ssn = { identifiers: [{ system: 'ssn', value: '123-45-6789' }] };
+    const s = score({ name: 'Eva Lindqvist', dob: '1995-05-05', ...ssn }, { name: 'Ada Lindqvist', dob: '1995-05-05', ...ssn });
+    expect(s.confidence).toBeGreaterThan(DEFAULT_THRESHOLDS.autoLink);
+    expect(s.agreement).toMatchObject({ identifier: 'exact', blockedBy: 'twins' });
+    // An initial is not another given name.
+    expect(score({ name: 'A Lindqvist', dob: '1995-05-05', ...ssn }, { name: 'Ada Lindqvist', dob: '1995-05-05', ...ssn }).agreement.blockedBy).toBeNull();
+  });
+
   it('the weights of the explanation add up to the score', () => {
     const s = score({ ...ROBERT, sex: 'male', address: home, identifiers: [{ system: 'ssn', value: '123-45-6789' }] }, { ...ROBERT, sex: 'male', address: home, identifiers: [{ system: 'ssn', value: '123456789' }] });
     const sum = Object.values(s.agreement.weights).reduce((a, b) => a + b, 0);

@@ -386,10 +386,12 @@ export function scoreFingerprints(input: FieldSets, candidate: FieldSets, model:
   };
   const weight = Object.values(weights).reduce((sum, x) => sum + x, 0);
 
-  // Hard rules. Conflicting identifiers of one scope; twins: same family name, birth date and
-  // address with different given names.
+  // Hard rules. Conflicting identifiers of one scope; twins: same family name and birth date with
+  // different given names (whatever else they share: an address, a phone, an identifier typed on
+  // the wrong sibling's record). An initial is not a different given name.
   const sameFamily = family === 'exact' || family === 'typo';
-  const twins = sameFamily && dob === 'exact' && (address === 'exact' || address === 'street') && !strongGiven && given !== 'missing';
+  const differentGiven = given === 'disagree' || given === 'phonetic' || given === 'token';
+  const twins = sameFamily && dob === 'exact' && differentGiven;
   const blockedBy: LinkBlock | null = identifier === 'conflict' || memberId === 'conflict' ? 'identifier_conflict' : twins ? 'twins' : null;
 
   const deterministic =
