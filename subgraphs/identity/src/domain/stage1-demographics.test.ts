@@ -105,4 +105,23 @@ describe('stage 1: demographics input', () => {
       expect(e.fieldErrors).toEqual([{ field: 'dob', message: 'is not a recognised date format (use YYYY-MM-DD)' }]);
     }
   });
+
+  it('resolves without a name when an identifier, or the DOB with contact data, identifies the record', () => {
+    const resolve = { ...opts, purpose: 'resolve' as const };
+    expect(validateDemographics({ identifiers: [{ system: 'ssn', value: '123-45-6789' }] }, resolve).ok).toBe(true);
+    expect(validateDemographics({ dob: '1980-01-01', address: { lines: ['1 Elm St'], postal_code: '02134' } }, resolve).ok).toBe(true);
+    expect(validateDemographics({ dob: '1980-01-01', sex: 'female' }, resolve)).toMatchObject({ ok: false, errors: [{ field: 'name' }] });
+    // The dropped identifier is named with the missing name.
+    expect(validateDemographics({ dob: '1980-01-01', identifiers: [{ system: 'ssn', value: '000-00-0000' }] }, resolve)).toMatchObject({
+      ok: false,
+      errors: [{ field: 'identifiers.0.value' }, { field: 'name' }],
+    });
+  });
+
+  it('reads several emails and phones without repeats, sex, previous names, and limits list sizes', () => {
+    const r = validateDemographics({ email: 'A@example.com', emails: ['a@example.com', 'b@example.com'], phones: ['212-867-5309', '(212) 867 5309'], sex: ' Female ', previous_names: ['Ann Lee'] }, opts);
+    expect(r.ok && r.value).toMatchObject({ emails: ['a@example.com', 'b@example.com'], phones: [{ e164: '+12128675309' }], sex: 'female', previousNames: [{ family: { text: 'lee' } }] });
+    expect(validateDemographics({ name: 'A B', previous_names: ['x', 'y', 'z', 'u', 'v', 'w'] }, opts)).toMatchObject({ ok: false, errors: [{ field: 'previous_names' }] });
+    expect(validateDemographics({ name: 'A B', previous_names: [42] }, opts)).toMatchObject({ ok: false, errors: [{ field: 'previous_names.0' }] });
+  });
 });

@@ -262,6 +262,8 @@ export function validateDemographics(input: unknown, options: DemographicsOption
 
   if (options.strict) errors.push(...optional);
   if (options.purpose === 'resolve' && isBlank(raw.name) && !identifiesWithoutName(value)) {
+    // A dropped field may be what would have identified the record: name it too.
+    if (!options.strict) errors.push(...optional);
     errors.push({ field: 'name', message: 'is required to resolve an identity unless an identifier, or the date of birth with an email, phone or address, is given' });
   }
   if (errors.length > 0) return { ok: false, errors };
