@@ -130,7 +130,8 @@ describe('stage 4: addresses, identifiers and the hard rules', () => {
     const s = score({ name: 'Eva Lindqvist', dob: '1995-05-05', ...ssn }, { name: 'Ada Lindqvist', dob: '1995-05-05', ...ssn });
     expect(s.confidence).toBeGreaterThan(DEFAULT_THRESHOLDS.autoLink);
     expect(s.agreement).toMatchObject({ identifier: 'exact', blockedBy: 'twins' });
-    // An initial is not another given name.
+    // Neither is the middle name in use, nor an initial.
+    expect(score({ name: 'Ann Lindqvist', dob: '1995-05-05', ...ssn }, { name: 'Mary Ann Lindqvist', dob: '1995-05-05', ...ssn }).agreement).toMatchObject({ given: 'token', blockedBy: null });
     expect(score({ name: 'A Lindqvist', dob: '1995-05-05', ...ssn }, { name: 'Ada Lindqvist', dob: '1995-05-05', ...ssn }).agreement.blockedBy).toBeNull();
   });
 

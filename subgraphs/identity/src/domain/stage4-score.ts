@@ -388,10 +388,11 @@ export function scoreFingerprints(input: FieldSets, candidate: FieldSets, model:
 
   // Hard rules. Conflicting identifiers of one scope; twins: same family name and birth date with
   // different given names (whatever else they share: an address, a phone, an identifier typed on
-  // the wrong sibling's record). An initial is not a different given name.
+  // the wrong sibling's record). Given names that agree at any level (a shared token is often the
+  // middle name in use, a phonetic agreement a misspelling; an initial) are not different names:
+  // such pairs reached the link threshold before these fields existed and still do.
   const sameFamily = family === 'exact' || family === 'typo';
-  const differentGiven = given === 'disagree' || given === 'phonetic' || given === 'token';
-  const twins = sameFamily && dob === 'exact' && differentGiven;
+  const twins = sameFamily && dob === 'exact' && given === 'disagree';
   const blockedBy: LinkBlock | null = identifier === 'conflict' || memberId === 'conflict' ? 'identifier_conflict' : twins ? 'twins' : null;
 
   const deterministic =
