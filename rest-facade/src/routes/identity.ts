@@ -6,11 +6,12 @@ import { snakeKeys } from './snake-case.js';
  * The spec's "Identity" table. Payloads are ours (the spec shows none); see the subgraph README for
  * the full contract. In short:
  *
- *   POST /api/identity/match     { name, dob, email?, phone?, entity_type?, strict? }
+ *   POST /api/identity/match     { name, dob, email?, phone?, emails?, phones?, sex?, previous_names?, address?, addresses?,
+ *                                  identifiers?: [{ system, value, assigner? }], entity_type?, strict? }
  *                                → { match_type, candidates: [{ gpid, confidence, match_type, identity_status, sources }], warnings }
  *   POST /api/identity/resolve   same body, X-Svc-Source required
  *                                → { gpid, identity_status, match_type, confidence, created, decision, entity_type, subject_gpid, links, sources, candidates, warnings }
- *                                (warnings: [{ field, code, message }] of an invalid email or phone that was dropped; strict: true refuses it)
+ *                                (warnings: [{ field, code, message }] of an invalid optional field that was dropped; strict: true refuses it)
  *   GET  /api/identity/{gpid}    → the record: status, entity type, sources with confirmation times, merged_into and
  *                                  survivor_gpid, lineage, related GPIDs, match history summary
  *   POST /api/identity/merge     { survivor_gpid, merged_gpids, reason, note? }  → a PENDING request mrg_…
@@ -23,7 +24,9 @@ import { snakeKeys } from './snake-case.js';
  */
 
 const NAME_PARTS = ['given', 'middle', 'family'] as const;
-const DEMOGRAPHIC_FIELDS = ['name', 'dob', 'email', 'phone', 'entity_type', 'strict'] as const;
+const DEMOGRAPHIC_FIELDS = ['name', 'dob', 'email', 'phone', 'emails', 'phones', 'sex', 'previous_names', 'address', 'addresses', 'identifiers', 'entity_type', 'strict'] as const;
+const ADDRESS_FIELDS = ['lines', 'city', 'state', 'postal_code', 'country'] as const;
+const IDENTIFIER_FIELDS = ['system', 'value', 'assigner'] as const;
 
 function bodyObject(body: unknown): Record<string, unknown> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
@@ -44,6 +47,79 @@ function optionalString(body: Record<string, unknown>, key: string, errors: Fiel
     return null;
   }
   return value;
+}
+
+/** A list of strings (null when absent); each entry's problem names it (`emails.1`). */
+function optionalStringList(value: unknown, field: string, errors: FieldError[]): string[] | null {
+  if (value === undefined || value === null) return null;
+  if (!Array.isArray(value)) {
+    errors.push({ field, message: 'must be a list' });
+    return null;
+  }
+  value.forEach((entry: unknown, i) => {
+    if (typeof entry !== 'string') errors.push({ field: `${field}.${i}`, message: 'must be a string' });
+  });
+  return value as string[];
+}
+
+/** An object whose members are checked for their shape only (the subgraph validates values). */
+function shapedObject(value: unknown, field: string, allowed: readonly string[], what: string, errors: FieldError[]): Record<string, unknown> | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    errors.push({ field, message: `must be an object with ${allowed.join(', ')}` });
+    return null;
+  }
+  const raw = value as Record<string, unknown>;
+  for (const key of Object.keys(raw)) if (!allowed.includes(key)) errors.push({ field: `${field}.${key}`, message: `is not ${what} (use ${allowed.join(', ')})` });
+  return raw;
+}
+
+/** A string member of a nested object (null when absent); a problem names `field.key`. */
+function stringMember(raw: Record<string, unknown>, key: string, field: string, errors: FieldError[]): string | null {
+  const value = raw[key];
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'string') {
+    errors.push({ field: `${field}.${key}`, message: 'must be a string' });
+    return null;
+  }
+  return value;
+}
+
+/** The body's address as `IdentityAddressInput`. */
+function addressInput(value: unknown, field: string, errors: FieldError[]): Record<string, unknown> | null {
+  const raw = shapedObject(value, field, ADDRESS_FIELDS, 'an address field', errors);
+  if (!raw) return null;
+  return {
+    lines: optionalStringList(raw['lines'], `${field}.lines`, errors),
+    city: stringMember(raw, 'city', field, errors),
+    state: stringMember(raw, 'state', field, errors),
+    postalCode: stringMember(raw, 'postal_code', field, errors),
+    country: stringMember(raw, 'country', field, errors),
+  };
+}
+
+function listOf(raw: Record<string, unknown>, key: string, errors: FieldError[], each: (entry: unknown, field: string) => unknown): unknown[] | null {
+  const value = raw[key];
+  if (value === undefined || value === null) return null;
+  if (!Array.isArray(value)) {
+    errors.push({ field: key, message: 'must be a list' });
+    return null;
+  }
+  return value.map((entry: unknown, i) => each(entry, `${key}.${i}`));
+}
+
+/** The body's newer fields (emails, phones, sex, previous_names, address, addresses, identifiers) as GraphQL input fields. */
+function listInputs(raw: Record<string, unknown>, input: Record<string, unknown>, errors: FieldError[]): void {
+  input['emails'] = optionalStringList(raw['emails'], 'emails', errors);
+  input['phones'] = optionalStringList(raw['phones'], 'phones', errors);
+  input['previousNames'] = optionalStringList(raw['previous_names'], 'previous_names', errors);
+  input['sex'] = optionalString(raw, 'sex', errors);
+  input['address'] = raw['address'] === undefined || raw['address'] === null ? null : addressInput(raw['address'], 'address', errors);
+  input['addresses'] = listOf(raw, 'addresses', errors, (entry, field) => addressInput(entry, field, errors));
+  input['identifiers'] = listOf(raw, 'identifiers', errors, (entry, field) => {
+    const id = shapedObject(entry, field, IDENTIFIER_FIELDS, 'an identifier field', errors);
+    if (!id) return null;
+    return { system: stringMember(id, 'system', field, errors), value: stringMember(id, 'value', field, errors), assigner: stringMember(id, 'assigner', field, errors) };
+  });
 }
 
 /** The demographics body as the GraphQL `IdentityDemographicsInput` (the subgraph validates values). */
@@ -68,6 +144,7 @@ function demographicsInput(body: unknown): Record<string, unknown> {
   input['email'] = optionalString(raw, 'email', errors);
   input['phone'] = optionalString(raw, 'phone', errors);
   input['entityType'] = optionalString(raw, 'entity_type', errors);
+  listInputs(raw, input, errors);
   if (errors.length > 0) throw validationError(errors, 'The demographics have invalid fields.');
   return input;
 }
@@ -231,6 +308,32 @@ const NAME_SCHEMA: JsonSchema = {
     { type: 'object', additionalProperties: false, properties: { given: { type: 'string' }, middle: { type: 'string' }, family: { type: 'string' } } },
   ],
 };
+const ADDRESS_SCHEMA: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['lines'],
+  description:
+    'Postal address, compared in USPS standard form (Publication 28: street suffixes and unit designators abbreviated, directionals N/S/E/W; the unit compared by its identifier, so "Apt 4B" = "# 4B"); US ZIP compared on 5 digits. postal_code is required unless city (and, in the US, state) are given. An invalid address is dropped with a warning unless strict.',
+  properties: {
+    lines: { type: 'array', minItems: 1, maxItems: 3, items: { type: 'string', maxLength: 100 }, examples: [['123 North Main Street', 'Apartment 4B']] },
+    city: { type: 'string', maxLength: 100 },
+    state: { type: 'string', maxLength: 100, description: 'US: the USPS code (MA) or the state name' },
+    postal_code: { type: 'string', maxLength: 100, examples: ['02134-1234'] },
+    country: { type: 'string', description: 'ISO 3166-1 alpha-2; default US', examples: ['US'] },
+  },
+};
+const IDENTIFIER_SCHEMA: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['system', 'value'],
+  description:
+    'An identifier with its system. An equal value of the same system (and assigner) is strong evidence; a different value of the same system forbids an automatic link (the record is linked for review). An invalid identifier is dropped with a warning unless strict.',
+  properties: {
+    system: { enum: ['ssn', 'mrn', 'drivers_license', 'insurance_member_id', 'passport'] },
+    value: { type: 'string', maxLength: 64, description: 'compared as letters and digits (spaces, dashes, dots, slashes ignored); ssn: 9 digits, issuable' },
+    assigner: { type: 'string', maxLength: 100, description: 'mrn: the assigning authority; drivers_license: the issuing US state; insurance_member_id: the payer; passport: the issuing country (ICAO alpha-3, USA); not used for ssn' },
+  },
+};
 const DEMOGRAPHICS_SCHEMA: JsonSchema = {
   type: 'object',
   additionalProperties: false,
@@ -239,17 +342,24 @@ const DEMOGRAPHICS_SCHEMA: JsonSchema = {
     dob: { type: 'string', description: 'ISO 8601 date (1980-03-04) or a common written form; ambiguous numeric dates are MM/DD/YYYY', examples: ['1980-03-04'] },
     email: { type: 'string', description: 'internationalized addresses (RFC 6531: UTF-8 local part, IDN domain as U-label or A-label) are accepted; an invalid one is dropped with a warning unless strict' },
     phone: { type: 'string', description: 'any common format; national numbers are read as US; an invalid one is dropped with a warning unless strict' },
+    emails: { type: 'array', maxItems: 5, items: { type: 'string' }, description: 'more e-mail addresses (with email, at most 5); each invalid one is dropped with a warning unless strict' },
+    phones: { type: 'array', maxItems: 5, items: { type: 'string' }, description: 'more phone numbers (with phone, at most 5)' },
+    sex: { enum: ['male', 'female', 'other', 'unknown'], description: 'administrative sex (FHIR AdministrativeGender); unknown is not compared' },
+    previous_names: { type: 'array', maxItems: 5, items: { type: 'string', maxLength: 200 }, description: 'earlier names (maiden name, name before a change), written like name; a record is found under any of them' },
+    address: ADDRESS_SCHEMA,
+    addresses: { type: 'array', maxItems: 5, items: ADDRESS_SCHEMA, description: 'more addresses (with address, at most 5)' },
+    identifiers: { type: 'array', maxItems: 10, items: IDENTIFIER_SCHEMA },
     entity_type: { type: 'string', description: 'one of the 22 entity types (patient, practitioner, practitioner_role, organization, …, service); default patient' },
-    strict: { type: 'boolean', default: false, description: 'true: refuse an invalid email or phone with 422 naming the field instead of dropping it with a warning' },
+    strict: { type: 'boolean', default: false, description: 'true: refuse an invalid optional field (email, phone, sex, address, identifier) with 422 naming the field instead of dropping it with a warning' },
   },
 };
 const WARNINGS_SCHEMA: JsonSchema = {
   type: 'array',
-  description: 'Optional fields (email, phone) whose value was invalid and was dropped; the record was matched or resolved on the other fields. Empty when strict.',
+  description: 'Optional fields (email, phone, sex, address, identifier) whose value was invalid and was dropped; the record was matched or resolved on the other fields. Empty when strict.',
   items: {
     type: 'object',
     required: ['field', 'code', 'message'],
-    properties: { field: { enum: ['email', 'phone'] }, code: { enum: ['INVALID_FIELD_DROPPED'] }, message: { type: 'string', description: 'why (never the value)' } },
+    properties: { field: { type: 'string', description: 'the field: email, phones.1, sex, address.postal_code, identifiers.0.value …' }, code: { enum: ['INVALID_FIELD_DROPPED'] }, message: { type: 'string', description: 'why (never the value)' } },
   },
 };
 const CANDIDATE_SCHEMA: JsonSchema = {
@@ -314,7 +424,10 @@ export const identityRoutes: RouteSpec[] = [
     scopes: ['identity.resolve'],
     successStatus: 200,
     latency: ['120ms', '350ms'],
-    requestBody: { ...DEMOGRAPHICS_SCHEMA, required: ['name'], description: `Send the caller's source origin in ${SOURCE_HEADER} (${SOURCE_ORIGINS.join(', ')}).` },
+    requestBody: {
+      ...DEMOGRAPHICS_SCHEMA,
+      description: `Send the caller's source origin in ${SOURCE_HEADER} (${SOURCE_ORIGINS.join(', ')}). A name is required unless an identifier, or dob with an email, phone or address, is given.`,
+    },
     responseBody: {
       type: 'object',
       properties: {

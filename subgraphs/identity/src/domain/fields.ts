@@ -39,6 +39,20 @@ export const FIELD_DOMAINS = {
 
   phone: 'phone',
   phone_tail: 'phone.tail',
+
+  /** Administrative sex (male, female, other; unknown is not compared). */
+  sex: 'sex',
+  /** Normalized address with its unit, by postal code and by city + state. */
+  address: 'address',
+  /** The building: the address without its unit. */
+  address_street: 'address.street',
+  /**
+   * Identifiers of one person (SSN, MRN, driver's licence, passport) and insurance member ids,
+   * each entry `<scope fingerprint>/<value fingerprint>` so a comparison can tell an equal value
+   * from a different value of the same scope (system + assigner) without the clear text.
+   */
+  identifier: 'identifier',
+  member_id: 'identifier',
 } as const;
 
 export type FieldName = keyof typeof FIELD_DOMAINS;
@@ -58,6 +72,8 @@ export const BLOCKING_KEY_KINDS = [
   'family_given',
   'email',
   'phone',
+  'identifier',
+  'address',
 ] as const;
 
 export type BlockingKeyKind = (typeof BLOCKING_KEY_KINDS)[number];

@@ -162,7 +162,7 @@ describe('identity pipeline: resolve', () => {
       fieldErrors: [{ field: 'source', message: expect.stringContaining('pulse') }],
     });
     await expect(pipeline.resolve({ email: 'a@example.com' }, { source: 'pulse' })).rejects.toMatchObject({
-      fieldErrors: [{ field: 'name', message: 'is required to resolve an identity' }],
+      fieldErrors: [{ field: 'name', message: 'is required to resolve an identity unless an identifier, or the date of birth with an email, phone or address, is given' }],
     });
   });
 

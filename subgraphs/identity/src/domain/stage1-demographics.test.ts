@@ -18,14 +18,14 @@ describe('stage 1: demographics input', () => {
 
   it('needs at least one identifying field', () => {
     const r = validateDemographics({ name: ' ', email: null }, opts);
-    expect(r).toEqual({ ok: false, errors: [{ field: 'demographics', message: 'at least one of name, dob, email or phone is required' }] });
+    expect(r).toEqual({ ok: false, errors: [{ field: 'demographics', message: 'at least one of name, dob, email, phone, address or identifiers is required' }] });
   });
 
   it('lets Match run on a single field, but Resolve needs a name', () => {
     expect(validateDemographics({ email: 'a@example.com' }, opts).ok).toBe(true);
     const r = validateDemographics({ email: 'a@example.com' }, { ...opts, purpose: 'resolve' });
     expect(r.ok).toBe(false);
-    expect(!r.ok && r.errors).toEqual([{ field: 'name', message: 'is required to resolve an identity' }]);
+    expect(!r.ok && r.errors).toEqual([{ field: 'name', message: 'is required to resolve an identity unless an identifier, or the date of birth with an email, phone or address, is given' }]);
   });
 
   it('reports every bad field at once when strict', () => {
@@ -104,5 +104,24 @@ describe('stage 1: demographics input', () => {
       expect(e.status).toBe(422);
       expect(e.fieldErrors).toEqual([{ field: 'dob', message: 'is not a recognised date format (use YYYY-MM-DD)' }]);
     }
+  });
+
+  it('resolves without a name when an identifier, or the DOB with contact data, identifies the record', () => {
+    const resolve = { ...opts, purpose: 'resolve' as const };
+    expect(validateDemographics({ identifiers: [{ system: 'ssn', value: '123-45-6789' }] }, resolve).ok).toBe(true);
+    expect(validateDemographics({ dob: '1980-01-01', address: { lines: ['1 Elm St'], postal_code: '02134' } }, resolve).ok).toBe(true);
+    expect(validateDemographics({ dob: '1980-01-01', sex: 'female' }, resolve)).toMatchObject({ ok: false, errors: [{ field: 'name' }] });
+    // The dropped identifier is named with the missing name.
+    expect(validateDemographics({ dob: '1980-01-01', identifiers: [{ system: 'ssn', value: '000-00-0000' }] }, resolve)).toMatchObject({
+      ok: false,
+      errors: [{ field: 'identifiers.0.value' }, { field: 'name' }],
+    });
+  });
+
+  it('reads several emails and phones without repeats, sex, previous names, and limits list sizes', () => {
+    const r = validateDemographics({ email: 'A@example.com', emails: ['a@example.com', 'b@example.com'], phones: ['212-867-5309', '(212) 867 5309'], sex: ' Female ', previous_names: ['Ann Lee'] }, opts);
+    expect(r.ok && r.value).toMatchObject({ emails: ['a@example.com', 'b@example.com'], phones: [{ e164: '+12128675309' }], sex: 'female', previousNames: [{ family: { text: 'lee' } }] });
+    expect(validateDemographics({ name: 'A B', previous_names: ['x', 'y', 'z', 'u', 'v', 'w'] }, opts)).toMatchObject({ ok: false, errors: [{ field: 'previous_names' }] });
+    expect(validateDemographics({ name: 'A B', previous_names: [42] }, opts)).toMatchObject({ ok: false, errors: [{ field: 'previous_names.0' }] });
   });
 });

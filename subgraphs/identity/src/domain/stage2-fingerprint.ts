@@ -17,6 +17,11 @@
  *   family_given          family + given canonical                           DOB missing or wrong
  *   email                 canonical email                                    name and DOB both off
  *   phone                 E.164 phone                                        name and DOB both off
+ *   identifier            system + assigner + value of each identifier       names differ, DOB off
+ *   address               normalized address with unit (by ZIP, by city)     names differ
+ *
+ * Previous names add their name forms to the given and family sets and their own name keys, so a
+ * record found under a maiden name is a candidate. Every e-mail and phone is a key.
  */
 import { FIELD_DOMAINS, type BlockingKeyKind, type FieldName, type FieldSets } from './fields.js';
 import { Fingerprinter } from './fingerprint.js';
@@ -27,11 +32,15 @@ import { canonicalGivenNames } from './normalize/nicknames.js';
 import { nysiis } from './normalize/phonetic.js';
 import { phoneTail } from './normalize/phone.js';
 import { deletionNeighbourhood } from './normalize/text.js';
+import { addressKeys } from './normalize/address.js';
+import { identifierScope, PERSONAL_IDENTIFIER_SYSTEMS } from './normalize/identifier.js';
 import type { Demographics } from './stage1-demographics.js';
 
 /** Clear comparison features: field sets plus the tuples the blocking keys are made of. */
 export interface MatchFeatures {
   fields: FieldSets;
+  /** Identifier (scope, value) pairs: fingerprinted as `<scope>/<value>` (see fields.ts). */
+  identifiers?: ReadonlyArray<{ field: 'identifier' | 'member_id'; scope: string; value: string }>;
   blocking: ReadonlyArray<{ kind: BlockingKeyKind; parts: readonly string[] }>;
 }
 
@@ -82,22 +91,27 @@ export function extractFeatures(d: Demographics): MatchFeatures {
     if (list.length > 0) fields[field] = list;
   };
 
-  const middleTokens = d.name?.middle ? significantTokens(d.name.middle) : [];
-  const given = nameFeatures(d.name?.given ?? null, middleTokens);
-  const family = nameFeatures(d.name?.family ?? null);
-
-  for (const [prefix, f] of [['given', given], ['family', family]] as const) {
-    if (!f) continue;
-    put(`${prefix}` as FieldName, [f.exact]);
-    put(`${prefix}_canon` as FieldName, f.canon);
-    put(`${prefix}_tokens` as FieldName, f.tokens);
-    put(`${prefix}_initial` as FieldName, [f.initial]);
-    put(`${prefix}_typo` as FieldName, f.typo);
-    put(`${prefix}_phonetic` as FieldName, [f.phonetic]);
-  }
-  // The deterministic name key needs two real names, not an initial.
-  if (given && family && given.exact.length >= 2 && family.exact.length >= 2) {
-    put('full_name', [`${given.exact} ${family.exact}`]);
+  const nameList = [d.name, ...d.previousNames].filter((n) => n !== null);
+  const parsedNames = nameList.map((n) => ({
+    given: nameFeatures(n.given ?? null, n.middle ? significantTokens(n.middle) : []),
+    family: nameFeatures(n.family ?? null),
+  }));
+  const collect = (field: FieldName, values: Iterable<string>) => {
+    const list = [...(fields[field] ?? []), ...values];
+    put(field, list);
+  };
+  for (const { given: g, family: fam } of parsedNames) {
+    for (const [prefix, f] of [['given', g], ['family', fam]] as const) {
+      if (!f) continue;
+      collect(`${prefix}` as FieldName, [f.exact]);
+      collect(`${prefix}_canon` as FieldName, f.canon);
+      collect(`${prefix}_tokens` as FieldName, f.tokens);
+      collect(`${prefix}_initial` as FieldName, [f.initial]);
+      collect(`${prefix}_typo` as FieldName, f.typo);
+      collect(`${prefix}_phonetic` as FieldName, [f.phonetic]);
+    }
+    // The deterministic name key needs two real names, not an initial.
+    if (g && fam && g.exact.length >= 2 && fam.exact.length >= 2) collect('full_name', [`${g.exact} ${fam.exact}`]);
   }
 
   const dates: string[] = [];
@@ -116,42 +130,56 @@ export function extractFeatures(d: Demographics): MatchFeatures {
     put('dob_year', [iso.slice(0, 4)]);
   }
 
-  if (d.email) {
-    const email = canonicalEmail(d.email);
-    put('email', [email.address]);
-    put('email_local', [email.local]);
-  }
-  if (d.phone) {
-    put('phone', [d.phone.e164]);
-    put('phone_tail', [phoneTail(d.phone.nationalNumber)]);
-  }
+  const emails = d.emails.map((e) => canonicalEmail(e));
+  put('email', emails.map((e) => e.address));
+  put('email_local', emails.map((e) => e.local));
+  put('phone', d.phones.map((p) => p.e164));
+  put('phone_tail', d.phones.map((p) => phoneTail(p.nationalNumber)));
+  if (d.sex && d.sex !== 'unknown') put('sex', [d.sex]);
+  const addresses = d.addresses.map(addressKeys);
+  put('address', addresses.flatMap((a) => a.exact));
+  put('address_street', addresses.flatMap((a) => a.street));
+  const identifiers = d.identifiers.map((id) => ({
+    field: PERSONAL_IDENTIFIER_SYSTEMS.has(id.system) ? ('identifier' as const) : ('member_id' as const),
+    scope: identifierScope(id),
+    value: id.value,
+  }));
 
-  // Blocking tuples.
-  const givenCanon = given ? given.canon.slice(0, MAX_COMBINATIONS) : [];
-  const names = new Set<string>([...givenCanon, ...(family ? [family.exact] : [])]);
-  for (const name of names) for (const date of dates) blocking.push({ kind: 'name_dob', parts: [name, date] });
-  if (given && family) {
-    const initials = [given.initial, family.initial].sort().join('');
-    for (const date of dates) blocking.push({ kind: 'dob_initials', parts: [date, initials] });
-    for (const c of givenCanon) blocking.push({ kind: 'family_given', parts: [family.exact, c] });
-    if (d.dob) {
-      const iso = compactDate(d.dob);
-      for (const c of givenCanon) blocking.push({ kind: 'family_given_ym', parts: [family.exact, c, iso.slice(0, 6)] });
-      blocking.push({ kind: 'fphon_ginitial_year', parts: [family.phonetic, given.initial, iso.slice(0, 4)] });
-      blocking.push({ kind: 'fphon_gphon_md', parts: [family.phonetic, given.phonetic, iso.slice(4)] });
+  // Blocking tuples, for the current name and each previous one.
+  for (const { given, family } of parsedNames) {
+    const givenCanon = given ? given.canon.slice(0, MAX_COMBINATIONS) : [];
+    const names = new Set<string>([...givenCanon, ...(family ? [family.exact] : [])]);
+    for (const name of names) for (const date of dates) blocking.push({ kind: 'name_dob', parts: [name, date] });
+    if (given && family) {
+      const initials = [given.initial, family.initial].sort().join('');
+      for (const date of dates) blocking.push({ kind: 'dob_initials', parts: [date, initials] });
+      for (const c of givenCanon) blocking.push({ kind: 'family_given', parts: [family.exact, c] });
+      if (d.dob) {
+        const iso = compactDate(d.dob);
+        for (const c of givenCanon) blocking.push({ kind: 'family_given_ym', parts: [family.exact, c, iso.slice(0, 6)] });
+        blocking.push({ kind: 'fphon_ginitial_year', parts: [family.phonetic, given.initial, iso.slice(0, 4)] });
+        blocking.push({ kind: 'fphon_gphon_md', parts: [family.phonetic, given.phonetic, iso.slice(4)] });
+      }
     }
   }
-  if (fields.email) blocking.push({ kind: 'email', parts: [fields.email[0]!] });
-  if (fields.phone) blocking.push({ kind: 'phone', parts: [fields.phone[0]!] });
+  for (const email of fields.email ?? []) blocking.push({ kind: 'email', parts: [email] });
+  for (const phone of fields.phone ?? []) blocking.push({ kind: 'phone', parts: [phone] });
+  for (const id of identifiers) blocking.push({ kind: 'identifier', parts: [id.scope, id.value] });
+  for (const a of addresses) for (const key of a.exact) blocking.push({ kind: 'address', parts: [key] });
 
-  return { fields, blocking };
+  return { fields, blocking, identifiers };
 }
-
 function keyFeatures(features: MatchFeatures, fingerprinter: Fingerprinter, versions: readonly string[]): DemographicFingerprints {
   const fields: Partial<Record<FieldName, string[]>> = {};
   for (const [field, values] of Object.entries(features.fields) as Array<[FieldName, readonly string[]]>) {
     const domain = FIELD_DOMAINS[field];
     fields[field] = versions.flatMap((v) => values.map((value) => fingerprinter.fingerprint(domain, value, v)));
+  }
+  for (const id of features.identifiers ?? []) {
+    const entries = versions.map(
+      (v) => `${fingerprinter.fingerprint('identifier.scope', id.scope, v)}/${fingerprinter.fingerprint(FIELD_DOMAINS[id.field], `${id.scope}|${id.value}`, v)}`,
+    );
+    fields[id.field] = [...new Set([...(fields[id.field] ?? []), ...entries])];
   }
   const keys = new Set<string>();
   for (const { kind, parts } of features.blocking) {

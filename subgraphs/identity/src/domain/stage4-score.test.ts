@@ -107,3 +107,53 @@ describe('stage 4: scoring on fingerprints', () => {
     expect(scoreFingerprints(fields(ROBERT), fields({ name: 'Bob Smith', dob: '1980-03-04' }), strict).confidence).toBeLessThan(0.5);
   });
 });
+
+describe('stage 4: addresses, identifiers and the hard rules', () => {
+  const home = { lines: ['12 Orchard Lane', 'Unit 3'], city: 'Dover', state: 'DE', postal_code: '19901' };
+  const twinA = { name: 'Ada Lindqvist', dob: '1995-05-05', address: home, email: 'lindqvist.family@example.com' };
+  const twinB = { name: 'Eva Lindqvist', dob: '1995-05-05', address: { lines: ['12 Orchard Ln Apt 3'], postal_code: '19901-0001' }, email: 'lindqvist.family@example.com' };
+
+  it('twins are blocked by rule even under a model that would trust their shared address and inbox', () => {
+    const trusting = { ...DEFAULT_SCORING_MODEL, dependentContactCapLog2: 100 };
+    const s = scoreFingerprints(fields(twinB), fields(twinA), trusting);
+    expect(s.confidence).toBeGreaterThan(0.99);
+    expect(s.agreement).toMatchObject({ given: 'disagree', family: 'exact', dob: 'exact', address: 'exact', blockedBy: 'twins' });
+    expect(s.deterministic).toBe(false);
+    // Under the default model the shared address adds at most the cap.
+    const d = score(twinB, twinA);
+    expect(d.agreement.weights.address).toBeLessThanOrEqual(DEFAULT_SCORING_MODEL.dependentContactCapLog2);
+    expect(d.confidence).toBeLessThan(DEFAULT_THRESHOLDS.autoLink);
+  });
+
+  it('twins stay apart even when one carries the SSN of the other', () => {
+    const ssn = { identifiers: [{ system: 'ssn', value: '123-45-6789' }] };
+    const s = score({ name: 'Eva Lindqvist', dob: '1995-05-05', ...ssn }, { name: 'Ada Lindqvist', dob: '1995-05-05', ...ssn });
+    expect(s.confidence).toBeGreaterThan(DEFAULT_THRESHOLDS.autoLink);
+    expect(s.agreement).toMatchObject({ identifier: 'exact', blockedBy: 'twins' });
+    // Neither is the middle name in use, nor an initial.
+    expect(score({ name: 'Ann Lindqvist', dob: '1995-05-05', ...ssn }, { name: 'Mary Ann Lindqvist', dob: '1995-05-05', ...ssn }).agreement).toMatchObject({ given: 'token', blockedBy: null });
+    expect(score({ name: 'A Lindqvist', dob: '1995-05-05', ...ssn }, { name: 'Ada Lindqvist', dob: '1995-05-05', ...ssn }).agreement.blockedBy).toBeNull();
+  });
+
+  it('the weights of the explanation add up to the score', () => {
+    const s = score({ ...ROBERT, sex: 'male', address: home, identifiers: [{ system: 'ssn', value: '123-45-6789' }] }, { ...ROBERT, sex: 'male', address: home, identifiers: [{ system: 'ssn', value: '123456789' }] });
+    const sum = Object.values(s.agreement.weights).reduce((a, b) => a + b, 0);
+    expect(sum).toBeCloseTo(s.weight, 9);
+    expect(s.agreement).toMatchObject({ sex: 'exact', address: 'exact', identifier: 'exact', blockedBy: null });
+  });
+
+  it('an identifier conflicts only within its scope (system and assigner)', () => {
+    const mrn = (value: string, assigner: string) => ({ ...ROBERT, identifiers: [{ system: 'mrn', value, assigner }] });
+    expect(score(mrn('1', 'Mercy'), mrn('2', 'Mercy')).agreement).toMatchObject({ identifier: 'conflict', blockedBy: 'identifier_conflict' });
+    expect(score(mrn('1', 'Mercy'), mrn('1', 'mercy')).agreement).toMatchObject({ identifier: 'exact', blockedBy: null });
+    expect(score(mrn('1', 'Mercy'), mrn('2', 'General')).agreement).toMatchObject({ identifier: 'missing', blockedBy: null });
+    // Exact name, DOB, email and phone: DETERMINISTIC would follow, but not with a conflicting SSN.
+    const ssn = (value: string) => ({ ...ROBERT, identifiers: [{ system: 'ssn', value }] });
+    const conflict = score(ssn('123-45-6789'), ssn('123-45-6780'));
+    expect(conflict.deterministic).toBe(false);
+    expect(matchTypeOf(conflict)).toBe('PARTIAL');
+    // A member id shared by a family plan counts no more than contact data for another given name.
+    const member = (name: string) => ({ name, dob: '1980-03-04', identifiers: [{ system: 'insurance_member_id', value: 'XGH 55102', assigner: 'Acme Health' }] });
+    expect(score(member('Laura Smith'), member('Robert Smith')).agreement.weights.memberId).toBeLessThanOrEqual(2);
+  });
+});

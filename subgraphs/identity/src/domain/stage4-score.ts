@@ -28,6 +28,12 @@ import { hasValues, intersects, type FieldName, type FieldSets } from './fields.
 export type NameLevel = 'exact' | 'nickname' | 'typo' | 'token' | 'phonetic' | 'initial' | 'disagree' | 'missing';
 export type DobLevel = 'exact' | 'swapped' | 'typo' | 'year_month' | 'month_day' | 'year' | 'disagree' | 'missing';
 export type ContactLevel = 'exact' | 'partial' | 'disagree' | 'missing';
+export type SexLevel = 'exact' | 'disagree' | 'missing';
+export type AddressLevel = 'exact' | 'street' | 'disagree' | 'missing';
+/** exact: an equal value in a shared scope and no conflict; conflict: a shared scope (system + assigner) with no equal value. */
+export type IdentifierLevel = 'exact' | 'conflict' | 'missing';
+/** Hard rules that forbid an automatic link whatever the weights say. */
+export type LinkBlock = 'identifier_conflict' | 'twins';
 
 export interface ProbabilityPair {
   /** P(level | same person). */
@@ -44,6 +50,14 @@ export interface ScoringModel {
   email: Record<'exact' | 'partial', ProbabilityPair>;
   /** exact: same E.164; partial: same last seven digits. */
   phone: Record<'exact' | 'partial', ProbabilityPair>;
+  /** Administrative sex. */
+  sex: Record<'exact', ProbabilityPair>;
+  /** exact: same address and unit; street: same building, unit different or missing. */
+  address: Record<'exact' | 'street', ProbabilityPair>;
+  /** SSN, MRN, driver's licence, passport; disagreement = a conflict in a shared scope. */
+  identifier: Record<'exact', ProbabilityPair>;
+  /** Insurance member ids (a family plan may share one: capped like contact data). */
+  memberId: Record<'exact', ProbabilityPair>;
   /** log2 of P(given and family swapped | same person), the penalty of a crosswise name match. */
   swappedOrderLog2: number;
   /** log2 prior odds that a blocked candidate is the same person. */
@@ -91,6 +105,16 @@ export const DEFAULT_SCORING_MODEL: ScoringModel = {
     exact: { m: 0.7, u: 0.000001 },
     partial: { m: 0.05, u: 0.00001 },
   },
+  sex: { exact: { m: 0.97, u: 0.5 } },
+  // One address in a million; 60% of a person's records carry the same address and unit.
+  address: {
+    exact: { m: 0.6, u: 0.000001 },
+    street: { m: 0.1, u: 0.00001 },
+  },
+  // A shared scope with an equal value: almost always the same person; a different value of the
+  // same scope is a typo or another person (5%), and blocks an automatic link in any case.
+  identifier: { exact: { m: 0.95, u: 0.0000001 } },
+  memberId: { exact: { m: 0.9, u: 0.000001 } },
   swappedOrderLog2: -4,
   priorLog2Odds: -20,
   dependentContactCapLog2: 2,
@@ -104,8 +128,18 @@ export interface Agreement {
   dob: DobLevel;
   email: ContactLevel;
   phone: ContactLevel;
+  sex: SexLevel;
+  address: AddressLevel;
+  identifier: IdentifierLevel;
+  memberId: IdentifierLevel;
   /** True when contact agreement was capped (weak given-name agreement or DOB disagreement). */
   contactDiscounted: boolean;
+  /** True when the address agreement was capped: it counts fully only with a given name that agrees (exact, nickname, typo). */
+  addressDiscounted: boolean;
+  /** The hard rule that forbids linking automatically, or null. */
+  blockedBy: LinkBlock | null;
+  /** Weight of each comparison in bits (they add up to the candidate's weight). */
+  weights: Record<'names' | 'dob' | 'email' | 'phone' | 'sex' | 'address' | 'identifier' | 'memberId', number>;
 }
 
 export interface CandidateScore {
@@ -167,6 +201,10 @@ interface CompiledModel {
   dob: Weights;
   email: Weights;
   phone: Weights;
+  sex: Weights;
+  address: Weights;
+  identifier: Weights;
+  memberId: Weights;
   swappedOrderLog2: number;
   priorLog2Odds: number;
   dependentContactCapLog2: number;
@@ -183,6 +221,10 @@ function compile(model: ScoringModel): CompiledModel {
       dob: weightsOf(model.dob),
       email: weightsOf(model.email),
       phone: weightsOf(model.phone),
+      sex: weightsOf(model.sex),
+      address: weightsOf(model.address),
+      identifier: weightsOf(model.identifier),
+      memberId: weightsOf(model.memberId),
       swappedOrderLog2: model.swappedOrderLog2,
       priorLog2Odds: model.priorLog2Odds,
       dependentContactCapLog2: model.dependentContactCapLog2,
@@ -244,6 +286,46 @@ function compareContact(
   return 'disagree';
 }
 
+function compareSimple(a: readonly string[] | undefined, b: readonly string[] | undefined): SexLevel {
+  if (!hasValues(a) || !hasValues(b)) return 'missing';
+  return intersects(a, b) ? 'exact' : 'disagree';
+}
+
+function compareAddress(a: FieldSets, b: FieldSets): AddressLevel {
+  if (!hasValues(a.address) || !hasValues(b.address)) return 'missing';
+  if (intersects(a.address, b.address)) return 'exact';
+  if (intersects(a.address_street, b.address_street)) return 'street';
+  return 'disagree';
+}
+
+/** Identifier entries are `<scope>/<value>`: grouped by scope. */
+function byScope(entries: readonly string[]): Map<string, Set<string>> {
+  const map = new Map<string, Set<string>>();
+  for (const entry of entries) {
+    const cut = entry.indexOf('/');
+    if (cut < 0) continue;
+    const scope = entry.slice(0, cut);
+    let values = map.get(scope);
+    if (!values) map.set(scope, (values = new Set()));
+    values.add(entry.slice(cut + 1));
+  }
+  return map;
+}
+
+function compareIdentifiers(a: readonly string[] | undefined, b: readonly string[] | undefined): IdentifierLevel {
+  if (!hasValues(a) || !hasValues(b)) return 'missing';
+  const left = byScope(a!);
+  const right = byScope(b!);
+  let agree = false;
+  for (const [scope, values] of left) {
+    const other = right.get(scope);
+    if (!other) continue;
+    if ([...values].some((v) => other.has(v))) agree = true;
+    else return 'conflict';
+  }
+  return agree ? 'exact' : 'missing';
+}
+
 /** Converts a log2 likelihood ratio plus prior into a probability. */
 export function confidenceOf(weight: number, priorLog2Odds: number): number {
   const x = weight + priorLog2Odds;
@@ -277,24 +359,50 @@ export function scoreFingerprints(input: FieldSets, candidate: FieldSets, model:
   const dob = compareDob(input, candidate);
   const email = compareContact(input.email, candidate.email, input.email_local, candidate.email_local);
   const phone = compareContact(input.phone, candidate.phone, input.phone_tail, candidate.phone_tail);
+  const sex = compareSimple(input.sex, candidate.sex);
+  const address = compareAddress(input, candidate);
+  const identifier = compareIdentifiers(input.identifier, candidate.identifier);
+  const memberId = compareIdentifiers(input.member_id, candidate.member_id);
 
   // A phonetic-only or shared-token given-name agreement (Jean ~ James, a sibling's middle name) is
   // what relatives sharing a phone look like; so is a different DOB with the same name (Jr/Sr).
   const contactDiscounted = given === 'disagree' || given === 'phonetic' || given === 'token' || dob === 'disagree';
-  const contactWeight = (weights: Weights, level: ContactLevel) => {
-    const value = weightOf(weights, level);
-    return contactDiscounted ? Math.min(value, w.dependentContactCapLog2) : value;
-  };
+  const capped = (value: number, discounted: boolean) => (discounted ? Math.min(value, w.dependentContactCapLog2) : value);
+  const contactWeight = (weights: Weights, level: ContactLevel) => capped(weightOf(weights, level), contactDiscounted);
+  // A household shares its address: it only corroborates a given name that agrees.
+  const strongGiven = given === 'exact' || given === 'nickname' || given === 'typo';
+  const addressDiscounted = !strongGiven || dob === 'disagree';
+  const idWeight = (weights: Weights, level: IdentifierLevel) => (level === 'exact' ? weights.level['exact']! : level === 'conflict' ? weights.disagree : 0);
 
-  const weight = nameWeight + weightOf(w.dob, dob) + contactWeight(w.email, email) + contactWeight(w.phone, phone);
+  const weights = {
+    names: nameWeight,
+    dob: weightOf(w.dob, dob),
+    email: contactWeight(w.email, email),
+    phone: contactWeight(w.phone, phone),
+    sex: weightOf(w.sex, sex),
+    address: capped(weightOf(w.address, address), addressDiscounted),
+    identifier: idWeight(w.identifier, identifier),
+    memberId: capped(idWeight(w.memberId, memberId), contactDiscounted),
+  };
+  const weight = Object.values(weights).reduce((sum, x) => sum + x, 0);
+
+  // Hard rules. Conflicting identifiers of one scope; twins: same family name and birth date with
+  // different given names (whatever else they share: an address, a phone, an identifier typed on
+  // the wrong sibling's record). Given names that agree at any level (a shared token is often the
+  // middle name in use, a phonetic agreement a misspelling; an initial) are not different names:
+  // such pairs reached the link threshold before these fields existed and still do.
+  const sameFamily = family === 'exact' || family === 'typo';
+  const twins = sameFamily && dob === 'exact' && given === 'disagree';
+  const blockedBy: LinkBlock | null = identifier === 'conflict' || memberId === 'conflict' ? 'identifier_conflict' : twins ? 'twins' : null;
+
   const deterministic =
-    intersects(input.full_name, candidate.full_name) && dob === 'exact' && (email === 'exact' || phone === 'exact');
+    blockedBy === null && intersects(input.full_name, candidate.full_name) && dob === 'exact' && (email === 'exact' || phone === 'exact');
 
   return {
     weight,
     confidence: confidenceOf(weight, w.priorLog2Odds),
     deterministic,
-    agreement: { given, family, nameOrder, dob, email, phone, contactDiscounted },
+    agreement: { given, family, nameOrder, dob, email, phone, sex, address, identifier, memberId, contactDiscounted, addressDiscounted, blockedBy, weights },
   };
 }
 

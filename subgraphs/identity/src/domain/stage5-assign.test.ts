@@ -13,7 +13,12 @@ function candidate(gpid: string, confidence: number, extra: Partial<ScoredCandid
     deterministic: false,
     matchType: confidence >= 0.5 ? 'PARTIAL' : 'NONE',
     keyHits: 1,
-    agreement: { given: 'exact', family: 'exact', nameOrder: 'straight', dob: 'exact', email: 'missing', phone: 'missing', contactDiscounted: false },
+    agreement: {
+      given: 'exact', family: 'exact', nameOrder: 'straight', dob: 'exact', email: 'missing', phone: 'missing',
+      sex: 'missing', address: 'missing', identifier: 'missing', memberId: 'missing',
+      contactDiscounted: false, addressDiscounted: false, blockedBy: null,
+      weights: { names: 0, dob: 0, email: 0, phone: 0, sex: 0, address: 0, identifier: 0, memberId: 0 },
+    },
     ...extra,
   };
 }
@@ -21,6 +26,12 @@ function candidate(gpid: string, confidence: number, extra: Partial<ScoredCandid
 const newGpid = () => 'SVC-0000NEW0';
 
 describe('stage 5: resolve decision', () => {
+  it('a candidate under a hard rule (conflicting identifiers, twins) is never linked automatically', () => {
+    const blocked = candidate('SVC-1', 0.999, { deterministic: true, matchType: 'DETERMINISTIC' });
+    const decision = decideResolution([{ ...blocked, agreement: { ...blocked.agreement, blockedBy: 'identifier_conflict' } }], { newGpid });
+    expect(decision).toEqual({ kind: 'NEW_PROVISIONAL', gpid: 'SVC-0000NEW0', status: 'PROVISIONAL', links: ['SVC-1'] });
+  });
+
   it('NEW_SHADOW without candidates', () => {
     expect(decideResolution([], { newGpid })).toEqual({ kind: 'NEW_SHADOW', gpid: 'SVC-0000NEW0', status: 'SHADOW' });
   });

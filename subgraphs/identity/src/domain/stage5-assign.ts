@@ -28,8 +28,13 @@ export type ResolveDecision =
   | { kind: 'NEW_PROVISIONAL'; gpid: string; status: 'PROVISIONAL'; links: string[] }
   | { kind: 'NEW_CONFLICT'; gpid: string; status: 'CONFLICT'; links: string[] };
 
-/** Strong on its own: DETERMINISTIC, or pairwise confidence at or above `autoLink`. */
+/**
+ * Strong on its own: DETERMINISTIC, or pairwise confidence at or above `autoLink`, and no hard
+ * rule against an automatic link (`agreement.blockedBy`: conflicting identifiers, twins). A
+ * blocked candidate above `partial` is linked for review instead (NEW_PROVISIONAL).
+ */
 export function isStrong(candidate: ScoredCandidate, thresholds: MatchThresholds = DEFAULT_THRESHOLDS): boolean {
+  if (candidate.agreement.blockedBy !== null) return false;
   return candidate.deterministic || candidate.pairConfidence >= thresholds.autoLink;
 }
 

@@ -9,7 +9,33 @@ interface DemographicsArgs {
   dob?: string | null;
   email?: string | null;
   phone?: string | null;
+  emails?: readonly string[] | null;
+  phones?: readonly string[] | null;
+  sex?: string | null;
+  previousNames?: readonly string[] | null;
+  address?: AddressArgs | null;
+  addresses?: readonly AddressArgs[] | null;
+  identifiers?: ReadonlyArray<{ system?: string | null; value?: string | null; assigner?: string | null }> | null;
   entityType?: string | null;
+}
+
+interface AddressArgs {
+  lines?: readonly string[] | null;
+  city?: string | null;
+  state?: string | null;
+  postalCode?: string | null;
+  country?: string | null;
+}
+
+/** Drops null members, so the domain sees what REST sends (absent, not null). */
+function present<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null && v !== undefined)) as Partial<T>;
+}
+
+/** The GraphQL address as the domain's (REST spelling: postal_code). */
+function addressOf(a: AddressArgs): Record<string, unknown> {
+  const { postalCode, ...rest } = a;
+  return present({ ...rest, postal_code: postalCode });
 }
 
 /** The GraphQL input as the domain's demographics (name as text or as parts, not both). */
@@ -18,7 +44,19 @@ function demographicsOf(input: DemographicsArgs): DemographicsInput {
   const parts = input.nameParts
     ? Object.fromEntries(Object.entries(input.nameParts).filter(([, v]) => v !== null && v !== undefined))
     : null;
-  return { name: parts ?? input.name ?? null, dob: input.dob ?? null, email: input.email ?? null, phone: input.phone ?? null };
+  return {
+    name: parts ?? input.name ?? null,
+    dob: input.dob ?? null,
+    email: input.email ?? null,
+    phone: input.phone ?? null,
+    emails: input.emails ?? null,
+    phones: input.phones ?? null,
+    sex: input.sex ?? null,
+    previous_names: input.previousNames ?? null,
+    address: input.address ? addressOf(input.address) : null,
+    addresses: input.addresses ? input.addresses.map(addressOf) : null,
+    identifiers: input.identifiers ? input.identifiers.map((id) => present({ ...id })) : null,
+  };
 }
 
 /**
@@ -37,7 +75,7 @@ export function sourceArg(source: string): SourceOrigin {
   return source;
 }
 
-const STRICT_DESCRIPTION = 'Refuse an invalid email or phone (VALIDATION_ERROR naming the field) instead of dropping it with a warning. Default false.';
+const STRICT_DESCRIPTION = 'Refuse an invalid optional field (email, phone, sex, address, identifier) with VALIDATION_ERROR naming the field instead of dropping it with a warning. Default false.';
 
 /** identityMatch (query only) and resolveIdentity. */
 export function defineMatchAndResolve(builder: SubgraphBuilder, service: IdentityService, loaders: IdentityLoaders, enums: IdentityEnums, IdentityType: IdentityTypeRef) {
@@ -45,14 +83,40 @@ export function defineMatchAndResolve(builder: SubgraphBuilder, service: Identit
     description: 'A structured name.',
     fields: (t) => ({ given: t.string(), middle: t.string(), family: t.string() }),
   });
+  const Address = builder.inputType('IdentityAddressInput', {
+    description: 'A postal address, compared in USPS standard form (street suffixes and unit designators abbreviated, ZIP on 5 digits).',
+    fields: (t) => ({
+      lines: t.stringList({ description: 'Street lines (1 to 3), with the unit ("Apt 4B", "# 4B").' }),
+      city: t.string(),
+      state: t.string({ description: 'US: the USPS code (MA) or the name (Massachusetts).' }),
+      postalCode: t.string({ description: 'US: 12345 or 12345-6789 (compared on 5 digits). Required unless city (and, in the US, state) are given.' }),
+      country: t.string({ description: 'ISO 3166-1 alpha-2; default US.' }),
+    }),
+  });
+  const Identifier = builder.inputType('IdentityIdentifierInput', {
+    description: 'An identifier with its system. Equal values of one system (and assigner) are strong evidence; different values of one system never link automatically.',
+    fields: (t) => ({
+      system: t.string({ description: 'ssn, mrn, drivers_license, insurance_member_id or passport.' }),
+      value: t.string({ description: 'Compared as letters and digits (spaces, dashes, dots, slashes ignored).' }),
+      assigner: t.string({ description: 'mrn: the assigning authority; drivers_license: the issuing US state; insurance_member_id: the payer; passport: the issuing country (alpha-3, USA); none for ssn.' }),
+    }),
+  });
   const Demographics = builder.inputType('IdentityDemographicsInput', {
-    description: 'Demographics to match or resolve. At least one of name, dob, email, phone; resolve needs a name. Never stored in clear.',
+    description:
+      'Demographics to match or resolve. At least one identifying field; resolve needs a name, or an identifier, or dob with an email, phone or address. Never stored in clear: only keyed fingerprints.',
     fields: (t) => ({
       name: t.string({ description: 'Free text: "Given Middle Family" or "Family, Given Middle".' }),
       nameParts: t.field({ type: NameParts, description: 'The name as parts (instead of name).' }),
       dob: t.string({ description: 'Date of birth: ISO 8601 (1980-03-04) or a common written form; ambiguous numeric dates read as MM/DD/YYYY.' }),
       email: t.string(),
       phone: t.string({ description: 'Any common format; national numbers are read as US.' }),
+      emails: t.stringList({ description: 'More e-mail addresses (with email, at most 5).' }),
+      phones: t.stringList({ description: 'More phone numbers (with phone, at most 5).' }),
+      sex: t.string({ description: 'Administrative sex: male, female, other or unknown.' }),
+      previousNames: t.stringList({ description: 'Earlier names (maiden name …), free text like name; at most 5.' }),
+      address: t.field({ type: Address }),
+      addresses: t.field({ type: [Address], description: 'More addresses (with address, at most 5).' }),
+      identifiers: t.field({ type: [Identifier], description: 'At most 10.' }),
       entityType: t.string({ description: 'One of the 22 entity types (identityEntityTypes); default patient.' }),
     }),
   });
@@ -65,15 +129,15 @@ export function defineMatchAndResolve(builder: SubgraphBuilder, service: Identit
       matchType: t.field({ type: enums.Match, resolve: (c) => c.matchType }),
       status: t.field({ type: enums.Status, resolve: (c) => c.status }),
       sources: t.stringList({ description: 'Source origins that confirmed the record.', resolve: (c) => [...c.sources] }),
-      agreement: t.field({ type: 'JSONObject', description: 'Which level each comparison landed on (given, family, nameOrder, dob, email, phone).', resolve: (c) => ({ ...c.agreement }) }),
+      agreement: t.field({ type: 'JSONObject', description: 'Which level each comparison landed on (given, family, nameOrder, dob, email, phone, sex, address, identifier, memberId), the weight of each in bits (weights) and the hard rule that forbids an automatic link (blockedBy: identifier_conflict, twins, or null).', resolve: (c) => ({ ...c.agreement }) }),
       identity: t.field({ type: IdentityType, nullable: true, description: 'The full record (needs identity.read).', resolve: (c, _a, ctx) => loaders.record(ctx).load(c.gpid) }),
     }),
   });
 
   const Warning = builder.objectRef<DemographicWarning>('IdentityDemographicWarning').implement({
-    description: 'An optional field (email, phone) whose value was invalid and was dropped: the rest was matched or resolved without it, and nothing of it was kept.',
+    description: 'An optional field (email, phone, sex, address, identifier) whose value was invalid and was dropped: the rest was matched or resolved without it, and nothing of it was kept.',
     fields: (t) => ({
-      field: t.exposeString('field', { description: 'email or phone.' }),
+      field: t.exposeString('field', { description: 'The field: email, phones.1, sex, address.postal_code, identifiers.0.value …' }),
       code: t.exposeString('code', { description: 'INVALID_FIELD_DROPPED.' }),
       message: t.exposeString('message', { description: 'Why it was dropped (never the value).' }),
     }),

@@ -1,0 +1,96 @@
+/**
+ * Person identifiers with their system. Each value is compared only with values of the same
+ * *scope*: the system plus its assigner (an MRN of another hospital, a licence of another state is
+ * another number space). Scopes:
+ *
+ *   ssn                   US Social Security number: 9 digits, not area 000/666/9xx, group 00 or serial 0000; no assigner
+ *   mrn                   medical record number; assigner = the assigning authority (required)
+ *   drivers_license       assigner = the issuing US state (USPS code or name, required)
+ *   insurance_member_id   assigner = the payer (required)
+ *   passport              assigner = the issuing country, ICAO / ISO 3166-1 alpha-3 (USA, DEU …, required)
+ *
+ * Values are compared as uppercase letters and digits (spaces, dashes, dots and slashes dropped);
+ * free-text assigners (authority, payer) folded like names.
+ */
+import { usStateCode } from './address.js';
+import { foldText } from './text.js';
+
+export const IDENTIFIER_SYSTEMS = ['ssn', 'mrn', 'drivers_license', 'insurance_member_id', 'passport'] as const;
+export type IdentifierSystem = (typeof IDENTIFIER_SYSTEMS)[number];
+
+/** Systems whose value identifies one person; an insurance member id may be shared by a family plan. */
+export const PERSONAL_IDENTIFIER_SYSTEMS: ReadonlySet<IdentifierSystem> = new Set(['ssn', 'mrn', 'drivers_license', 'passport']);
+
+export interface NormalizedIdentifier {
+  system: IdentifierSystem;
+  /** Normalized assigner ('' for SSN). */
+  assigner: string;
+  value: string;
+}
+
+const MAX_VALUE_LENGTH = 64;
+const MAX_ASSIGNER_LENGTH = 100;
+
+function compactValue(value: string): string {
+  return value.toUpperCase().replace(/[\s\-./]/g, '');
+}
+
+/** Validates one identifier object; `field` is its path (`identifiers.0`). */
+export function parseIdentifier(raw: unknown, field: string): { ok: true; identifier: NormalizedIdentifier } | { ok: false; problems: Array<{ field: string; message: string }> } {
+  const fail = (sub: string, message: string) => ({ ok: false as const, problems: [{ field: sub === '' ? field : `${field}.${sub}`, message }] });
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return fail('', 'must be an object with system, value and assigner');
+  const input = raw as Record<string, unknown>;
+  for (const key of Object.keys(input)) {
+    if (!['system', 'value', 'assigner'].includes(key)) return fail(key, 'is not an identifier field (use system, value, assigner)');
+  }
+  const { system, value, assigner } = input;
+  if (typeof system !== 'string' || !(IDENTIFIER_SYSTEMS as readonly string[]).includes(system)) {
+    return fail('system', `must be one of ${IDENTIFIER_SYSTEMS.join(', ')}`);
+  }
+  if (typeof value !== 'string' || value.trim() === '') return fail('value', 'is required (a string)');
+  if (value.length > MAX_VALUE_LENGTH) return fail('value', `must be at most ${MAX_VALUE_LENGTH} characters`);
+  if (assigner !== undefined && assigner !== null && typeof assigner !== 'string') return fail('assigner', 'must be a string');
+  if (typeof assigner === 'string' && assigner.length > MAX_ASSIGNER_LENGTH) return fail('assigner', `must be at most ${MAX_ASSIGNER_LENGTH} characters`);
+  const assignerText = typeof assigner === 'string' && assigner.trim() !== '' ? assigner : null;
+  const sys = system as IdentifierSystem;
+  const compact = compactValue(value);
+  if (!/^[A-Z0-9]+$/.test(compact)) return fail('value', 'must be letters and digits (spaces, dashes, dots and slashes are ignored)');
+
+  switch (sys) {
+    case 'ssn': {
+      if (assignerText !== null) return fail('assigner', 'is not used for ssn');
+      if (!/^\d{9}$/.test(compact)) return fail('value', 'must be a 9-digit US Social Security number');
+      const area = compact.slice(0, 3);
+      if (area === '000' || area === '666' || area[0] === '9' || compact.slice(3, 5) === '00' || compact.slice(5) === '0000') {
+        return fail('value', 'is not an issuable Social Security number');
+      }
+      return { ok: true, identifier: { system: sys, assigner: '', value: compact } };
+    }
+    case 'drivers_license': {
+      if (assignerText === null) return fail('assigner', 'is required for drivers_license: the issuing US state');
+      const state = usStateCode(assignerText);
+      if (state === null) return fail('assigner', 'must be a US state (its two-letter USPS code or its name)');
+      return { ok: true, identifier: { system: sys, assigner: state, value: compact } };
+    }
+    case 'passport': {
+      if (assignerText === null) return fail('assigner', 'is required for passport: the issuing country (ICAO alpha-3, e.g. USA)');
+      const country = assignerText.trim().toUpperCase();
+      if (!/^[A-Z]{3}$/.test(country)) return fail('assigner', 'must be the issuing country as a three-letter ICAO / ISO 3166-1 alpha-3 code (USA, CAN, DEU …)');
+      if (compact.length < 5 || compact.length > 20) return fail('value', 'must be 5 to 20 letters and digits');
+      return { ok: true, identifier: { system: sys, assigner: country, value: compact } };
+    }
+    case 'mrn':
+    case 'insurance_member_id': {
+      const what = sys === 'mrn' ? 'the assigning authority' : 'the payer';
+      if (assignerText === null) return fail('assigner', `is required for ${sys}: ${what}`);
+      const folded = foldText(assignerText);
+      if (folded === '') return fail('assigner', 'must contain a letter or digit');
+      return { ok: true, identifier: { system: sys, assigner: folded, value: compact } };
+    }
+  }
+}
+
+/** The scope text (system and assigner) of an identifier. */
+export function identifierScope(id: NormalizedIdentifier): string {
+  return `${id.system}|${id.assigner}`;
+}

@@ -1,0 +1,208 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bootSystem, type TestSystem } from './support/system.js';
+import { identityClient, openIdentityDb, type IdentityDb } from './support/identity.js';
+
+/**
+ * Optional demographics of match and resolve (addresses, identifiers, sex, previous names, several
+ * emails and phones) end to end: REST facade and GraphQL → identity subgraph → its database.
+ */
+describe('identity demographics: addresses, identifiers, sex, previous names, several contacts', () => {
+  let t: TestSystem;
+  let db: IdentityDb;
+  let id: ReturnType<typeof identityClient>;
+
+  beforeAll(async () => {
+    t = await bootSystem({ SVC_RATE_LIMITS: 'off' });
+    db = await openIdentityDb(t);
+    id = identityClient(t);
+  });
+  afterAll(async () => {
+    await db?.close();
+    await t?.close();
+  });
+
+  const MATCH = 'query($input: IdentityDemographicsInput!, $strict: Boolean) { identityMatch(input: $input, strict: $strict) { matchType candidates { gpid matchType confidence agreement } warnings { field code message } } }';
+  const RESOLVE =
+    'mutation($input: IdentityDemographicsInput!, $strict: Boolean) { resolveIdentity(input: $input, source: "lake", strict: $strict) { gpid decision links warnings { field code message } } }';
+  type GqlCandidate = { gpid: string; matchType: string; confidence: number; agreement: Record<string, unknown> };
+
+  describe('addresses', () => {
+    it('normalizes USPS suffixes and units, and finds a record by its address when the family name changed', async () => {
+      const first = await id.resolve(
+        { name: 'Rosalind Achterberg', dob: '1970-04-12', address: { lines: ['123 North Main Street', 'Apartment 4B'], city: 'Springfield', state: 'Illinois', postal_code: '62704-1234' } },
+        'pulse',
+      );
+      expect(first.statusCode).toBe(200);
+      const gpid = first.json().gpid as string;
+      // New family name, no date of birth: only the address key meets the record.
+      const found = await id.match({ name: 'Rosalind Whitfield', address: { lines: ['123 N Main St # 4b'], postal_code: '62704', country: 'USA' } });
+      expect(found.statusCode).toBe(200);
+      expect(found.json()).toMatchObject({ match_type: 'PARTIAL', candidates: [{ gpid, match_type: 'PARTIAL' }], warnings: [] });
+      // City and state instead of the ZIP meet the same address.
+      const byCity = await id.match({ name: 'Rosalind Whitfield', address: { lines: ['123 N. MAIN ST.', 'Apt 4-B'.replace('-', '')], city: 'springfield', state: 'IL' } });
+      expect(byCity.json().candidates[0]).toMatchObject({ gpid });
+
+      const gql = await t.graphql<{ identityMatch: { candidates: GqlCandidate[] } }>(MATCH, {
+        input: { name: 'Rosalind Whitfield', address: { lines: ['123 North Main Street Apt 4B'], postalCode: '62704' } },
+      });
+      expect(gql.errors).toBeUndefined();
+      expect(gql.data!.identityMatch.candidates[0]).toMatchObject({ gpid, agreement: { given: 'exact', family: 'disagree', address: 'exact', blockedBy: null } });
+    });
+
+    it('never links twins automatically: same family name, date of birth, address and phone, different given names', async () => {
+      const home = { lines: ['4410 Cedar Hollow Road'], city: 'Asheville', state: 'NC', postal_code: '28801' };
+      const a = (await id.resolve({ name: 'Jonah Trevisani', dob: '2001-08-14', sex: 'male', phone: '828-555-0161', address: home }, 'pulse')).json();
+      expect(a.decision).toBe('NEW_SHADOW');
+      const b = (await id.resolve({ name: 'Micah Trevisani', dob: '2001-08-14', sex: 'male', phone: '828-555-0161', address: { ...home, lines: ['4410 Cedar Holw Rd'] } }, 'provider')).json();
+      expect(b.gpid).not.toBe(a.gpid);
+      expect(b.decision).not.toBe('EXISTING');
+      // Asked again through GraphQL, the twin is at most a candidate for review, and says why.
+      const again = await t.graphql<{ resolveIdentity: { gpid: string; decision: string } }>(RESOLVE, {
+        input: { nameParts: { given: 'Micah', family: 'Trevisani' }, dob: '2001-08-14', phones: ['+1 828 555 0161'], address: { lines: ['4410 Cedar Hollow Rd'], postalCode: '28801' } },
+      });
+      expect(again.errors).toBeUndefined();
+      expect(again.data!.resolveIdentity.gpid).not.toBe(a.gpid);
+      // A third sibling of the same birth: both twins are candidates, neither strong, and say why.
+      const matched = await t.graphql<{ identityMatch: { candidates: GqlCandidate[] } }>(MATCH, {
+        input: { name: 'Elias Trevisani', dob: '2001-08-14', phone: '828-555-0161', address: { lines: ['4410 Cedar Hollow Road'], postalCode: '28801' } },
+      });
+      expect(matched.errors).toBeUndefined();
+      const twin = matched.data!.identityMatch.candidates.find((c) => c.gpid === a.gpid);
+      expect(twin?.agreement).toMatchObject({ given: 'disagree', family: 'exact', dob: 'exact', address: 'exact', addressDiscounted: true, blockedBy: 'twins' });
+      expect(twin?.matchType).not.toBe('DETERMINISTIC');
+      expect(twin!.confidence).toBeLessThan(0.9);
+      const weights = twin!.agreement['weights'] as Record<string, number>;
+      expect(weights['address']).toBeLessThanOrEqual(2);
+      const resolvedThird = (await id.resolve({ name: 'Elias Trevisani', dob: '2001-08-14', phone: '828-555-0161', address: home }, 'lake')).json();
+      expect([a.gpid, b.gpid]).not.toContain(resolvedThird.gpid);
+    });
+  });
+
+  describe('identifiers', () => {
+    it('keeps twins apart when the SSN of one was typed on the record of the other', async () => {
+      const ssn = [{ system: 'ssn', value: '321-54-9876' }];
+      const a = (await id.resolve({ name: 'Cordelia Haverkamp', dob: '2010-01-20', identifiers: ssn, phone: '702-555-0190' }, 'pulse')).json();
+      const b = (await id.resolve({ name: 'Imogen Haverkamp', dob: '2010-01-20', identifiers: ssn, phone: '702-555-0190' }, 'provider')).json();
+      expect(b.gpid).not.toBe(a.gpid);
+      expect(b).toMatchObject({ decision: 'NEW_PROVISIONAL', links: [a.gpid] });
+    });
+
+    const person = { name: 'Ottoline Farquharson', dob: '1958-02-03', email: 'ottoline.f@example.org', phone: '503-555-0177' };
+
+    it('an equal SSN links a record whose date of birth is missing; an MRN of another authority is no conflict', async () => {
+      const first = (await id.resolve({ name: 'Percival Ambrosetti', dob: '1948-10-30', identifiers: [{ system: 'ssn', value: '219-09-9999' }, { system: 'mrn', value: 'A-1001', assigner: 'Mercy General' }] }, 'pulse')).json();
+      const noDob = await id.resolve({ name: 'Percival Ambrosetti', identifiers: [{ system: 'ssn', value: '219 09 9999' }] }, 'provider');
+      expect(noDob.json()).toMatchObject({ gpid: first.gpid, decision: 'EXISTING' });
+      const otherHospital = await id.resolve({ name: 'Percival Ambrosetti', dob: '1948-10-30', identifiers: [{ system: 'mrn', value: 'Z77', assigner: 'St. Luke' }] }, 'lake');
+      expect(otherHospital.json()).toMatchObject({ gpid: first.gpid, decision: 'EXISTING' });
+      // Names that differ still meet the record through the identifier.
+      const renamed = await id.match({ name: 'P. Whitcombe', identifiers: [{ system: 'mrn', value: 'a1001', assigner: 'MERCY GENERAL' }] });
+      expect(renamed.json().candidates[0]).toMatchObject({ gpid: first.gpid });
+    });
+
+    it('conflicting identifiers of one system block an automatic link, even with everything else equal', async () => {
+      const a = (await id.resolve({ ...person, identifiers: [{ system: 'ssn', value: '123-45-6789' }] }, 'pulse')).json();
+      const again = (await id.resolve({ ...person, identifiers: [{ system: 'ssn', value: '123456789' }] }, 'pulse')).json();
+      expect(again).toMatchObject({ gpid: a.gpid, decision: 'EXISTING' });
+
+      const other = (await id.resolve({ ...person, identifiers: [{ system: 'ssn', value: '123-45-6780' }] }, 'provider')).json();
+      expect(other).toMatchObject({ decision: 'NEW_PROVISIONAL', links: [a.gpid] });
+      expect(other.gpid).not.toBe(a.gpid);
+
+      // The same through GraphQL, with a driver's licence of one state.
+      await id.resolve({ ...person, name: 'Ottoline Farquharson-Reyes', identifiers: [{ system: 'drivers_license', value: 'F123-4567', assigner: 'OR' }] }, 'pulse');
+      const licence = await t.graphql<{ identityMatch: { candidates: GqlCandidate[] } }>(MATCH, {
+        input: { name: 'Ottoline Farquharson-Reyes', dob: '1958-02-03', email: 'ottoline.f@example.org', identifiers: [{ system: 'drivers_license', value: 'F1234568', assigner: 'Oregon' }] },
+      });
+      const blocked = licence.data!.identityMatch.candidates.filter((c) => c.agreement['identifier'] === 'conflict');
+      expect(blocked.length).toBeGreaterThan(0);
+      for (const c of blocked) {
+        expect(c.matchType).not.toBe('DETERMINISTIC');
+        expect(c.agreement['blockedBy']).toBe('identifier_conflict');
+      }
+    });
+
+    it('accepts a record without a name when an identifier or the date of birth with contact data identifies it (point 5)', async () => {
+      const bySsn = await id.resolve({ identifiers: [{ system: 'passport', value: 'X1234 5678', assigner: 'usa' }], dob: '1990-01-01' }, 'pulse');
+      expect(bySsn.statusCode).toBe(200);
+      const again = await id.resolve({ name: 'Leopoldine Szabo', identifiers: [{ system: 'passport', value: 'X12345678', assigner: 'USA' }], dob: '1990-01-01' }, 'beacon');
+      expect(again.json()).toMatchObject({ gpid: bySsn.json().gpid, decision: 'EXISTING' });
+
+      expect((await id.resolve({ dob: '1991-03-03', phones: ['(971) 555-0101'] }, 'pulse')).statusCode).toBe(200);
+      const refused = await id.resolve({ email: 'nobody@example.org' }, 'pulse');
+      expect(refused.statusCode).toBe(422);
+      expect(refused.json().errors).toEqual([{ field: 'name', message: expect.stringContaining('unless an identifier') }]);
+      const gql = await t.graphql(RESOLVE, { input: { email: 'nobody@example.org' } });
+      expect(gql.errors?.[0]?.extensions).toMatchObject({ code: 'VALIDATION_ERROR', fieldErrors: [{ field: 'name' }] });
+    });
+
+    it('stores no clear identifier or address', async () => {
+      const r = (await id.resolve({ name: 'Clementine Vasquez-Orr', identifiers: [{ system: 'ssn', value: '078-05-1120' }], address: { lines: ['77 Sunnyvale Boulevard'], postal_code: '94086' } }, 'pulse')).json();
+      const rows = await db.all(`select * from identity_records where gpid = '${r.gpid}'`);
+      const text = JSON.stringify(rows);
+      for (const clear of ['078051120', '078-05-1120', 'sunnyvale', 'Sunnyvale', '94086', 'clementine']) expect(text).not.toContain(clear);
+    });
+  });
+
+  describe('previous names, several emails and phones, sex', () => {
+    it('finds a record by a previous name and by any of its emails', async () => {
+      const a = (await id.resolve({ name: 'Henrietta Blomqvist', dob: '1966-12-01', emails: ['h.blomqvist@example.com', 'henrietta@work.example'], phones: ['617-555-0110', '617-555-0111'] }, 'pulse')).json();
+      const married = await id.resolve({ name: 'Henrietta Okonkwo', previous_names: ['Henrietta Blomqvist'], dob: '1966-12-01', sex: 'female' }, 'provider');
+      expect(married.json()).toMatchObject({ gpid: a.gpid, decision: 'EXISTING' });
+      const secondEmail = await id.match({ name: 'Henrietta Blomqvist', dob: '1966-12-01', email: 'henrietta@work.example' });
+      expect(secondEmail.json()).toMatchObject({ match_type: 'DETERMINISTIC', candidates: [{ gpid: a.gpid }] });
+      // The record learned the new family name: it answers to it now.
+      const newName = await id.match({ name: 'Henrietta Okonkwo', dob: '1966-12-01', phone: '617-555-0111' });
+      expect(newName.json().candidates[0]).toMatchObject({ gpid: a.gpid, match_type: 'DETERMINISTIC' });
+    });
+  });
+
+  describe('validation, the same on REST and GraphQL', () => {
+    it('drops an invalid optional field with a warning naming it, and refuses it when strict', async () => {
+      const body = { name: 'Wendell Achebe', dob: '1977-07-07', sex: 'x', address: { lines: ['1 Elm St'], postal_code: '1234' }, identifiers: [{ system: 'ssn', value: '000-12-3456' }] };
+      const lenient = await id.match(body);
+      expect(lenient.statusCode).toBe(200);
+      const fields = ['sex', 'address.postal_code', 'identifiers.0.value'];
+      expect(lenient.json().warnings.map((w: { field: string }) => w.field)).toEqual(fields);
+      for (const w of lenient.json().warnings) {
+        expect(w.code).toBe('INVALID_FIELD_DROPPED');
+        expect(w.message).not.toContain('000');
+      }
+      const gqlLenient = await t.graphql<{ identityMatch: { warnings: { field: string }[] } }>(MATCH, {
+        input: { name: 'Wendell Achebe', dob: '1977-07-07', sex: 'x', address: { lines: ['1 Elm St'], postalCode: '1234' }, identifiers: [{ system: 'ssn', value: '000-12-3456' }] },
+      });
+      expect(gqlLenient.data!.identityMatch.warnings.map((w) => w.field)).toEqual(fields);
+
+      const strict = await id.match({ ...body, strict: true });
+      expect(strict.statusCode).toBe(422);
+      expect(strict.json().errors.map((e: { field: string }) => e.field)).toEqual(fields);
+      const gqlStrict = await t.graphql(MATCH, {
+        strict: true,
+        input: { name: 'Wendell Achebe', dob: '1977-07-07', sex: 'x', address: { lines: ['1 Elm St'], postalCode: '1234' }, identifiers: [{ system: 'ssn', value: '000-12-3456' }] },
+      });
+      expect((gqlStrict.errors?.[0]?.extensions?.['fieldErrors'] as { field: string }[]).map((e) => e.field)).toEqual(fields);
+    });
+
+    it('refuses malformed shapes and too many values, naming the field', async () => {
+      const cases: Array<[Record<string, unknown>, string]> = [
+        [{ name: 'A B', identifiers: [{ system: 1, value: '1' }] }, 'identifiers.0.system'],
+        [{ name: 'A B', address: { lines: ['1 Elm St'], street: 'x' } }, 'address.street'],
+        [{ name: 'A B', emails: 'a@example.com' }, 'emails'],
+        [{ name: 'A B', phones: [5] }, 'phones.0'],
+        [{ name: 'A B', identifiers: Array.from({ length: 11 }, () => ({ system: 'ssn', value: '123-45-6789' })) }, 'identifiers'],
+        [{ name: 'A B', email: 'a@example.com', emails: ['b@example.com', 'c@example.com', 'd@example.com', 'e@example.com', 'f@example.com'] }, 'emails'],
+      ];
+      for (const [body, field] of cases) {
+        const res = await id.match(body);
+        expect(res.statusCode, field).toBe(422);
+        expect(res.json().errors.map((e: { field: string }) => e.field), field).toContain(field);
+      }
+      const tooMany = await t.graphql(MATCH, { input: { name: 'A B', identifiers: Array.from({ length: 11 }, () => ({ system: 'ssn', value: '123-45-6789' })) } });
+      expect(tooMany.errors?.[0]?.extensions).toMatchObject({ code: 'VALIDATION_ERROR', fieldErrors: [{ field: 'identifiers' }] });
+      const unknownSystem = await id.match({ name: 'A B', identifiers: [{ system: 'nhs', value: '943 476 5919' }], strict: true });
+      expect(unknownSystem.json().errors).toEqual([{ field: 'identifiers.0.system', message: expect.stringContaining('ssn, mrn, drivers_license, insurance_member_id, passport') }]);
+      const noAssigner = await id.match({ name: 'A B', identifiers: [{ system: 'mrn', value: '42' }], strict: true });
+      expect(noAssigner.json().errors).toEqual([{ field: 'identifiers.0.assigner', message: expect.stringContaining('assigning authority') }]);
+    });
+  });
+});
