@@ -99,6 +99,36 @@ describe('FHIR Patient ↔ GPID identity link', () => {
     expect(all.data!.identity.patients.map((p) => p.id).sort()).toEqual([mine.json().id, theirs.json().id].sort());
   });
 
+  it('hands the registry the Patient\'s identifiers, address, gender and other telecoms: a Patient known by its SSN matches without a name', async () => {
+    const ssn = { system: 'http://hl7.org/fhir/sid/us-ssn', value: '123-45-6789' };
+    const mrn = { type: { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/v2-0203', code: 'MR' }] }, system: 'urn:oid:1.2.36.146.595.217.0.1', value: 'MRN-0042' };
+    const created = await fhir(
+      t,
+      alpha,
+      'POST',
+      '/Patient',
+      {
+        ...person('Ingrid', 'Solberg', '1969-09-09', 'ingrid@example.no'),
+        identifier: [ssn, mrn],
+        address: [{ use: 'home', line: ['12 Fjord Street', 'Apt 4'], city: 'Seattle', state: 'WA', postalCode: '98101', country: 'US' }],
+        telecom: [{ system: 'email', value: 'ingrid@example.no' }, { system: 'phone', value: '+1 206 555 0142' }, { system: 'email', value: 'solberg@example.com' }],
+      },
+      { 'x-svc-source': 'provider' },
+    );
+    expect(created.statusCode, created.body).toBe(201);
+    const gpid = gpidOf(await linked(alpha, created.json().id));
+    const match = (resource: unknown) =>
+      t.request({ method: 'POST', url: '/fhir/R4/Patient/$match', token: alpha, headers: { 'content-type': 'application/fhir+json' }, body: JSON.stringify({ resourceType: 'Parameters', parameter: [{ name: 'resource', resource }] }) });
+    // No name, no birth date: the SSN alone finds her, since the link stored its fingerprint.
+    const bySsn = await match({ resourceType: 'Patient', identifier: [{ system: 'http://hl7.org/fhir/sid/us-ssn', value: '123456789' }] });
+    expect(bySsn.statusCode, bySsn.body).toBe(200);
+    expect(bySsn.json().entry.map((e: { resource: { id: string } }) => gpidOf(e.resource as never))).toContain(gpid);
+    // A bad address in the query names where it came from.
+    const bad = await match({ resourceType: 'Patient', name: [{ family: 'Solberg', given: ['Ingrid'] }], address: [{ city: 'Seattle', state: 'Atlantis', country: 'US' }] });
+    if (bad.statusCode === 400) expect(bad.json().issue[0].expression[0]).toBe('resource.address');
+    else expect(bad.statusCode).toBe(200); // dropped as an optional field the registry could not use
+  });
+
   it('answers Patient/$match by identity resolution, with score and grade, in the caller\'s view', async () => {
     const a = await fhir(t, alpha, 'POST', '/Patient', person('Priya', 'Ramanathan', '1978-06-30', 'priya.r@example.com'), { 'x-svc-source': 'provider' });
     const gpid = gpidOf(await linked(alpha, a.json().id));

@@ -29,7 +29,20 @@ function demographicsOf(raw: unknown): DemographicsInput | null {
   const d = raw as Record<string, unknown>;
   const name = d['name'];
   const parts = typeof name === 'object' && name !== null ? (name as { given?: string; middle?: string; family?: string }) : null;
-  return { name: parts ?? str(name), dob: str(d['dob']), email: str(d['email']), phone: str(d['phone']) };
+  const list = (key: string): unknown[] | null => (Array.isArray(d[key]) ? (d[key] as unknown[]) : null);
+  return {
+    name: parts ?? str(name),
+    dob: str(d['dob']),
+    email: str(d['email']),
+    phone: str(d['phone']),
+    // Requests made before these fields existed carry none of them.
+    emails: list('emails') as string[] | null,
+    phones: list('phones') as string[] | null,
+    sex: str(d['sex']),
+    previous_names: list('previous_names') as DemographicsInput['previous_names'],
+    addresses: list('addresses'),
+    identifiers: list('identifiers'),
+  };
 }
 
 export function fhirPatientLinker(service: IdentityService, services: SubgraphServices) {

@@ -13,7 +13,7 @@
  * `keepServerGpid`).
  */
 import type { EntityManager } from '@mikro-orm/core';
-import { demographicsDiffer, makeEvent, patientDemographics, recordEvent, type Principal } from '@svc/platform';
+import { demographicsDiffer, hasMatchableDemographics, makeEvent, patientDemographics, recordEvent, type Principal } from '@svc/platform';
 import { knexOf, resourceStore } from '../entities/resource-store.js';
 import { extractSearchIndex } from './search-index.js';
 import { validateFhirResource, type FhirResource } from './validation.js';
@@ -74,7 +74,7 @@ export function keepServerGpid(resourceType: string, input: FhirResource, previo
 export function requestIdentityIfChanged(call: FhirCall, em: EntityManager, stored: StoredResource, resource: FhirResource, previous: FhirResource | null): void {
   if (stored.resourceType !== 'Patient' || call.source === null) return;
   const demographics = patientDemographics(resource);
-  if (demographics.name === null) return; // the registry resolves nothing without a name
+  if (!hasMatchableDemographics(demographics)) return; // the registry resolves nothing from nothing
   if (previous && !demographicsDiffer(demographics, patientDemographics(previous)) && gpidOf(previous) !== null) return;
   recordEvent(
     em,
@@ -159,7 +159,7 @@ export async function requestIdentityAgain(em: EntityManager, survivorGpid: stri
     if (!current || current.deleted || !current.content) continue;
     const resource = JSON.parse(current.content) as FhirResource;
     const demographics = patientDemographics(resource);
-    if (demographics.name === null) continue;
+    if (!hasMatchableDemographics(demographics)) continue;
     recordEvent(
       em,
       makeEvent(PATIENT_IDENTITY_REQUESTED, current.partnerGpid, {

@@ -1,4 +1,4 @@
-import { DomainError, hasAnyScope, patientDemographics, type SubgraphBuilder } from '@svc/platform';
+import { DomainError, hasAnyScope, hasMatchableDemographics, patientDemographics, type SubgraphBuilder } from '@svc/platform';
 import { fhirMatchCandidates, matchGrade, type MatchCandidate, type MatchGrade } from '../domain/index.js';
 import type { IdentityService } from '../identity-service.js';
 import type { IdentityEnums } from './identity.js';
@@ -8,7 +8,19 @@ const PATIENT_SEARCH_SCOPES = ['cms.fhir.r4.read', 'patient/Patient.s'];
 const MAX_COUNT = 100;
 
 /** Where the registry's field errors sit in the Patient. */
-const PATIENT_PATHS: Record<string, string> = { name: 'resource.name', dob: 'resource.birthDate', email: 'resource.telecom', phone: 'resource.telecom' };
+/** Where a registry field came from in the Patient, by the field's first segment (`addresses.0.state` → address). */
+const PATIENT_PATHS: Record<string, string> = {
+  name: 'resource.name',
+  previous_names: 'resource.name',
+  dob: 'resource.birthDate',
+  email: 'resource.telecom',
+  phone: 'resource.telecom',
+  emails: 'resource.telecom',
+  phones: 'resource.telecom',
+  sex: 'resource.gender',
+  addresses: 'resource.address',
+  identifiers: 'resource.identifier',
+};
 
 interface FhirMatch {
   gpid: string;
@@ -67,9 +79,9 @@ export function defineFhirPatientMatch(builder: SubgraphBuilder, service: Identi
           throw new DomainError('BAD_REQUEST', `count must be from 1 to ${MAX_COUNT}.`, { fieldErrors: [{ field: 'count', message: `must be from 1 to ${MAX_COUNT}` }] });
         }
         const demographics = patientDemographics(resource);
-        if (demographics.name === null && demographics.dob === null && demographics.email === null && demographics.phone === null) {
-          throw new DomainError('BAD_REQUEST', 'The Patient has nothing to match on: give a name, birthDate, or an email or phone telecom.', {
-            fieldErrors: [{ field: 'resource', message: 'needs name, birthDate or telecom' }],
+        if (!hasMatchableDemographics(demographics)) {
+          throw new DomainError('BAD_REQUEST', 'The Patient has nothing to match on: give a name, birthDate, an email or phone telecom, an address or an identifier.', {
+            fieldErrors: [{ field: 'resource', message: 'needs name, birthDate, telecom, address or identifier' }],
           });
         }
         let result;
@@ -77,7 +89,7 @@ export function defineFhirPatientMatch(builder: SubgraphBuilder, service: Identi
           result = await service.match(ctx.principal, demographics, { entityType: 'patient' });
         } catch (err) {
           if (err instanceof DomainError && err.code === 'VALIDATION_ERROR') {
-            throw new DomainError('BAD_REQUEST', err.message, { fieldErrors: err.fieldErrors.map((f) => ({ field: PATIENT_PATHS[f.field] ?? 'resource', message: f.message })) });
+            throw new DomainError('BAD_REQUEST', err.message, { fieldErrors: err.fieldErrors.map((f) => ({ field: PATIENT_PATHS[f.field.split('.')[0]!] ?? 'resource', message: f.message })) });
           }
           throw err;
         }
