@@ -171,7 +171,7 @@ export async function recordCertificationEvidence(
 ): Promise<boolean> {
   const key = { partnerGpid: evidence.partnerGpid, itemId: evidence.itemId, source: evidence.source.slice(0, 120) };
   if (await certificationRecords.hasEvidence(em, key)) return false;
-  if (!(await partners.byGpid(em, evidence.partnerGpid))) return false;
+  if (!(await partners.exists(em, evidence.partnerGpid))) return false;
   certificationRecords.addEvidence(em, { ...key, detail: evidence.detail?.slice(0, 500) ?? null, observedAt: evidence.observedAt });
   try {
     await em.flush();

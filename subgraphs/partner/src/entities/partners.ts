@@ -12,6 +12,11 @@ export const partners = {
     return em.findOne(PartnerEntity, { gpid });
   },
 
+  /** Whether the partner exists, without loading it into the caller's unit of work (nothing to flush). */
+  async exists(em: EntityManager, gpid: string): Promise<boolean> {
+    return (await em.count(PartnerEntity, { gpid })) > 0;
+  },
+
   /**
    * The partner, locked for the rest of the caller's transaction (PostgreSQL; SQLite serializes
    * writers anyway), so per-partner limits counted inside it cannot be raced past.
