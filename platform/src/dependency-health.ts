@@ -14,6 +14,9 @@ export const PROBE_TIMEOUT_MS = 2_000;
 /** While a dependency is down, it is probed this often, so its recovery is noticed (and logged) without traffic. */
 const REPROBE_INTERVAL_MS = 1_000;
 
+/** After a recovery, a reported failure is first checked by the probe for this long (requests sent during the outage still fail). */
+const RECOVERY_SETTLE_MS = 5_000;
+
 /**
  * A request could not be served because a dependency (a subgraph, the gateway, Redis, a database)
  * is unreachable. It is a 503 with Retry-After on every surface; `dependency` names what failed for
@@ -125,11 +128,21 @@ export class DependencyHealth {
     if (state) this.logger.warn({ dependency: name, state: 'up', downForMs: Date.now() - state.since }, 'dependency recovered');
   }
 
-  /** The dependency could not be reached; `err` says why (logged once, without secrets). */
-  down(name: string, err?: unknown): void {
+  /**
+   * The dependency could not be reached; `err` says why (logged once, without secrets). Just after a
+   * recovery, a failure may belong to a request sent during the outage: the probe decides then, so
+   * one outage is never logged as two.
+   */
+  down(name: string, err?: unknown, confirmed = false): void {
     const state = this.states.get(name);
     // A shutting-down process closes its own connections: that is no outage.
     if ((state && !state.up) || this.closed) return;
+    if (!confirmed && state?.up && Date.now() - state.since < RECOVERY_SETTLE_MS && this.probes.has(name)) {
+      void this.probe(name).then((result) => {
+        if (!result.ok) this.down(name, err ?? result.failure, true);
+      });
+      return;
+    }
     this.states.set(name, { up: false, since: Date.now() });
     this.logger.error({ dependency: name, state: 'down', reason: reasonOf(err) }, 'dependency unavailable');
     this.startReprobe(name);
@@ -142,8 +155,17 @@ export class DependencyHealth {
 
   /** Run the registered probe of `name` (down when it fails, throws or takes too long) and report it. */
   async check(name: string): Promise<boolean> {
+    if (!this.probes.has(name)) return this.states.get(name)?.up ?? true;
+    const { ok, failure } = await this.probe(name);
+    if (ok) this.up(name);
+    else this.down(name, failure, true);
+    return ok;
+  }
+
+  /** Run the registered probe of `name` within the probe timeout. */
+  private async probe(name: string): Promise<{ ok: boolean; failure?: unknown }> {
     const probe = this.probes.get(name);
-    if (!probe) return this.states.get(name)?.up ?? true;
+    if (!probe) return { ok: true };
     let failure: unknown;
     const ok = await withTimeout(
       probe().catch((err: unknown) => {
@@ -153,8 +175,7 @@ export class DependencyHealth {
       PROBE_TIMEOUT_MS,
       false,
     );
-    this.report(name, ok, failure ?? (ok ? undefined : new Error('the readiness probe failed or timed out')));
-    return ok;
+    return ok ? { ok } : { ok, failure: failure ?? new Error('the readiness probe failed or timed out') };
   }
 
   /** Probe every named dependency at once: the checks of a /ready answer. */
