@@ -42,6 +42,25 @@ describe('DependencyHealth', () => {
     expect(lines.map((l) => l['state'])).toEqual(['down', 'up']);
   });
 
+  it('lets the probe decide a recovery, so one connection back before the others does not log the outage twice', async () => {
+    const { lines, logger } = recorder();
+    const health = new DependencyHealth(logger);
+    const connections = { limiter: true, bus: true };
+    health.watch('redis', async () => connections.limiter && connections.bus);
+    connections.limiter = connections.bus = false;
+    health.down('redis', new Error('connect ECONNREFUSED'));
+    connections.bus = true;
+    health.up('redis'); // the bus's connection is back; the limiter's still waits out its back-off
+    expect(await health.checkAll(['redis'])).toEqual({ redis: false });
+    connections.limiter = true;
+    health.up('redis');
+    const deadline = Date.now() + 5_000;
+    while (lines.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(await health.checkAll(['redis'])).toEqual({ redis: true });
+    health.close();
+    expect(lines.map((l) => l['state'])).toEqual(['down', 'up']);
+  });
+
   it('tells an unreachable service from a bug, through cause chains, and keeps credentials out of the reason', () => {
     expect(isConnectionFailure(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }))).toBe(true);
     expect(isConnectionFailure(new Error('wrapped', { cause: Object.assign(new Error('x'), { code: '57P01' }) }))).toBe(true);

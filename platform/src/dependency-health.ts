@@ -14,8 +14,12 @@ export const PROBE_TIMEOUT_MS = 2_000;
 /** While a dependency is down, it is probed this often, so its recovery is noticed (and logged) without traffic. */
 const REPROBE_INTERVAL_MS = 1_000;
 
-/** After a recovery, a reported failure is first checked by the probe for this long (requests sent during the outage still fail). */
-const RECOVERY_SETTLE_MS = 5_000;
+/**
+ * After a recovery, a reported failure is first checked by the probe for this long: requests sent
+ * during the outage still fail, sometimes many seconds later on a busy machine (queued commands,
+ * connect retries). A real new outage is still noticed at once, by the probe.
+ */
+const RECOVERY_SETTLE_MS = 30_000;
 
 /**
  * A request could not be served because a dependency (a subgraph, the gateway, Redis, a database)
@@ -119,8 +123,22 @@ export class DependencyHealth {
     this.probes.set(name, probe);
   }
 
-  /** The dependency answered. */
+  /**
+   * The dependency answered. When it was down and has a probe, the probe decides: one connection of
+   * several (Redis has one per purpose) may be back while the others still wait out their back-off,
+   * and a recovery declared early would be followed by a second "down" from the next /ready.
+   */
   up(name: string): void {
+    const state = this.states.get(name);
+    if (state?.up || this.closed) return;
+    if (state && this.probes.has(name)) {
+      void this.check(name);
+      return;
+    }
+    this.markUp(name);
+  }
+
+  private markUp(name: string): void {
     const state = this.states.get(name);
     if (state?.up || this.closed) return;
     this.states.set(name, { up: true, since: Date.now() });
@@ -157,7 +175,7 @@ export class DependencyHealth {
   async check(name: string): Promise<boolean> {
     if (!this.probes.has(name)) return this.states.get(name)?.up ?? true;
     const { ok, failure } = await this.probe(name);
-    if (ok) this.up(name);
+    if (ok) this.markUp(name);
     else this.down(name, failure, true);
     return ok;
   }
