@@ -137,7 +137,6 @@ function describeRoute(route: RouteSpec): string {
     const successors = route.deprecated.successors.map((s) => `${s.method} ${s.path}`).join(' or ');
     lines.push(`Deprecated since ${route.deprecated.since}; sunset ${route.deprecated.sunset} (410 Gone afterwards). Use ${successors}.`);
   }
-  if (!route.operation) lines.push('Not served yet: answers 501 after authentication and rate limiting.');
   return lines.join(' ');
 }
 
@@ -173,7 +172,6 @@ function operationOf(route: RouteSpec, limits: Limits): Document {
     security: security(route),
     responses,
     'x-ratelimit': limitExtension(route, limits),
-    'x-implemented': route.operation !== undefined,
   };
   if (parameters.length > 0) operation['parameters'] = parameters;
   if (route.requestBody) {

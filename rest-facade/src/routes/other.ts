@@ -37,14 +37,15 @@ import { listWebhooks, listWebhooksSchemas, registerWebhook, registerWebhookSche
 /** Any TEFCA exchange scope reads the caller's own audit log (a peer holding only discover sees its inbound exchanges). */
 const TEFCA_SCOPES = ['tefca.xcpd.search', 'tefca.xcpd.discover', 'tefca.xca.search', 'tefca.xca.query', 'tefca.xca.retrieve'];
 
-function planned(id: string, method: HttpMethod, path: string, product: Product, summary: string, scopes: string[] = [], auth: RouteSpec['auth'] = 'bearer'): RouteSpec {
+/** The fields every entry of this table shares; each entry adds its operation and schemas. */
+function routeBase(id: string, method: HttpMethod, path: string, product: Product, summary: string, scopes: string[] = [], auth: RouteSpec['auth'] = 'bearer'): Omit<RouteSpec, 'operation'> {
   return { id, method, path, product, summary, auth, scopes, successStatus: method === 'POST' ? 201 : 200 };
 }
 
 /** The spec's "Other routes named" table and its currently deprecated endpoints. */
 export const otherRoutes: RouteSpec[] = [
   {
-    ...planned('catalog.routes', 'GET', '/api/partner/routes', 'platform', 'Full route catalog; authentication required'),
+    ...routeBase('catalog.routes', 'GET', '/api/partner/routes', 'platform', 'Full route catalog; authentication required'),
     rateLimit: { points: 30, per: 'minute' },
     operation: routeCatalogOperation,
     queryParameters: {
@@ -55,69 +56,69 @@ export const otherRoutes: RouteSpec[] = [
     responseBody: ROUTE_CATALOG_SCHEMA,
   },
   {
-    ...planned('webhooks.register', 'POST', '/api/partner/webhooks', 'partner-ecosystem', 'Register a partner webhook (including TEFCA events)', ['cms.webhooks.manage', 'cms.admin']),
+    ...routeBase('webhooks.register', 'POST', '/api/partner/webhooks', 'partner-ecosystem', 'Register a partner webhook (including TEFCA events)', ['cms.webhooks.manage', 'cms.admin']),
     ...capabilityRoute('webhooks.register'),
     operation: registerWebhook,
     ...registerWebhookSchemas,
   },
   {
-    ...planned('webhooks.list', 'GET', '/api/partner/webhooks', 'partner-ecosystem', 'List partner webhooks', ['cms.webhooks.manage', 'cms.admin']),
+    ...routeBase('webhooks.list', 'GET', '/api/partner/webhooks', 'partner-ecosystem', 'List partner webhooks', ['cms.webhooks.manage', 'cms.admin']),
     ...capabilityRoute('webhooks.list'),
     operation: listWebhooks,
     ...listWebhooksSchemas,
   },
   {
-    ...planned('webhooks.remove', 'DELETE', '/api/partner/webhooks', 'partner-ecosystem', 'Remove a partner webhook (?webhook_id=whk_…)', ['cms.webhooks.manage', 'cms.admin']),
+    ...routeBase('webhooks.remove', 'DELETE', '/api/partner/webhooks', 'partner-ecosystem', 'Remove a partner webhook (?webhook_id=whk_…)', ['cms.webhooks.manage', 'cms.admin']),
     ...capabilityRoute('webhooks.remove'),
     operation: removeWebhook,
     ...removeWebhookSchemas,
   },
   {
-    ...planned('certification.submit', 'POST', '/api/partner/certification', 'partner-ecosystem', 'Submit certification to the server', ['cms.partner.write']),
+    ...routeBase('certification.submit', 'POST', '/api/partner/certification', 'partner-ecosystem', 'Submit certification to the server', ['cms.partner.write']),
     ...capabilityRoute('certification.submit'),
     operation: certificationSubmitOperation,
     requestBody: CERTIFICATION_SUBMIT_REQUEST,
     responseBody: CERTIFICATION_SCHEMA,
   },
   {
-    ...planned('certification.progress', 'PUT', '/api/partner/certification/progress', 'partner-ecosystem', 'Sync certification checklist progress', ['cms.partner.write']),
+    ...routeBase('certification.progress', 'PUT', '/api/partner/certification/progress', 'partner-ecosystem', 'Sync certification checklist progress', ['cms.partner.write']),
     ...capabilityRoute('certification.progress'),
     operation: certificationProgressOperation,
     requestBody: CERTIFICATION_PROGRESS_REQUEST,
     responseBody: CERTIFICATION_SCHEMA,
   },
   {
-    ...planned('sdk.catalog.live', 'GET', '/api/cms/sdk-catalog', 'partner-ecosystem', 'Live SDK catalog', ['cms.sdk.read']),
+    ...routeBase('sdk.catalog.live', 'GET', '/api/cms/sdk-catalog', 'partner-ecosystem', 'Live SDK catalog', ['cms.sdk.read']),
     ...capabilityRoute('sdk.catalog'),
     operation: sdkCatalogOperation,
     responseBody: SDK_CATALOG_SCHEMA,
   },
   {
-    ...planned('openapi.download', 'GET', '/api/openapi/{spec}', 'platform', 'Download an OpenAPI YAML specification', [], 'none'),
+    ...routeBase('openapi.download', 'GET', '/api/openapi/{spec}', 'platform', 'Download an OpenAPI YAML specification', [], 'none'),
     rateLimit: { points: 60, per: 'minute' },
     operation: openApiOperation,
     responseContentType: 'application/yaml',
     responseBody: { type: 'string', description: 'OpenAPI 3.1 document: <product>.yaml or all.yaml (also .json).' },
   },
   {
-    ...planned('changelog.rss', 'GET', '/api/changelog/rss', 'platform', 'Changelog RSS feed', [], 'none'),
+    ...routeBase('changelog.rss', 'GET', '/api/changelog/rss', 'platform', 'Changelog RSS feed', [], 'none'),
     ...capabilityRoute('changelog.rss'),
     operation: changelogOperation,
     responseContentType: 'application/rss+xml',
     responseBody: { type: 'string', description: 'RSS 2.0: portal releases and endpoint deprecations, newest first.' },
   },
   // TEFCA exchange (routes/tefca.ts). Exchanges answer 200: they create nothing a client could fetch again.
-  { ...planned('tefca.xca.retrieve', 'POST', '/tefca/xca/retrieve', 'tefca', 'Document retrieve (ITI-39)', ['tefca.xca.retrieve']), ...capabilityRoute('tefca.xca.retrieve'), successStatus: 200, operation: xcaRetrieve, ...xcaRetrieveSchemas },
+  { ...routeBase('tefca.xca.retrieve', 'POST', '/tefca/xca/retrieve', 'tefca', 'Document retrieve (ITI-39)', ['tefca.xca.retrieve']), ...capabilityRoute('tefca.xca.retrieve'), successStatus: 200, operation: xcaRetrieve, ...xcaRetrieveSchemas },
   {
-    ...planned('tefca.exchanges', 'GET', '/tefca/exchanges', 'tefca', 'Partner audit log of TEFCA exchanges', TEFCA_SCOPES),
+    ...routeBase('tefca.exchanges', 'GET', '/tefca/exchanges', 'tefca', 'Partner audit log of TEFCA exchanges', TEFCA_SCOPES),
     ...capabilityRoute('tefca.exchanges'),
     operation: listExchanges,
     ...listExchangesSchemas,
   },
-  { ...planned('tefca.xcpd.search', 'POST', '/tefca/xcpd/search', 'tefca', 'TEFCA patient discovery, outbound', ['tefca.xcpd.search']), ...capabilityRoute('tefca.xcpd.search'), successStatus: 200, operation: xcpdSearch, ...xcpdSearchSchemas },
-  { ...planned('tefca.xcpd.discover', 'POST', '/tefca/xcpd/discover', 'tefca', 'TEFCA patient discovery, inbound', ['tefca.xcpd.discover']), ...capabilityRoute('tefca.xcpd.discover'), successStatus: 200, operation: xcpdDiscover, ...xcpdDiscoverSchemas },
-  { ...planned('tefca.xca.search', 'POST', '/tefca/xca/search', 'tefca', 'TEFCA document query, outbound', ['tefca.xca.search']), ...capabilityRoute('tefca.xca.search'), successStatus: 200, operation: xcaSearch, ...xcaSearchSchemas },
-  { ...planned('tefca.xca.query', 'POST', '/tefca/xca/query', 'tefca', 'TEFCA document query, inbound', ['tefca.xca.query']), ...capabilityRoute('tefca.xca.query'), successStatus: 200, operation: xcaQuery, ...xcaQuerySchemas },
+  { ...routeBase('tefca.xcpd.search', 'POST', '/tefca/xcpd/search', 'tefca', 'TEFCA patient discovery, outbound', ['tefca.xcpd.search']), ...capabilityRoute('tefca.xcpd.search'), successStatus: 200, operation: xcpdSearch, ...xcpdSearchSchemas },
+  { ...routeBase('tefca.xcpd.discover', 'POST', '/tefca/xcpd/discover', 'tefca', 'TEFCA patient discovery, inbound', ['tefca.xcpd.discover']), ...capabilityRoute('tefca.xcpd.discover'), successStatus: 200, operation: xcpdDiscover, ...xcpdDiscoverSchemas },
+  { ...routeBase('tefca.xca.search', 'POST', '/tefca/xca/search', 'tefca', 'TEFCA document query, outbound', ['tefca.xca.search']), ...capabilityRoute('tefca.xca.search'), successStatus: 200, operation: xcaSearch, ...xcaSearchSchemas },
+  { ...routeBase('tefca.xca.query', 'POST', '/tefca/xca/query', 'tefca', 'TEFCA document query, inbound', ['tefca.xca.query']), ...capabilityRoute('tefca.xca.query'), successStatus: 200, operation: xcaQuery, ...xcaQuerySchemas },
   ...wearableRoutes,
   // The analytics routes and their deprecated predecessors (analytics.ts).
   ...analyticsRoutes,

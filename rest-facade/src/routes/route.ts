@@ -102,8 +102,8 @@ export interface RouteSpec {
   /** Response media type; FHIR routes answer application/fhir+json and OperationOutcome errors. */
   format?: 'json' | 'fhir';
   deprecated?: Deprecation;
-  /** Absent: documented but not served yet (501 Not Implemented). */
-  operation?: GatewayOperation | LocalOperation;
+  /** How the route is served: a gateway operation, or a local one (OAuth, static documents). */
+  operation: GatewayOperation | LocalOperation;
   /** For OpenAPI: the request body, query parameters and success body. */
   requestBody?: JsonSchema;
   queryParameters?: Record<string, { schema: JsonSchema; description: string; required?: boolean }>;
