@@ -1,5 +1,7 @@
 import { ConfigError, loadConfig } from '@svc/platform';
+import cluster from 'node:cluster';
 import { startSystem } from './system.js';
+import { gatewayWorkers, runGatewayPrimary } from '@svc/gateway';
 
 /** Launch what SVC_ROLE names (everything, by default) and shut it down gracefully on SIGTERM/SIGINT. */
 async function main(): Promise<void> {
@@ -12,6 +14,21 @@ async function main(): Promise<void> {
       process.exit(2);
     }
     throw err;
+  }
+  let workers: number;
+  try {
+    workers = gatewayWorkers(config);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  // SVC_GATEWAY_WORKERS: this process only supervises; each worker runs the lines below.
+  if (workers > 1 && cluster.isPrimary) {
+    runGatewayPrimary(config, workers);
+    return;
   }
   const system = await startSystem(config);
   const address = await system.app.listen({ port: config.port, host: config.host });

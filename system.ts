@@ -28,6 +28,7 @@ import {
   type Subgraph,
   type SubgraphName,
   type SubgraphRuntime,
+  shedLoad,
 } from '@svc/platform';
 import {
   Authenticator,
@@ -199,7 +200,7 @@ export async function startSystem(config: Config, options: { logger?: Logger; no
       const subgraph = await definition.create(runtime);
       closers.push(() => subgraph.stop());
       await subgraph.start();
-      const app = subgraphHttpServer(subgraph, config.internalSecret, logger, { revocations, otherChecks: () => health.checkAll(redisChecks) });
+      const app = subgraphHttpServer(subgraph, config.internalSecret, logger, { revocations, loadShedding: config.loadShedding, otherChecks: () => health.checkAll(redisChecks) });
       serveMetrics(app as unknown as FastifyInstance, metrics);
       closers.push(() => app.close());
       return { app: app as unknown as FastifyInstance, logger, stop: stopAll };
@@ -217,6 +218,7 @@ export async function startSystem(config: Config, options: { logger?: Logger; no
     }
 
     const app = httpApp(config, logger, metrics, role);
+    const shedder = shedLoad(app, config.loadShedding);
     const internalApp = httpApp(config, logger, metrics, `${role}:internal`);
     serveMetrics(internalApp, metrics);
     let facadeGateway: FacadeGateway;
@@ -241,11 +243,13 @@ export async function startSystem(config: Config, options: { logger?: Logger; no
         // SVC_SUPERGRAPH only those named like ours whose SVC_SUBGRAPH_<NAME>_URL is set. The
         // subgraphs of a foreign supergraph get none.
         const ours = (name: string) => !config.supergraphPath || config.subgraphUrls[name as SubgraphName] !== undefined;
-        clients = source.subgraphs.map((s) => {
+        const httpClients = source.subgraphs.map((s) => {
           const url = config.subgraphUrls[s.name as SubgraphName] ?? s.url;
           health.watch(`subgraph:${s.name}`, subgraphProbe(url, ours(s.name)));
           return httpClient(s.name, url, ours(s.name) ? config.internalSecret : null, { timeoutMs: config.upstreamTimeoutMs, health });
         });
+        closers.push(() => Promise.all(httpClients.map((c) => c.close())));
+        clients = httpClients;
         supergraphSdl = source.supergraphSdl;
       } else {
         const created = await Promise.all(SUBGRAPHS.map((d) => d.create(runtime)));
@@ -271,7 +275,8 @@ export async function startSystem(config: Config, options: { logger?: Logger; no
       ready = async () => ({ supergraph: gateway.loaded(), ...(await health.checkAll(dependencies)) });
       for (const s of subgraphs) await s.start();
     }
-    readiness(app, ready);
+    // Not ready while refusing work, so that a balancer sends it elsewhere.
+    readiness(app, async () => ({ ...(await ready()), load: !shedder.overloaded() }));
     readiness(internalApp, ready);
     if (role === 'all' || role === 'facade') {
       await registerFacade(app, { gateway: facadeGateway, limiter, publicUrl: config.publicUrl, now, sunsets: config.deprecationSunsets, homeCommunityId: config.tefca.homeCommunityId });

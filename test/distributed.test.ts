@@ -29,7 +29,9 @@ describe.runIf(USE_POSTGRES)('distributed mode: one component per process over H
     services.push(...subgraphs);
     await Promise.all(subgraphs.map((s) => waitUntilReady(s)));
     const urls = Object.fromEntries(subgraphs.map((s) => [`SVC_SUBGRAPH_${s.role.split(':')[1]!.toUpperCase()}_URL`, `${s.url}/graphql`]));
-    gateway = await startProcess('gateway', { ...shared, ...urls });
+    // Two gateway processes behind node:cluster's shared listeners (SVC_GATEWAY_WORKERS): everything
+    // below, revocation included, must hold whichever worker answers.
+    gateway = await startProcess('gateway', { ...shared, ...urls, SVC_GATEWAY_WORKERS: '2' });
     services.push(gateway);
     await waitUntilReady(gateway);
     facade = await startProcess('facade', { ...shared, SVC_GATEWAY_URL: gateway.internalUrl });
@@ -105,9 +107,43 @@ describe.runIf(USE_POSTGRES)('distributed mode: one component per process over H
     expect(listed.tokens.filter((t) => t.name.startsWith('counted once')).length).toBe(5);
   });
 
+  it('refuses a revoked credential in every gateway worker', async () => {
+    // An OAuth client (POST /cms/tokens's 5/min are spent by the test above).
+    const registered = await gql<{ registerOAuthClient: { clientSecret: string; client: { clientId: string } } }>(
+      'mutation($i: RegisterOAuthClientInput!) { registerOAuthClient(input: $i) { clientSecret client { clientId } } }',
+      { i: { clientName: 'Cluster client', scope: 'cms.pipeline.read', tokenEndpointAuthMethod: 'client_secret_post' } },
+    );
+    expect(registered.errors).toBeUndefined();
+    const { clientSecret, client } = registered.data!.registerOAuthClient;
+    const issued = await fetch(`${facade.url}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: clientSecret }).toString(),
+    });
+    expect(issued.status).toBe(200);
+    const accessToken = ((await issued.json()) as { access_token: string }).access_token;
+    const asClient = () => fetch(`${gateway.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${accessToken}` }, body: JSON.stringify({ query: '{ __typename }' }) });
+    // Enough requests for both workers to have checked (and cached) the client.
+    for (let i = 0; i < 6; i++) expect((await asClient()).status).toBe(200);
+    const revoked = await gql('mutation($id: ID!) { revokeOAuthClient(clientId: $id) { tokenId } }', { id: client.clientId });
+    expect(revoked.errors).toBeUndefined();
+    // The event reaches each worker through Redis; from then on no worker accepts the credential.
+    const deadline = Date.now() + 10_000;
+    let statuses: number[] = [];
+    for (;;) {
+      statuses = [];
+      for (let i = 0; i < 6; i++) statuses.push((await asClient()).status);
+      if (statuses.every((s) => s === 401) || Date.now() > deadline) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(statuses).toEqual([401, 401, 401, 401, 401, 401]);
+  });
+
   it('shuts down gracefully on SIGTERM', async () => {
     const code = await facade.stop('SIGTERM');
     expect(code).toBe(0);
     expect(facade.output()).not.toMatch(/"level":50/);
+    expect(await gateway.stop('SIGTERM')).toBe(0);
+    expect(gateway.output()).not.toMatch(/"level":50/);
   });
 });

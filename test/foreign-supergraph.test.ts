@@ -79,7 +79,7 @@ describe('the gateway component fronting another supergraph (SVC_SUPERGRAPH)', (
 
   it('is ready once the supergraph is loaded', async () => {
     const res = await system.app.inject({ url: '/ready' });
-    expect(res.json()).toEqual({ status: 'ready', checks: { supergraph: true, 'subgraph:weather': true } });
+    expect(res.json()).toEqual({ status: 'ready', checks: { supergraph: true, 'subgraph:weather': true, load: true } });
   });
 
   it('refuses bearer tokens it has no partner registry to verify, with a clear error', async () => {

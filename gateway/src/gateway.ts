@@ -14,6 +14,8 @@ export interface GatewayContext {
    * limited (graphql-rate-limit.ts). The facade's operations and the gateway's own carry none.
    */
   publicRequest?: { clientAddress: string };
+  /** The HTTP handler checks the answer's size on the serialized string (operation-guard's plugin then skips it). */
+  answerSizeCheckedOnSend?: boolean;
 }
 
 /** Adapts a SubgraphClient to the query planner's data-source interface. */
@@ -106,6 +108,9 @@ export async function createGateway(options: {
   const server = new ApolloServer<GatewayContext>({
     gateway: apollo,
     includeStacktraceInErrorResponses: false,
+    // server.ts stops the whole process on SIGTERM/SIGINT (this server included); Apollo's own handler
+    // would stop it a second time and re-send the signal.
+    stopOnTerminationSignals: false,
     logger: options.logger.child({ component: 'apollo-server' }),
     introspection: true,
     parseOptions: { maxTokens: guard.limits.maxTokens },

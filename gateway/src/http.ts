@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { WebSocketServer } from 'ws';
 import { useServer } from 'graphql-ws/use/ws';
 import { GraphQLError, print, type ExecutionResult, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
-import { authenticateBearer, DomainError, errorDocument, INTERNAL_PRINCIPAL_HEADER, newId, queryCredentialRefusal, writeErrorDocument, RETRY_AFTER_SECONDS, RevocationList, type Logger, type Principal, type RateLimiter } from '@svc/platform';
+import { authenticateBearer, connectionAuthorization, DomainError, requestAuthorization, errorDocument, INTERNAL_PRINCIPAL_HEADER, newId, queryCredentialRefusal, writeErrorDocument, RETRY_AFTER_SECONDS, RevocationList, type Logger, type Principal, type RateLimiter } from '@svc/platform';
 import type { Gateway, GatewayContext } from './gateway.js';
 import type { Authenticator } from './authenticate.js';
 import { SubscriptionHub, withSubscriptions } from './subscriptions.js';
@@ -41,8 +41,9 @@ async function publicCallerOf(req: FastifyRequest, options: GatewayHttpOptions, 
   if (req.headers[INTERNAL_PRINCIPAL_HEADER] !== undefined) {
     throw new DomainError('BAD_REQUEST', `The ${INTERNAL_PRINCIPAL_HEADER} header is not accepted here; authenticate with an Authorization: Bearer header.`);
   }
-  const authorization = req.headers.authorization;
-  const principal = await authenticateBearer(options.limiter ?? null, req.ip, typeof authorization === 'string' ? authorization : undefined, requestId, options.authenticator);
+  // A browser signed in to the portal sends its credential as a cookie, with the CSRF token (portal-cookie.ts).
+  const authorization = requestAuthorization(req.method, req.headers, true);
+  const principal = await authenticateBearer(options.limiter ?? null, req.ip, authorization, requestId, options.authenticator);
   return { principal: { ...principal, clientAddress: req.ip }, ...(options.limiter ? { publicRequest: { clientAddress: req.ip } } : {}) };
 }
 
@@ -84,11 +85,15 @@ export function graphqlHttpHandler(
     }
     const response = await gateway.server.executeHTTPGraphQLRequest({
       httpGraphQLRequest: { method: req.method.toUpperCase(), headers, search: new URL(req.url, 'http://gateway').search, body: req.body },
-      context: async (): Promise<GatewayContext> => ({ principal: caller.principal, requestId, ...(caller.publicRequest ? { publicRequest: caller.publicRequest } : {}) }),
+      context: async (): Promise<GatewayContext> => ({ principal: caller.principal, requestId, answerSizeCheckedOnSend: true, ...(caller.publicRequest ? { publicRequest: caller.publicRequest } : {}) }),
     });
     for (const [key, value] of response.headers) reply.header(key, value);
     reply.code(response.status ?? 200);
-    if (response.body.kind === 'complete') return reply.send(response.body.string);
+    if (response.body.kind === 'complete') {
+      const refusal = gateway.guard.oversizedAnswer(response.body.string);
+      if (refusal) return reply.code(refusal.status).send(refusal.body);
+      return reply.send(response.body.string);
+    }
     const chunks: string[] = [];
     for await (const chunk of response.body.asyncIterator) chunks.push(chunk);
     return reply.send(chunks.join(''));
@@ -138,11 +143,12 @@ function attachWebSocket(app: FastifyInstance, options: GatewayHttpOptions): voi
       schema: () => schemaOf(),
       onConnect: async (ctx) => {
         const params = ctx.connectionParams ?? {};
-        const raw = params['authorization'] ?? params['Authorization'];
         const clientAddress = socketAddress(ctx.extra.request);
         let principal: Principal;
         try {
-          principal = await authenticateBearer(options.limiter ?? null, clientAddress, typeof raw === 'string' ? raw : undefined, newId('req'), options.authenticator);
+          // The portal's browser connects with its cookie, Origin and the CSRF token as a connection parameter.
+          const raw = connectionAuthorization(params, ctx.extra.request.headers);
+          principal = await authenticateBearer(options.limiter ?? null, clientAddress, raw, newId('req'), options.authenticator);
         } catch {
           return false;
         }

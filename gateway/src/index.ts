@@ -10,3 +10,4 @@ export * from './supergraph-source.js';
 export * from './operation-guard.js';
 export * from './internal-routes.js';
 export * from './connection-credentials.js';
+export { gatewayWorkers, runGatewayPrimary } from './workers.js';

@@ -89,7 +89,6 @@ export class OperationGuard {
   /** The Apollo Server plugin: checks after the operation is resolved, the size cap before sending. */
   plugin(): ApolloServerPlugin<GatewayContext> {
     const guard = this;
-    const maxBytes = this.options.limits.maxResponseBytes;
     return {
       async requestDidStart() {
         return {
@@ -100,17 +99,34 @@ export class OperationGuard {
               throw withHttpStatus(err);
             }
           },
-          async willSendResponse({ response }) {
-            if (response.body.kind !== 'single') return;
+          async willSendResponse({ response, contextValue }) {
+            // The HTTP handler measures the string Apollo sends instead (oversizedAnswer): no second serialization.
+            if (response.body.kind !== 'single' || contextValue.answerSizeCheckedOnSend) return;
             const bytes = Buffer.byteLength(JSON.stringify(response.body.singleResult));
-            if (bytes <= maxBytes) return;
-            const error = operationLimitError('RESPONSE_TOO_LARGE', `The answer would be larger than ${maxBytes} bytes; ask for smaller pages or fewer fields.`, { limit: maxBytes });
-            response.body.singleResult = { errors: [error.toJSON()] };
+            if (bytes <= guard.limits.maxResponseBytes) return;
+            response.body.singleResult = guard.answerTooLarge();
             response.http.status = ERROR_STATUS.RESPONSE_TOO_LARGE;
           },
         };
       },
     };
+  }
+
+  private answerTooLarge(): { errors: GraphQLFormattedError[] } {
+    const maxBytes = this.options.limits.maxResponseBytes;
+    return { errors: [operationLimitError('RESPONSE_TOO_LARGE', `The answer would be larger than ${maxBytes} bytes; ask for smaller pages or fewer fields.`, { limit: maxBytes }).toJSON()] };
+  }
+
+  /**
+   * The response-size cap on an answer already serialized (the HTTP handler's): the refusal to send
+   * instead, or null when it fits. Measuring the string Apollo produced saves serializing every
+   * answer twice, which the gateway's CPU profile showed at about 3% of its time.
+   */
+  oversizedAnswer(body: string): { status: number; body: string } | null {
+    const maxBytes = this.options.limits.maxResponseBytes;
+    // A UTF-8 byte is at least a third of a UTF-16 code unit: short strings need no byte count.
+    if (body.length * 3 <= maxBytes || Buffer.byteLength(body) <= maxBytes) return null;
+    return { status: ERROR_STATUS.RESPONSE_TOO_LARGE, body: `${JSON.stringify(this.answerTooLarge())}\n` };
   }
 
   /**

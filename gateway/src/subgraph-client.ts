@@ -2,12 +2,13 @@ import type { ExecutionResult, GraphQLFormattedError } from 'graphql';
 import {
   INTERNAL_PRINCIPAL_HEADER,
   RETRY_AFTER_SECONDS,
-  signPrincipal,
   type DependencyHealth,
   type GraphQLRequest,
   type Principal,
   type Subgraph,
 } from '@svc/platform';
+import { Pool } from 'undici';
+import { PrincipalSigner } from './principal-signer.js';
 
 /** The wire shape of a subgraph's answer (errors already formatted). */
 export interface SubgraphResponse {
@@ -52,48 +53,65 @@ export function unavailableResponse(): SubgraphResponse {
   };
 }
 
+/** Connections at most to each subgraph, kept alive between requests. */
+export const DEFAULT_UPSTREAM_CONNECTIONS = 64;
+
 /**
  * The distributed mode: POST to the subgraph with a short-lived, gateway-signed principal. A
  * foreign subgraph (someone else's supergraph) gets `internalSecret: null`: no principal at all,
  * since our signed principal is nobody else's business.
+ *
+ * The requests go through one undici `Pool` per subgraph with keep-alive connections, not the
+ * global `fetch`: a CPU profile of the gateway under load showed fetch's WHATWG layers (Request and
+ * Response objects, web streams, the per-request AbortSignal timer) costing about a quarter of the
+ * gateway's time. `headersTimeout` / `bodyTimeout` replace the AbortSignal: a subgraph that sends
+ * nothing for the timeout is given up on, as before.
  */
 export function httpClient(
   name: string,
   url: string,
   internalSecret: string | null,
-  options: { timeoutMs?: number; health?: DependencyHealth } = {},
-): SubgraphClient {
+  options: { timeoutMs?: number; health?: DependencyHealth; connections?: number } = {},
+): SubgraphClient & { close(): Promise<void> } {
   const dependency = `subgraph:${name}`;
   const timeoutMs = options.timeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS;
+  const target = new URL(url);
+  const path = `${target.pathname}${target.search}`;
+  const pool = new Pool(target.origin, {
+    connections: options.connections ?? DEFAULT_UPSTREAM_CONNECTIONS,
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+    keepAliveTimeout: 10_000,
+  });
+  const signer = internalSecret === null ? null : new PrincipalSigner(internalSecret);
   return {
     name,
     foreign: internalSecret === null,
     async execute(request, principal, requestId) {
-      let response: Response;
+      let status: number;
       let body: SubgraphResponse | null;
       try {
-        response = await fetch(url, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            accept: 'application/json',
-            'x-request-id': requestId,
-            ...(internalSecret === null ? {} : { [INTERNAL_PRINCIPAL_HEADER]: await signPrincipal(principal, internalSecret) }),
-          },
-          body: JSON.stringify(request),
-          signal: AbortSignal.timeout(timeoutMs),
-        });
-        body = (await response.json().catch(() => null)) as SubgraphResponse | null;
+        const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json', 'x-request-id': requestId };
+        if (signer) headers[INTERNAL_PRINCIPAL_HEADER] = await signer.sign(principal);
+        const response = await pool.request({ path, method: 'POST', headers, body: JSON.stringify(request) });
+        status = response.statusCode;
+        const text = await response.body.text();
+        try {
+          body = JSON.parse(text) as SubgraphResponse | null;
+        } catch {
+          body = null;
+        }
       } catch (err) {
         // Refused, reset, or no answer within the timeout.
         options.health?.down(dependency, err);
         return unavailableResponse();
       }
       if (!body || typeof body !== 'object' || (body.data === undefined && body.errors === undefined)) {
-        options.health?.down(dependency, new Error(`answered HTTP ${response.status} without a GraphQL response`));
+        options.health?.down(dependency, new Error(`answered HTTP ${status} without a GraphQL response`));
         return unavailableResponse();
       }
       return body;
     },
+    close: () => pool.close(),
   };
 }

@@ -299,7 +299,7 @@ describe('outages in one process: a gateway whose subgraph stops, a facade whose
     }
     const readiness = await facade.app.inject({ url: '/ready' });
     expect(readiness.statusCode).toBe(503);
-    expect(readiness.json()).toEqual({ status: 'not_ready', checks: { gateway: false } });
+    expect(readiness.json()).toEqual({ status: 'not_ready', checks: { gateway: false, load: true } });
     expect(logged('gateway')).toEqual(['down']);
 
     // The facade reaches the gateway on its internal listener.
@@ -328,7 +328,7 @@ describe('outages in one process: a gateway whose subgraph stops, a facade whose
 
     const readiness = await gateway.app.inject({ url: '/ready' });
     expect(readiness.statusCode).toBe(503);
-    expect(readiness.json()).toEqual({ status: 'not_ready', checks: { supergraph: true, 'subgraph:weather': false } });
+    expect(readiness.json()).toEqual({ status: 'not_ready', checks: { supergraph: true, 'subgraph:weather': false, load: true } });
     expect(logged('subgraph:weather')).toEqual(['down']);
   });
 
@@ -352,7 +352,7 @@ describe.runIf(USE_POSTGRES)('the embedded default with Redis: /ready follows Re
     const res = await t.system.app.inject({ url: '/ready' });
     return { status: res.statusCode, body: res.json() as { status: string; checks: Record<string, boolean> } };
   };
-  const checks = (redis: boolean) => ({ supergraph: true, redis, 'database:partner': true, 'database:identity': true, 'database:fhir': true, 'database:pipeline': true });
+  const checks = (redis: boolean) => ({ supergraph: true, redis, 'database:partner': true, 'database:identity': true, 'database:fhir': true, 'database:pipeline': true, load: true });
 
   beforeAll(async () => {
     storage = await freshStorage();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SignJWT } from 'jose';
 import { decodeJwt, SignJWT as Sign } from 'jose';
-import { SIGNED_PRINCIPAL_LIFETIME_SECONDS, signPrincipal, verifyPrincipal } from './internal-token.js';
+import { principalVerifier, SIGNED_PRINCIPAL_LIFETIME_SECONDS, signPrincipal, verifyPrincipal } from './internal-token.js';
 import type { Principal } from './principal.js';
 import { RevocationList } from './revocations.js';
 import { MemoryEventBus } from '../events/memory-bus.js';
@@ -76,4 +76,29 @@ describe('the principal the gateway forwards to subgraphs', () => {
     await expect(verifyPrincipal(await signPrincipal(session, SECRET), SECRET, revocations)).rejects.toThrow(/revoked/);
     revocations.close();
   });
+
+  it('is verified once per token by a remembering verifier, which still checks revocation and expiry on every call', async () => {
+    const bus = new MemoryEventBus();
+    const revocations = new RevocationList().follow(bus);
+    const verify = principalVerifier(SECRET, revocations);
+    const signedToken = await signPrincipal(principal, SECRET);
+    expect(await verify(signedToken)).toEqual(principal);
+    const first = await verify(signedToken);
+    expect(first).toEqual(principal);
+    first.scopes = ['cms.admin'];
+    expect(await verify(signedToken)).toEqual(principal);
+    await expect(verify(`${signedToken.slice(0, -2)}xx`)).rejects.toThrow();
+    await expect(verify(await signPrincipal(principal, 'another-secret-of-at-least-32-characters'))).rejects.toThrow();
+
+    await bus.publish(makeEvent('partner.token.revoked', 'CMS-12345678', { token_id: 'tok_1' }));
+    await expect(verify(signedToken)).rejects.toThrow(/revoked/);
+
+    const expiring: Principal = { kind: 'partner', partnerGpid: 'CMS-12345678', tokenId: 'tok_2', scopes: [], credentialExpiresAt: Date.now() + 1500 };
+    const signedExpiring = await signPrincipal(expiring, SECRET);
+    expect(await verify(signedExpiring)).toEqual(expiring);
+    await new Promise((r) => setTimeout(r, 1600));
+    await expect(verify(signedExpiring)).rejects.toThrow(/expired|exp/);
+    revocations.close();
+  });
 });
+

@@ -1,4 +1,5 @@
-import { SignJWT, jwtVerify } from 'jose';
+import { createSecretKey } from 'node:crypto';
+import { SignJWT, jwtVerify, type JWTPayload } from 'jose';
 import type { Principal } from './principal.js';
 import type { RevocationList } from './revocations.js';
 
@@ -49,7 +50,40 @@ export async function signPrincipal(principal: Principal, secret: string): Promi
  * has expired, or when `revocations` knows its token, session or OAuth client as revoked.
  */
 export async function verifyPrincipal(token: string, secret: string, revocations?: Pick<RevocationList, 'revokes'>): Promise<Principal> {
-  const { payload } = await jwtVerify(token, keyOf(secret), { issuer: ISSUER, audience: AUDIENCE, algorithms: ['HS256'] });
+  const { payload } = await jwtVerify(token, keyOf(secret), VERIFY_OPTIONS);
+  return checked(principalOf(payload), revocations);
+}
+
+const VERIFY_OPTIONS = { issuer: ISSUER, audience: AUDIENCE, algorithms: ['HS256'] };
+/** Signed principals remembered by a verifier; a gateway re-signs at most once per credential and second. */
+const MAX_REMEMBERED = 10_000;
+
+/**
+ * `verifyPrincipal` for a receiver that sees the same header many times (a subgraph behind a
+ * gateway that reuses a signature while it is fresh): the HMAC check and the claim parsing run once
+ * per distinct token, which is then remembered until its `exp`. Expiry of the token and of its
+ * credential, and revocation, are still checked on every call.
+ */
+export function principalVerifier(secret: string, revocations?: Pick<RevocationList, 'revokes'>): (token: string) => Promise<Principal> {
+  // A KeyObject made once: jose would otherwise import the raw secret into WebCrypto per call.
+  const key = createSecretKey(Buffer.from(secret, 'utf8'));
+  const remembered = new Map<string, { principal: Principal; expiresAt: number }>();
+  return async (token) => {
+    const now = Date.now();
+    const hit = remembered.get(token);
+    if (hit && hit.expiresAt > now) return checked({ ...hit.principal, scopes: [...hit.principal.scopes] }, revocations);
+    if (hit) remembered.delete(token);
+    const { payload } = await jwtVerify(token, key, VERIFY_OPTIONS);
+    const principal = checked(principalOf(payload), revocations);
+    if (typeof payload.exp === 'number') {
+      if (remembered.size >= MAX_REMEMBERED) remembered.delete(remembered.keys().next().value as string);
+      remembered.set(token, { principal: { ...principal, scopes: [...principal.scopes] }, expiresAt: payload.exp * 1000 });
+    }
+    return principal;
+  };
+}
+
+function principalOf(payload: JWTPayload): Principal {
   const kind = payload['knd'];
   if (kind !== 'partner' && kind !== 'service' && kind !== 'portal' && kind !== 'anonymous') throw new Error('bad principal kind');
   const scopes = payload['scp'];
@@ -63,9 +97,14 @@ export async function verifyPrincipal(token: string, secret: string, revocations
   const credentialExpiresAt = payload['cxp'];
   if (credentialExpiresAt !== undefined) {
     if (typeof credentialExpiresAt !== 'number' || !Number.isFinite(credentialExpiresAt)) throw new Error('bad credential expiry');
-    if (credentialExpiresAt <= Date.now()) throw new Error('the credential has expired');
     principal.credentialExpiresAt = credentialExpiresAt;
   }
+  return principal;
+}
+
+/** What can change after signing: the credential's expiry passing, and its revocation. */
+function checked(principal: Principal, revocations?: Pick<RevocationList, 'revokes'>): Principal {
+  if (principal.credentialExpiresAt !== undefined && principal.credentialExpiresAt <= Date.now()) throw new Error('the credential has expired');
   if (revocations?.revokes(principal)) throw new Error('the credential has been revoked');
   return principal;
 }

@@ -1,5 +1,6 @@
-import Fastify, { LogController } from 'fastify';
-import { INTERNAL_PRINCIPAL_HEADER, verifyPrincipal } from '../auth/internal-token.js';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import { shedLoad, type LoadSheddingSettings } from '../http/load-shedding.js';
+import { INTERNAL_PRINCIPAL_HEADER, principalVerifier } from '../auth/internal-token.js';
 import { newId } from '../ids.js';
 import type { RevocationList } from '../auth/revocations.js';
 import type { Subgraph } from './types.js';
@@ -17,11 +18,14 @@ export function subgraphHttpServer(
   logger: Logger,
   options: {
     revocations?: RevocationList;
+    /** Admission control (defaults: no limit); the distributed mode passes config.loadShedding. */
+    loadShedding?: LoadSheddingSettings;
     /** Readiness of what the subgraph needs besides its database (Redis for its events). */
     otherChecks?: () => Promise<Record<string, boolean>>;
   } = {},
 ) {
   const { revocations, otherChecks = async () => ({}) } = options;
+  const verifyPrincipal = principalVerifier(internalSecret, revocations);
   // The gateway logs each request; the subgraph logs only what goes wrong.
   const app = Fastify({
     loggerInstance: logger,
@@ -31,11 +35,12 @@ export function subgraphHttpServer(
     clientErrorHandler,
   });
   app.setErrorHandler(requestErrorHandler);
+  const shedder = options.loadShedding ? shedLoad(app as unknown as FastifyInstance, options.loadShedding) : undefined;
 
   app.get('/health', async () => ({ status: 'ok', subgraph: subgraph.name }));
   app.get('/ready', async (_req, reply) => {
     const [database, others] = await Promise.all([subgraph.ready(), otherChecks()]);
-    const checks = { [`database:${subgraph.name}`]: database, ...others };
+    const checks = { [`database:${subgraph.name}`]: database, ...others, ...(shedder ? { load: !shedder.overloaded() } : {}) };
     const ok = Object.values(checks).every(Boolean);
     return reply.code(ok ? 200 : 503).send({ status: ok ? 'ready' : 'not_ready', subgraph: subgraph.name, checks });
   });
@@ -47,7 +52,7 @@ export function subgraphHttpServer(
     }
     let principal;
     try {
-      principal = await verifyPrincipal(token, internalSecret, revocations);
+      principal = await verifyPrincipal(token);
     } catch {
       return reply.code(401).send({ errors: [{ message: 'The forwarded principal is invalid, expired or revoked.', extensions: { code: 'UNAUTHENTICATED' } }] });
     }
