@@ -17,6 +17,7 @@ import {
   rateLimitedError,
   rateLimitHeaders,
   rateLimitSubject,
+  requestAuthorization,
   recordClientAuthentication,
   type Capability,
   type ClientClaim,
@@ -102,7 +103,8 @@ export function routeHandler(route: RouteSpec, deps: HandlerDeps) {
         }
       }
       // Bad bearers are counted per address without locking out valid credentials behind it (credential-guard.ts).
-      const principal = route.auth === 'none' ? ANONYMOUS : await authenticateBearer(deps.limiter, req.ip, req.headers.authorization, requestId, deps.gateway);
+      // The portal's cookie stands for the same bearer, after its CSRF and Origin checks (platform portal-cookie.ts).
+      const principal = route.auth === 'none' ? ANONYMOUS : await authenticateBearer(deps.limiter, req.ip, requestAuthorization(req.method, req.headers), requestId, deps.gateway);
       req.log = req.log.child({ partner: principal.partnerGpid, tokenId: principal.tokenId });
       const input: RouteInput = {
         params: (req.params ?? {}) as Record<string, string>,
@@ -126,7 +128,6 @@ export function routeHandler(route: RouteSpec, deps: HandlerDeps) {
       assertCredentialClass(route, principal);
 
       const operation = route.operation;
-      if (!operation) throw new DomainError('NOT_IMPLEMENTED', `${route.method} ${route.path} is documented but not served yet.`);
       let result: RouteResult;
       if ('local' in operation) {
         const execute = async (query: string, variables: Record<string, unknown> = {}) => {
@@ -153,9 +154,8 @@ export function routeHandler(route: RouteSpec, deps: HandlerDeps) {
       const err = !(caught instanceof DomainError) && isConnectionFailure(caught) ? new DependencyUnavailable('backing service', caught) : caught;
       if (err instanceof DomainError) {
         if (clientClaim && err.code === 'UNAUTHENTICATED') await recordClientAuthentication(deps.limiter, req.ip, clientClaim, false).catch(() => undefined);
-        // A route not built yet answers 501 by design, and an outage is logged once per change of
-        // state by the dependency tracker: neither is logged here.
-        if (err.status >= 500 && err.code !== 'NOT_IMPLEMENTED' && err.code !== 'UPSTREAM_UNAVAILABLE') req.log.error({ err }, 'route failed');
+        // An outage is logged once per change of state by the dependency tracker, not here.
+        if (err.status >= 500 && err.code !== 'UPSTREAM_UNAVAILABLE') req.log.error({ err }, 'route failed');
         // Refusals that say when to come back (a locked account, a throttled address, an outage) say it in HTTP too.
         const retryAfter = err.details['retry_after'] ?? (err.status === 503 ? RETRY_AFTER_SECONDS : undefined);
         if (typeof retryAfter === 'number' && !reply.hasHeader('retry-after')) reply.header('retry-after', String(retryAfter));

@@ -1,0 +1,104 @@
+/**
+ * Builds the portal into portal/dist: one hashed JS bundle and one hashed CSS file (esbuild), and
+ * an index.html that loads them with no inline script, as the Content-Security-Policy requires.
+ * Runs from `postinstall` and before `npm start` (`--if-missing`: only when dist has no index.html).
+ */
+import { build } from 'esbuild';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = dirname(fileURLToPath(import.meta.url));
+const dist = join(root, 'dist');
+
+if (process.argv.includes('--if-missing') && existsSync(join(dist, 'index.html'))) process.exit(0);
+
+mkdirSync(dist, { recursive: true });
+for (const file of readdirSync(dist)) rmSync(join(dist, file), { recursive: true, force: true });
+
+const result = await build({
+  entryPoints: { app: join(root, 'src/main.tsx'), graphiql: join(root, 'src/explorer/graphiql.ts'), rest: join(root, 'src/explorer/rest.ts') },
+  bundle: true,
+  minify: true,
+  format: 'esm',
+  target: ['es2020'],
+  jsx: 'automatic',
+  jsxImportSource: 'preact',
+  define: { 'process.env.NODE_ENV': '"production"' },
+  loader: { '.woff': 'file', '.woff2': 'file', '.ttf': 'file', '.svg': 'file' },
+  outdir: dist,
+  entryNames: '[name]-[hash]',
+  assetNames: '[name]-[hash]',
+  metafile: true,
+  legalComments: 'linked',
+  logLevel: 'warning',
+});
+
+const outputs = Object.keys(result.metafile.outputs).map((p) => basename(p));
+const js = outputs.find((f) => /^app-.*\.js$/.test(f));
+const css = outputs.find((f) => /^app-.*\.css$/.test(f));
+if (!js || !css) throw new Error(`portal build: missing outputs (${outputs.join(', ')})`);
+const graphiqlJs = outputs.find((f) => /^graphiql-.*\.js$/.test(f));
+const graphiqlCss = outputs.find((f) => /^graphiql-.*\.css$/.test(f));
+if (!graphiqlJs || !graphiqlCss) throw new Error(`portal build: missing GraphiQL outputs (${outputs.join(', ')})`);
+const restJs = outputs.find((f) => /^rest-.*\.js$/.test(f));
+const restCss = outputs.find((f) => /^rest-.*\.css$/.test(f));
+if (!restJs || !restCss) throw new Error(`portal build: missing REST explorer outputs (${outputs.join(', ')})`);
+
+// The GraphQL explorer is its own page (React + GraphiQL), so the portal's bundle stays small.
+writeFileSync(
+  join(dist, 'graphiql.html'),
+  `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>GraphQL explorer · Partner portal</title>
+<link rel="stylesheet" href="/portal/${graphiqlCss}">
+<link rel="stylesheet" href="/portal/${css}">
+<script type="module" src="/portal/${graphiqlJs}"></script>
+</head>
+<body class="explorer">
+<main id="graphiql" aria-label="GraphQL explorer">Loading the GraphQL explorer…</main>
+</body>
+</html>
+`,
+);
+
+// The REST explorer (Swagger UI on our OpenAPI documents) is its own page too.
+writeFileSync(
+  join(dist, 'rest-explorer.html'),
+  `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>REST explorer · Partner portal</title>
+<link rel="stylesheet" href="/portal/${restCss}">
+<script type="module" src="/portal/${restJs}"></script>
+</head>
+<body>
+<main id="rest-explorer" aria-label="REST explorer">Loading the REST explorer…</main>
+</body>
+</html>
+`,
+);
+
+writeFileSync(
+  join(dist, 'index.html'),
+  `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Partner portal</title>
+<link rel="stylesheet" href="/portal/${css}">
+<script type="module" src="/portal/${js}"></script>
+</head>
+<body>
+<div id="app"><noscript>The partner portal needs JavaScript.</noscript></div>
+</body>
+</html>
+`,
+);
+process.stdout.write(`portal built: ${js}, ${css}\n`);

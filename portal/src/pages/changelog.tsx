@@ -1,0 +1,21 @@
+import type { Viewer } from '../main.js';
+import { Loading, Page, useQuery } from '../ui.js';
+
+const QUERY = 'query Changelog { releaseHistory { version title releasedAt highlights } }';
+
+export function ChangelogPage(_props: { viewer: Viewer }) {
+  const state = useQuery<{ releaseHistory: { version: string; title: string; releasedAt: string; highlights: string[] }[] }>(QUERY);
+  return (
+    <Page title="Changelog">
+      <p><a href="/api/changelog/rss">RSS feed</a></p>
+      <Loading state={state} />
+      {state.data?.releaseHistory.map((r) => (
+        <article key={r.version} class="release">
+          <h2>{r.version}: {r.title}</h2>
+          <p class="hint">{r.releasedAt}</p>
+          <ul>{r.highlights.map((h) => <li key={h}>{h}</li>)}</ul>
+        </article>
+      ))}
+    </Page>
+  );
+}

@@ -1,0 +1,197 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bootSystem, type TestSystem } from '../../test/support/system.js';
+
+const require = createRequire(import.meta.url);
+const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+const CHROMIUM = process.env['SVC_CHROMIUM'] ?? '/usr/bin/chromium';
+const SHOTS = fileURLToPath(new URL('./screenshots/', import.meta.url));
+const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const PASSWORD = 'Tidal7!Quokka#Lantern';
+
+describe('partner portal in a real browser', () => {
+  let t: TestSystem;
+  let base: string;
+  let context: BrowserContext;
+  let page: Page;
+  let profile: string;
+  let receiver: Server;
+  let receiverUrl: string;
+  const received: { headers: IncomingMessage['headers']; body: string }[] = [];
+  const checked: string[] = [];
+
+  beforeAll(async () => {
+    t = await bootSystem({ SVC_RATE_LIMITS: 'off', SVC_WEBHOOK_ALLOW_PRIVATE: 'true' });
+    base = await t.system.app.listen({ port: 0, host: '127.0.0.1' });
+    receiver = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        received.push({ headers: req.headers, body });
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const address = receiver.address() as { port: number };
+    receiverUrl = `http://127.0.0.1:${address.port}/hooks`;
+    rmSync(SHOTS, { recursive: true, force: true });
+    mkdirSync(SHOTS, { recursive: true });
+    // A fresh profile every run: no state from an earlier run, nothing fetched from the network.
+    profile = mkdtempSync(join(tmpdir(), 'portal-chromium-'));
+    context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: FLAGS, viewport: { width: 1280, height: 800 } });
+    page = context.pages()[0] ?? (await context.newPage());
+    page.on('dialog', (dialog) => void dialog.accept());
+  });
+
+  afterAll(async () => {
+    await context?.close();
+    if (profile) rmSync(profile, { recursive: true, force: true });
+    await new Promise((resolve) => receiver?.close(resolve));
+    await t?.close();
+  });
+
+  /** Open a page, wait for its data, check accessibility (axe: no serious or critical violation), screenshot it at desktop and phone width. */
+  async function visit(path: string, name: string): Promise<void> {
+    await page.goto(`${base}/portal${path}`);
+    await page.locator('h1').first().waitFor();
+    await page.waitForFunction(() => !document.body.textContent?.includes('Loading…'), undefined, { timeout: 10_000 });
+    await audit(name);
+  }
+
+  async function audit(name: string): Promise<void> {
+    // evaluate() runs through the DevTools protocol, which the page's CSP does not govern: no inline script is allowed in.
+    await page.evaluate(AXE);
+    const violations = await page.evaluate(async () => {
+      const axe = (window as unknown as { axe: { run(ctx: Document, opts: object): Promise<{ violations: { id: string; impact: string | null; nodes: { target: unknown }[] }[] }> } }).axe;
+      const result = await axe.run(document, { resultTypes: ['violations'] });
+      return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => n.target) }));
+    });
+    expect(violations, `${name}: ${JSON.stringify(violations)}`).toEqual([]);
+    await page.screenshot({ path: join(SHOTS, `${name}-desktop.png`), fullPage: true });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.screenshot({ path: join(SHOTS, `${name}-phone.png`), fullPage: true });
+    await page.setViewportSize({ width: 1280, height: 800 });
+    checked.push(name);
+    if (process.env['SVC_BROWSER_TRACE']) process.stderr.write(`checked ${name} at ${Math.round(performance.now())} ms\n`);
+  }
+
+  it('applies, is approved by an operator, signs in, makes a token with two scopes, registers a webhook, pings it and revokes the token', { timeout: 300_000 }, async () => {
+    const tag = Date.now().toString(36);
+    const email = `dana.whitfield+${tag}@riverbend-health.org`;
+
+    // Public pages.
+    await visit('/sign-in', 'sign-in');
+    await visit('/changelog', 'changelog-public');
+
+    // 1. Apply: three steps, one draft.
+    await visit('/apply', 'apply');
+    await page.getByLabel('Legal name').fill(`Riverbend Health ${tag}`);
+    await page.getByLabel('NPI').fill('1234567893');
+    await page.getByLabel('Contact name').fill('Dana Whitfield');
+    await page.getByLabel('Contact e-mail (your portal sign-in)').fill(email);
+    await page.getByLabel('Contact phone').fill('+1 202 555 0143');
+    await page.getByLabel('Contact title').fill('Chief Information Officer');
+    await page.getByRole('button', { name: 'Save and continue' }).click();
+    await page.getByRole('group', { name: 'Capabilities' }).waitFor();
+    await page.getByLabel('fhir_write').check();
+    await page.getByLabel('bundle_push').check();
+    await audit('apply-step-2');
+    await page.getByRole('button', { name: 'Save and continue' }).click();
+    await page.getByLabel('Portal password').fill(PASSWORD);
+    await page.getByLabel(/mutual NDA/).check();
+    await page.getByLabel(/Business Associate Agreement/).check();
+    await page.getByRole('button', { name: 'Submit application' }).click();
+    await page.getByText('Your application was submitted').waitFor();
+
+    // 2. The operator approves it.
+    await page.goto(`${base}/portal/sign-in`);
+    await page.getByLabel('Operator token').fill(t.operatorToken);
+    await page.getByRole('button', { name: 'Sign in as operator' }).click();
+    await page.getByRole('link', { name: 'Applications' }).waitFor();
+    await visit('/applications', 'operator-applications');
+    await page.getByRole('button', { name: `Approve Riverbend Health ${tag}` }).click();
+    await page.getByText('No applications waiting for review.').waitFor();
+    await visit('/identity-changes', 'operator-merges-splits');
+    await page.getByText(/Two-person rule/).waitFor();
+    await visit('/partners', 'operator-partners');
+    await page.getByRole('cell', { name: `Riverbend Health ${tag}` }).waitFor();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).waitFor();
+
+    // 3. The new partner signs in.
+    await page.getByLabel('E-mail').fill(email);
+    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.getByRole('link', { name: 'API tokens' }).waitFor();
+    await visit('', 'dashboard');
+
+    // 4. A token with two scopes; the secret is shown once.
+    await visit('/tokens', 'tokens');
+    await page.getByLabel('Name').fill('browser journey');
+    const scopeBoxes = page.getByRole('group', { name: /Scopes/ }).getByRole('checkbox');
+    expect(await scopeBoxes.count()).toBeGreaterThanOrEqual(2);
+    await scopeBoxes.nth(0).check();
+    await scopeBoxes.nth(1).check();
+    await page.getByRole('button', { name: 'Create token' }).click();
+    await page.getByTestId('secret').waitFor();
+    expect(await page.getByTestId('secret').textContent()).toMatch(/^svc_pat_/);
+    const row = page.getByRole('row', { name: /browser journey/ });
+    await row.waitFor();
+    expect((await row.locator('td').nth(2).textContent())?.split(', ')).toHaveLength(2);
+    await audit('tokens-created');
+
+    // 5. A webhook against the local receiver; test.ping reaches it and shows in the delivery log.
+    await visit('/webhooks', 'webhooks');
+    await page.getByLabel('Endpoint URL').fill(receiverUrl);
+    await page.getByRole('group', { name: 'Events' }).getByRole('checkbox').first().check();
+    await page.getByRole('button', { name: 'Register webhook' }).click();
+    await page.getByTestId('secret').waitFor();
+    expect(await page.getByTestId('secret').textContent()).toMatch(/^whsec_/);
+    await page.getByRole('button', { name: 'Send test.ping' }).click();
+    const log = page.getByTestId('delivery-log');
+    await log.getByText('test.ping').first().waitFor({ timeout: 15_000 });
+    await log.getByText('SUCCEEDED').first().waitFor({ timeout: 15_000 });
+    expect(received.some((r) => r.body.includes('test.ping') && typeof r.headers['webhook-signature'] === 'string')).toBe(true);
+    await audit('webhooks-delivered');
+
+    // The remaining partner pages.
+    await visit('/oauth-clients', 'oauth-clients');
+    await visit('/pipeline', 'pipeline');
+    await visit('/legal', 'legal');
+    await visit('/certification', 'certification');
+    await visit('/catalog', 'catalog');
+    await visit('/openapi', 'openapi');
+    await visit('/changelog', 'changelog');
+
+    // The GraphQL explorer runs with the signed-in session, and nothing on it breaks the CSP.
+    const cspErrors: string[] = [];
+    page.on('console', (msg) => msg.type() === 'error' && /Content Security Policy/i.test(msg.text()) && cspErrors.push(msg.text()));
+    await page.goto(`${base}/portal/graphiql.html`);
+    await page.locator('.graphiql-execute-button').click();
+    await page.locator('.result-window').getByText('"portal"').waitFor({ timeout: 15_000 });
+    expect(cspErrors).toEqual([]);
+    await page.screenshot({ path: join(SHOTS, 'graphiql-desktop.png') });
+
+    // The REST explorer shows our OpenAPI document and tries a route with the same session.
+    await page.goto(`${base}/portal/rest-explorer.html?spec=platform`);
+    const catalogRoute = page.locator('.opblock-get', { hasText: '/api/partner/routes' }).first();
+    await catalogRoute.locator('.opblock-summary').first().click();
+    await catalogRoute.getByRole('button', { name: 'Execute' }).click();
+    await catalogRoute.locator('.live-responses-table .response-col_status').getByText('200').waitFor({ timeout: 15_000 });
+    expect(cspErrors).toEqual([]);
+    await page.screenshot({ path: join(SHOTS, 'rest-explorer-desktop.png') });
+
+    // 6. Revoke the token.
+    await page.goto(`${base}/portal/tokens`);
+    await page.getByRole('button', { name: 'Revoke browser journey' }).click();
+    await page.getByText('No tokens yet.').waitFor();
+
+    expect(checked.length).toBeGreaterThanOrEqual(18);
+  });
+});
