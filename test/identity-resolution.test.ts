@@ -129,7 +129,7 @@ describe('identity resolution through the REST facade and GraphQL', () => {
       expect(hit.statusCode).toBe(200);
       expect(hit.json()).toEqual({
         match_type: 'DETERMINISTIC',
-        candidates: [{ gpid: created.gpid, confidence: expect.any(Number), match_type: 'DETERMINISTIC', identity_status: 'SHADOW', sources: ['pulse'] }],
+        candidates: [{ gpid: created.gpid, confidence: expect.any(Number), match_type: 'DETERMINISTIC', identity_status: 'SHADOW', sources: ['pulse'], agreement: expect.objectContaining({ given: 'exact', family: 'exact', dob: 'exact', email: 'exact', model_version: 1 }) }],
         warnings: [],
       });
       expect(hit.json().candidates[0].confidence).toBeGreaterThan(0.99);

@@ -2,7 +2,15 @@
  * Identity-resolution accuracy benchmark.
  *
  *   npx tsx bench/identity/accuracy.ts [--people 10000] [--queries N] [--seed 20260612] [--verbose]
- *                                      [--partial 0.5] [--auto-link 0.95]   (threshold overrides, for tuning)
+ *                                      [--partial 0.5] [--auto-link 0.95] [--review 0.5]   (threshold overrides, for tuning)
+ *                                      [--database memory|sqlite|postgres] [--database-url postgres://…]
+ *
+ * `--database`: the registry the pipeline runs on: the in-memory reference (default), or the SQL
+ * registry of the service (`SqlIdentityRegistry`, migrations applied) on a temporary SQLite file or
+ * on a fresh PostgreSQL database (created under `--database-url`, default the test server's
+ * postgres://postgres@127.0.0.1:5432/test, and dropped afterwards).
+ *                                      [--train]   (after the load, train a model on the registry, seed
+ *                                                   --seed, and score the queries with it)
  *
  * 1. Generates a seeded synthetic population in households (see synthetic.ts): `people` are loaded,
  *    25% more are held out (never loaded; many are relatives of loaded people: hard negatives).
@@ -18,12 +26,26 @@
  * to the queried person. Precision = TP / positives; recall = TP / queries whose person has a
  * record in the registry at that moment; F1 their harmonic mean. False DETERMINISTIC: any
  * candidate typed DETERMINISTIC that belongs to someone else.
+ *
+ * Pairwise (record linkage), over every resolve (load and queries): two resolves are a predicted
+ * pair when they ended on the same GPID, a true pair when they are the same person; precision,
+ * recall and F1 over pairs. "After review" assumes every review-queue item is decided correctly
+ * (a queued duplicate merged into the person's record it was linked to). False merges: resolves
+ * that returned another person's GPID. Silent duplicates: new records (NEW_SHADOW) for a person
+ * who already had one, with no review link; queued duplicates: new records linked for review
+ * (the review queue). Review-queue size: resolves that created a record linked for review.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import type { IdentityRecord, IdentityRegistry } from '../../subgraphs/identity/src/domain/registry.js';
 import { SOURCE_ORIGINS, type SourceOrigin } from '../../subgraphs/identity/src/domain/enums.js';
 import { createIdentityPipeline, type MatchResult, type ResolveResult } from '../../subgraphs/identity/src/domain/pipeline.js';
 import { InMemoryIdentityRegistry } from '../../subgraphs/identity/src/domain/registry.js';
-import { DEFAULT_THRESHOLDS } from '../../subgraphs/identity/src/domain/stage4-score.js';
+import { DEFAULT_SCORING_MODEL, DEFAULT_THRESHOLDS, type ScoringModel } from '../../subgraphs/identity/src/domain/stage4-score.js';
+import { trainScoringModel, type TrainingSummary } from '../../subgraphs/identity/src/domain/stage4-training.js';
+import { resolveThresholds } from '../../subgraphs/identity/src/domain/stage5-assign.js';
 import {
   CORRUPTIONS,
   Rng,
@@ -48,11 +70,91 @@ const PEOPLE = arg('people', 10_000);
 const QUERIES = arg('queries', PEOPLE);
 const SEED = arg('seed', 20260612);
 const VERBOSE = process.argv.includes('--verbose');
+function textArg(name: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i < 0 ? fallback : (process.argv[i + 1] ?? fallback);
+}
+const DATABASE = textArg('database', 'memory');
+if (!['memory', 'sqlite', 'postgres'].includes(DATABASE)) throw new Error('--database is memory, sqlite or postgres');
+const DATABASE_URL = textArg('database-url', 'postgres://postgres@127.0.0.1:5432/test');
+const TRAIN = process.argv.includes('--train');
 const THRESHOLDS = {
   ...DEFAULT_THRESHOLDS,
   partial: arg('partial', DEFAULT_THRESHOLDS.partial, false),
   autoLink: arg('auto-link', DEFAULT_THRESHOLDS.autoLink, false),
 };
+const REVIEW = process.argv.includes('--review') ? arg('review', 0.5, false) : undefined;
+const thresholdOptions = { ...THRESHOLDS, ...(REVIEW !== undefined ? { review: REVIEW } : {}) };
+
+/** The registry under test, and how to let it go. */
+async function openRegistry(): Promise<{ registry: IdentityRegistry; all(): Promise<IdentityRecord[]>; close(): Promise<void> }> {
+  if (DATABASE === 'memory') {
+    const registry = new InMemoryIdentityRegistry();
+    return { registry, all: async () => [...registry.all()], close: async () => {} };
+  }
+  const { loadConfig, openDatabase } = await import('@svc/platform');
+  const { migrations } = await import('../../subgraphs/identity/src/migrations/index.js');
+  const { SqlIdentityRegistry } = await import('../../subgraphs/identity/src/entities/sql-registry.js');
+  const { Sql } = await import('../../subgraphs/identity/src/entities/sql.js');
+  const { recordFromRow, RECORD_COLUMNS, RECORDS } = await import('../../subgraphs/identity/src/entities/identity-record.js');
+  const dataDir = mkdtempSync(join(os.tmpdir(), 'svc-identity-accuracy-'));
+  const env: Record<string, string> = { SVC_DATA_DIR: dataDir, SVC_LOG_LEVEL: 'silent' };
+  let drop = async () => {};
+  if (DATABASE === 'postgres') {
+    const name = `svc_accuracy_${Date.now().toString(36)}`;
+    const admin = new pg.Client({ connectionString: DATABASE_URL });
+    await admin.connect();
+    await admin.query(`create database ${name}`);
+    await admin.end();
+    const url = new URL(DATABASE_URL);
+    url.pathname = `/${name}`;
+    env['SVC_DATABASE_URL'] = url.toString();
+    drop = async () => {
+      const client = new pg.Client({ connectionString: DATABASE_URL });
+      await client.connect();
+      await client.query(`drop database if exists ${name} with (force)`);
+      await client.end();
+    };
+  }
+  const orm = await openDatabase({ config: loadConfig(env), owner: 'identity', entities: [], migrations });
+  const sql = Sql.of(orm);
+  if (DATABASE === 'sqlite') await sql.rows('pragma cache_size = -65536');
+  return {
+    registry: new SqlIdentityRegistry(sql),
+    all: async () => ((await sql.table(RECORDS).select(...RECORD_COLUMNS)) as Parameters<typeof recordFromRow>[0][]).map(recordFromRow),
+    close: async () => {
+      await orm.close();
+      await drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Pairs within groups: Σ n(n−1)/2. */
+function pairsOf(counts: Iterable<number>): number {
+  let total = 0;
+  for (const n of counts) total += (n * (n - 1)) / 2;
+  return total;
+}
+
+/** Pairwise precision, recall and F1 of an assignment of resolves (person, cluster). */
+function pairwise(assignments: ReadonlyArray<{ person: number; cluster: string }>) {
+  const byCluster = new Map<string, number>();
+  const byPerson = new Map<number, number>();
+  const byBoth = new Map<string, number>();
+  for (const { person, cluster } of assignments) {
+    byCluster.set(cluster, (byCluster.get(cluster) ?? 0) + 1);
+    byPerson.set(person, (byPerson.get(person) ?? 0) + 1);
+    const key = `${cluster}|${person}`;
+    byBoth.set(key, (byBoth.get(key) ?? 0) + 1);
+  }
+  const predicted = pairsOf(byCluster.values());
+  const truth = pairsOf(byPerson.values());
+  const tp = pairsOf(byBoth.values());
+  const precision = predicted === 0 ? 1 : tp / predicted;
+  const recall = truth === 0 ? 1 : tp / truth;
+  return { precision, recall, f1: precision + recall === 0 ? 0 : (2 * precision * recall) / (precision + recall), predicted, truth, tp };
+}
 
 interface Counts {
   positives: number;
@@ -83,7 +185,8 @@ async function main() {
   const loaded = order.slice(0, PEOPLE).map((id) => population[id]!);
   const heldOut = order.slice(PEOPLE).map((id) => population[id]!);
 
-  const registry = new InMemoryIdentityRegistry();
+  const store = await openRegistry();
+  const registry = store.registry;
   let sequence = 0;
   const pipeline = createIdentityPipeline({
     registry,
@@ -91,13 +194,33 @@ async function main() {
     newGpid: () => `SVC-${(++sequence).toString(16).toUpperCase().padStart(8, '0')}`,
     // A fixed clock keeps runs reproducible (birth dates are generated up to 2025).
     now: () => new Date('2026-06-12T00:00:00Z'),
-    thresholds: THRESHOLDS,
+    thresholds: thresholdOptions,
+    model: () => activeModel,
   });
+  let activeModel: ScoringModel = DEFAULT_SCORING_MODEL;
+  let training: { summary: TrainingSummary; ms: number } | null = null;
 
   /** Ground truth: which person each GPID was created for, and each person's GPIDs. */
   const owner = new Map<string, number>();
   const gpidsOf = new Map<number, Set<string>>();
+  /** Every resolve: whose it was, where it ended, and for a new record what it was linked to for review. */
+  const assignments: Array<{ person: number; cluster: string }> = [];
+  const reviewLinks = new Map<string, readonly string[]>();
+  const outcome = { falseMerges: 0, silentDuplicates: 0, queuedDuplicates: 0, queueItems: 0, queuedPairs: 0 };
   const track = (result: ResolveResult, personId: number) => {
+    const known = (gpidsOf.get(personId)?.size ?? 0) > 0;
+    assignments.push({ person: personId, cluster: result.gpid });
+    if (!result.created && owner.get(result.gpid) !== personId) outcome.falseMerges++;
+    if (result.created && result.links.length > 0) {
+      outcome.queueItems++;
+      outcome.queuedPairs += result.links.length;
+      reviewLinks.set(result.gpid, result.links);
+    }
+    if (result.created && known) {
+      const own = gpidsOf.get(personId)!;
+      if (result.links.some((g) => own.has(g))) outcome.queuedDuplicates++;
+      else if (result.decision === 'NEW_SHADOW') outcome.silentDuplicates++;
+    }
     if (!result.created) return;
     owner.set(result.gpid, personId);
     let set = gpidsOf.get(personId);
@@ -128,7 +251,18 @@ async function main() {
   }
   const loadMs = performance.now() - loadStart;
   const statusCounts = new Map<string, number>();
-  for (const r of registry.all()) statusCounts.set(r.status, (statusCounts.get(r.status) ?? 0) + 1);
+  for (const r of await store.all()) statusCounts.set(r.status, (statusCounts.get(r.status) ?? 0) + 1);
+
+  if (TRAIN) {
+    const trainStart = performance.now();
+    const trained = await trainScoringModel((await store.all()).filter((r) => r.status !== 'MERGED'), { seed: SEED, version: 2 });
+    activeModel = trained.model;
+    training = { summary: trained.summary, ms: performance.now() - trainStart };
+    if (VERBOSE) {
+      const { termFrequencies: _tf, ...params } = trained.model;
+      console.error(JSON.stringify(params));
+    }
+  }
 
   // ---- Queries.
   const queries: Array<Variant & { person: Person; known: boolean }> = [];
@@ -182,12 +316,16 @@ async function main() {
   const resolveStart = performance.now();
   const resolve = empty();
   const decisions = new Map<string, number>();
+  const silentByCorruption = new Map<Corruption | 'none', number>();
   let duplicatesCreated = 0;
   for (const q of queries) {
     const relevant = (gpidsOf.get(q.personId)?.size ?? 0) > 0;
     const source: SourceOrigin = rng.pick(SOURCE_ORIGINS);
     const result = await pipeline.resolve(q.payload, { source });
     decisions.set(result.decision, (decisions.get(result.decision) ?? 0) + 1);
+    if (relevant && result.created && result.decision === 'NEW_SHADOW') {
+      for (const c of q.corruptions.length ? q.corruptions : ['none' as const]) silentByCorruption.set(c, (silentByCorruption.get(c) ?? 0) + 1);
+    }
     if (relevant) resolve.relevant++;
     if (!result.created) {
       resolve.positives++;
@@ -211,6 +349,21 @@ async function main() {
 
   const m = prf(match);
   const r = prf(resolve);
+  const pairsBefore = pairwise(assignments);
+  // An ideal reviewer: a queued record that is a duplicate is merged into the person's record it was linked to.
+  const mergedInto = new Map<string, string>();
+  for (const [gpid, links] of reviewLinks) {
+    const person = owner.get(gpid);
+    const same = links.find((g) => owner.get(g) === person);
+    if (same) mergedInto.set(gpid, same);
+  }
+  const survivorOf = (gpid: string): string => {
+    let g = gpid;
+    for (let i = 0; i < 64 && mergedInto.has(g); i++) g = mergedInto.get(g)!;
+    return g;
+  };
+  const pairsReviewed = pairwise(assignments.map((a) => ({ person: a.person, cluster: survivorOf(a.cluster) })));
+  await store.close();
   const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
   const lines: string[] = [];
   lines.push(`# Identity resolution accuracy`);
@@ -219,14 +372,23 @@ async function main() {
   lines.push(`- Machine: ${cpu}, ${os.cpus().length} cores, Node ${process.version}, ${os.platform()} ${os.arch()}`);
   const overrides = THRESHOLDS.partial !== DEFAULT_THRESHOLDS.partial || THRESHOLDS.autoLink !== DEFAULT_THRESHOLDS.autoLink
     ? ` --partial ${THRESHOLDS.partial} --auto-link ${THRESHOLDS.autoLink}` : '';
-  lines.push(`- Command: \`npx tsx bench/identity/accuracy.ts --people ${PEOPLE} --queries ${QUERIES} --seed ${SEED}${overrides}\``);
+  const more = `${REVIEW !== undefined ? ` --review ${REVIEW}` : ''}${DATABASE !== 'memory' ? ` --database ${DATABASE}` : ''}`;
+  lines.push(`- Command: \`npx tsx bench/identity/accuracy.ts --people ${PEOPLE} --queries ${QUERIES} --seed ${SEED}${overrides}${more}${TRAIN ? ' --train' : ''}\``);
   lines.push(`- Population: ${population.length} synthetic people in households; ${loaded.length} loaded, ${heldOut.length} held out`);
-  lines.push(`- Thresholds: PARTIAL ≥ ${THRESHOLDS.partial}, auto-link ≥ ${THRESHOLDS.autoLink}, candidate floor ${THRESHOLDS.candidateFloor}`);
+  lines.push(`- Registry: ${DATABASE === 'memory' ? 'in memory (InMemoryIdentityRegistry)' : `${DATABASE === 'sqlite' ? 'SQLite' : 'PostgreSQL'} (SqlIdentityRegistry)`}`);
+  lines.push(`- Thresholds: PARTIAL ≥ ${THRESHOLDS.partial}, auto-link ≥ ${THRESHOLDS.autoLink}, candidate floor ${THRESHOLDS.candidateFloor}, review ≥ ${resolveThresholds(thresholdOptions).review}`);
   lines.push('');
   lines.push('| Operation | Queries | Precision | Recall | F1 | False DETERMINISTIC |');
   lines.push('|---|---:|---:|---:|---:|---:|');
   lines.push(`| Match | ${queries.length} | ${pct(m.precision)} | ${pct(m.recall)} | ${pct(m.f1)} | ${deterministic.false} of ${deterministic.answers} (${pct(deterministic.answers ? deterministic.false / deterministic.answers : 0)}) |`);
   lines.push(`| Resolve | ${queries.length} | ${pct(r.precision)} | ${pct(r.recall)} | ${pct(r.f1)} | – |`);
+  lines.push('');
+  lines.push(`Pairwise over all ${assignments.length} resolves (${pairsBefore.truth} true pairs):`);
+  lines.push('');
+  lines.push('| | Precision | Recall | F1 | False merges | Silent duplicates | Queued duplicates | Review-queue items (pairs) |');
+  lines.push('|---|---:|---:|---:|---:|---:|---:|---:|');
+  lines.push(`| As resolved | ${pct(pairsBefore.precision)} | ${pct(pairsBefore.recall)} | ${pct(pairsBefore.f1)} | ${outcome.falseMerges} | ${outcome.silentDuplicates} | ${outcome.queuedDuplicates} | ${outcome.queueItems} (${outcome.queuedPairs}) |`);
+  lines.push(`| After an ideal review of the queue | ${pct(pairsReviewed.precision)} | ${pct(pairsReviewed.recall)} | ${pct(pairsReviewed.f1)} | ${outcome.falseMerges} | ${outcome.silentDuplicates} | 0 | 0 |`);
   lines.push('');
   lines.push('| Phase | Operations | Time | Throughput |');
   lines.push('|---|---:|---:|---:|');
@@ -241,6 +403,16 @@ async function main() {
   lines.push('');
   lines.push(`Resolve decisions: ${[...decisions].map(([d, n]) => `${d} ${n}`).join(', ')}; ${duplicatesCreated} new records for people already registered.`);
   lines.push('');
+  const silentTags = [...silentByCorruption].sort((a, b) => b[1] - a[1]);
+  lines.push(`Silent duplicates of the queries by corruption present: ${silentTags.length ? silentTags.map(([c, n]) => `${c} ${n}`).join(', ') : 'none'}.`);
+  lines.push('');
+  if (training) {
+    const t = training.summary;
+    lines.push(
+      `Trained model (version ${activeModel.version}) on the loaded registry in ${(training.ms / 1000).toFixed(1)} s: ${t.records} records, ${t.randomPairs} random pairs (u), ${t.blockedPairs} blocked pairs (m by EM, ${t.iterations} iterations, ${t.converged ? 'converged' : 'not converged'}, match share ${(t.matchShare * 100).toFixed(2)}%); estimated m: ${t.estimated.m.join(' ')}; u: ${t.estimated.u.join(' ')}; term frequencies: ${Object.entries(activeModel.termFrequencies ?? {}).map(([f, table]) => `${f} ${Object.keys(table).length}`).join(', ') || 'none'}.`,
+    );
+    lines.push('');
+  }
   lines.push('Match recall by corruption present in the query (a query may carry up to three):');
   lines.push('');
   lines.push('| Corruption | Queries of registered people | Recall | Precision |');

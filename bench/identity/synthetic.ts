@@ -12,6 +12,14 @@
  * fields, unmarked name-order swaps, diacritics added or stripped, married names, initials — and
  * always a random input format (DOB format, phone format, name layout, case).
  *
+ * Households also share a postal address (twins therefore share family name, DOB and address:
+ * the classic false merge), and people carry administrative sex, an SSN (most adults) and an MRN
+ * of one of a few hospitals. Those come from a second PRNG stream, so the names, dates and
+ * contacts of a seed are the same as before they existed. Their corruptions: the address
+ * abbreviated (USPS forms, ZIP+4, case), moved to another address, missing; identifiers missing;
+ * a one-digit SSN typo (a conflicting identifier); a nickname with a typo; a space inside the
+ * given name.
+ *
  * The nickname list here is the generator's own (independent of the matcher's table).
  */
 
@@ -179,6 +187,25 @@ export interface Person {
   phone: string | null;
   /** Why this person is a hard negative for others, if any. */
   tag: 'twin' | 'junior' | 'senior' | null;
+  /** The household's address (null: homeless or unknown). */
+  address: PostalAddress | null;
+  /** Nine digits, or null (children, and some adults, have none on file). */
+  ssn: string | null;
+  /** The medical record number at one hospital, or null. */
+  mrn: { value: string; assigner: string } | null;
+}
+
+export interface PostalAddress {
+  number: number;
+  /** Street name without its suffix ("Maple"). */
+  street: string;
+  /** Long form ("Street"). */
+  suffix: string;
+  /** Apartment number, or null. */
+  unit: string | null;
+  city: string;
+  state: string;
+  zip: string;
 }
 
 export type Corruption =
@@ -196,17 +223,26 @@ export type Corruption =
   | 'name_order_swap'
   | 'diacritics'
   | 'married_name'
-  | 'initial_only';
+  | 'initial_only'
+  | 'address_abbreviated'
+  | 'address_moved'
+  | 'missing_address'
+  | 'missing_identifiers'
+  | 'identifier_typo'
+  | 'nickname_typo'
+  | 'given_space';
 
 export const CORRUPTIONS: readonly Corruption[] = [
   'typo_given', 'typo_family', 'nickname', 'dob_swap', 'dob_typo', 'email_variant', 'email_changed', 'phone_changed',
   'missing_email', 'missing_phone', 'missing_dob', 'name_order_swap', 'diacritics', 'married_name', 'initial_only',
+  'address_abbreviated', 'address_moved', 'missing_address', 'missing_identifiers', 'identifier_typo', 'nickname_typo', 'given_space',
 ];
 
 const CORRUPTION_WEIGHTS: Readonly<Record<Corruption, number>> = {
   typo_given: 10, typo_family: 10, nickname: 10, dob_swap: 6, dob_typo: 6, email_variant: 6, email_changed: 6,
   phone_changed: 6, missing_email: 8, missing_phone: 8, missing_dob: 3, name_order_swap: 5, diacritics: 5,
-  married_name: 3, initial_only: 2,
+  married_name: 3, initial_only: 2, address_abbreviated: 6, address_moved: 3, missing_address: 6, missing_identifiers: 8,
+  identifier_typo: 1, nickname_typo: 3, given_space: 2,
 };
 
 /** One demographics payload as a caller would send it. */
@@ -215,6 +251,9 @@ export interface DemographicsPayload {
   dob?: string;
   email?: string;
   phone?: string;
+  sex?: 'male' | 'female';
+  address?: { lines: string[]; city?: string; state?: string; postal_code?: string };
+  identifiers?: Array<{ system: 'ssn' | 'mrn'; value: string; assigner?: string }>;
 }
 
 export interface Variant {
@@ -291,9 +330,68 @@ function randomDob(rng: Rng, minAge: number, maxAge: number, refYear = 2025) {
 
 const capital = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
+const STREETS = `Maple Oak Pine Cedar Elm Washington Lake Hill Park Main Church Walnut Spring Ridge Highland Sunset
+Lincoln Jefferson Madison Franklin Chestnut Willow Meadow River Forest Mill Center Jackson Adams Cherry Valley Birch
+Laurel Dogwood Hickory Magnolia Sycamore Aspen Poplar Spruce Juniper Orchard Prospect Union Liberty Grove`.split(/\s+/);
+const SUFFIXES: ReadonlyArray<readonly [string, string]> = [
+  ['Street', 'St'], ['Avenue', 'Ave'], ['Road', 'Rd'], ['Drive', 'Dr'], ['Lane', 'Ln'], ['Boulevard', 'Blvd'], ['Court', 'Ct'],
+  ['Place', 'Pl'], ['Terrace', 'Ter'], ['Parkway', 'Pkwy'],
+];
+const CITIES: ReadonlyArray<readonly [string, string, string]> = [
+  ['Springfield', 'IL', '627'], ['Portland', 'OR', '972'], ['Austin', 'TX', '787'], ['Columbus', 'OH', '432'],
+  ['Madison', 'WI', '537'], ['Denver', 'CO', '802'], ['Raleigh', 'NC', '276'], ['Tucson', 'AZ', '857'],
+  ['Boston', 'MA', '021'], ['Richmond', 'VA', '232'], ['Omaha', 'NE', '681'], ['Boise', 'ID', '837'],
+];
+const HOSPITALS = ['Mercy General', 'St. Luke Medical Center', 'County Hospital', 'Riverside Health'];
+const usedSsns = new Set<string>();
+
+function newAddress(rng: Rng): PostalAddress {
+  const [city, state, zip3] = rng.pick(CITIES);
+  return {
+    number: rng.int(1, 9999),
+    street: rng.pick(STREETS),
+    suffix: rng.pick(SUFFIXES)[0],
+    unit: rng.chance(0.3) ? `${rng.int(1, 30)}${rng.pick(['', '', 'A', 'B'])}` : null,
+    city,
+    state,
+    zip: `${zip3}${String(rng.int(1, 99)).padStart(2, '0')}`,
+  };
+}
+
+/** An issuable SSN (area 001–665 or 667–899, group and serial never zero), unique. */
+function newSsn(rng: Rng): string {
+  for (;;) {
+    let area: number;
+    do area = rng.int(1, 899); while (area === 666);
+    const ssn = `${String(area).padStart(3, '0')}${String(rng.int(1, 99)).padStart(2, '0')}${String(rng.int(1, 9999)).padStart(4, '0')}`;
+    if (!usedSsns.has(ssn)) {
+      usedSsns.add(ssn);
+      return ssn;
+    }
+  }
+}
+
+function renderAddress(rng: Rng, a: PostalAddress, abbreviated: boolean): NonNullable<DemographicsPayload['address']> {
+  const suffix = abbreviated ? SUFFIXES.find(([long]) => long === a.suffix)![1] : a.suffix;
+  const unit = a.unit ? (abbreviated ? rng.pick([`Apt ${a.unit}`, `#${a.unit}`, `Unit ${a.unit}`]) : `Apartment ${a.unit}`) : null;
+  const street = `${a.number} ${a.street} ${suffix}`;
+  const lines = unit ? (rng.chance(0.5) ? [street, unit] : [`${street} ${unit}`]) : [street];
+  const zip = abbreviated && rng.chance(0.5) ? `${a.zip}-${String(rng.int(1, 9999)).padStart(4, '0')}` : a.zip;
+  const upper = abbreviated && rng.chance(0.4);
+  const out: NonNullable<DemographicsPayload['address']> = { lines: upper ? lines.map((l) => l.toUpperCase()) : lines, postal_code: zip };
+  if (rng.chance(0.7)) {
+    out.city = upper ? a.city.toUpperCase() : a.city;
+    out.state = a.state;
+  }
+  return out;
+}
+
 /** Generates `count` people in households. */
 export function generatePopulation(count: number, seed: number): Person[] {
   const rng = new Rng(seed);
+  // Addresses and identifiers from their own stream: names, dates and contacts stay those of the seed.
+  const extra = new Rng(seed ^ 0x0add7e55);
+  usedSsns.clear();
   usedPhones.clear();
   usedEmails.clear();
   const people: Person[] = [];
@@ -317,8 +415,8 @@ export function generatePopulation(count: number, seed: number): Person[] {
       do name = givenName(rng, sex); while (name === not);
       return name;
     };
-    const add = (p: Omit<Person, 'id' | 'household'>) => {
-      const person = { ...p, id: people.length + members.length, household };
+    const add = (p: Omit<Person, 'id' | 'household' | 'address' | 'ssn' | 'mrn'>) => {
+      const person: Person = { ...p, id: people.length + members.length, household, address: null, ssn: null, mrn: null };
       members.push(person);
       return person;
     };
@@ -365,6 +463,13 @@ export function generatePopulation(count: number, seed: number): Person[] {
         continue;
       }
       previous = add({ sex, given, middle, family, dob, ...makeContact(given, family, dob, dob.year <= 2006), tag });
+    }
+    const address = extra.chance(0.92) ? newAddress(extra) : null;
+    for (const m of members) {
+      const adult = m.dob.year <= 2006;
+      m.address = address;
+      m.ssn = extra.chance(adult ? 0.8 : 0.3) ? newSsn(extra) : null;
+      m.mrn = extra.chance(0.5) ? { value: String(extra.int(100000, 9999999)), assigner: extra.pick(HOSPITALS) } : null;
     }
     for (const m of members) if (people.length < count) people.push(m);
   }
@@ -456,7 +561,7 @@ function pickCorruptions(rng: Rng, count: number): Corruption[] {
 
 /** A clean registration: the true values in a random input format. */
 export function cleanPayload(rng: Rng, p: Person): DemographicsPayload {
-  return render(rng, { ...p }, []);
+  return render(rng, { ...p, addressAbbreviated: false }, []);
 }
 
 interface Mutable {
@@ -466,6 +571,11 @@ interface Mutable {
   dob: Person['dob'] | null;
   email: string | null;
   phone: string | null;
+  sex: Sex;
+  address: PostalAddress | null;
+  addressAbbreviated: boolean;
+  ssn: string | null;
+  mrn: Person['mrn'];
 }
 
 function render(rng: Rng, m: Mutable, corruptions: readonly Corruption[]): DemographicsPayload {
@@ -482,12 +592,21 @@ function render(rng: Rng, m: Mutable, corruptions: readonly Corruption[]): Demog
   if (m.dob) payload.dob = formatDob(rng, m.dob);
   if (m.email) payload.email = m.email;
   if (m.phone) payload.phone = formatPhone(rng, m.phone);
+  if (rng.chance(0.7)) payload.sex = m.sex === 'F' ? 'female' : 'male';
+  if (m.address) payload.address = renderAddress(rng, m.address, m.addressAbbreviated);
+  const identifiers: NonNullable<DemographicsPayload['identifiers']> = [];
+  if (m.ssn) identifiers.push({ system: 'ssn', value: rng.chance(0.5) ? `${m.ssn.slice(0, 3)}-${m.ssn.slice(3, 5)}-${m.ssn.slice(5)}` : m.ssn });
+  if (m.mrn) identifiers.push({ system: 'mrn', value: m.mrn.value, assigner: m.mrn.assigner });
+  if (identifiers.length > 0) payload.identifiers = identifiers;
   return payload;
 }
 
 /** A query variant of `p` with `count` corruptions (fewer when some do not apply). */
 export function corruptedVariant(rng: Rng, p: Person, count: number): Variant {
-  const m: Mutable = { given: p.given, middle: p.middle, family: p.family, dob: { ...p.dob }, email: p.email, phone: p.phone };
+  const m: Mutable = {
+    given: p.given, middle: p.middle, family: p.family, dob: { ...p.dob }, email: p.email, phone: p.phone,
+    sex: p.sex, address: p.address, addressAbbreviated: false, ssn: p.ssn, mrn: p.mrn,
+  };
   const applied: Corruption[] = [];
   for (const c of pickCorruptions(rng, count)) {
     switch (c) {
@@ -535,6 +654,32 @@ export function corruptedVariant(rng: Rng, p: Person, count: number): Variant {
         break;
       }
       case 'initial_only': m.given = `${m.given[0]}.`; break;
+      case 'address_abbreviated': if (!m.address) continue; m.addressAbbreviated = true; break;
+      case 'address_moved': m.address = newAddress(rng); break;
+      case 'missing_address': if (!m.address) continue; m.address = null; break;
+      case 'missing_identifiers': if (!m.ssn && !m.mrn) continue; m.ssn = null; m.mrn = null; break;
+      case 'identifier_typo': {
+        if (!m.ssn) continue;
+        const i = rng.int(3, 8);
+        const digit = String((Number(m.ssn[i]) + rng.int(1, 9)) % 10);
+        const typoed = m.ssn.slice(0, i) + digit + m.ssn.slice(i + 1);
+        if (typoed.slice(5) === '0000' || typoed.slice(3, 5) === '00') continue;
+        m.ssn = typoed;
+        break;
+      }
+      case 'nickname_typo': {
+        const nicks = NICK[m.given.toLowerCase()];
+        if (!nicks) continue;
+        const nick = rng.pick(nicks);
+        m.given = capital(nick.length >= 3 ? typo(rng, nick) : nick);
+        break;
+      }
+      case 'given_space': {
+        if (m.given.length < 5) continue;
+        const i = rng.int(2, m.given.length - 2);
+        m.given = `${m.given.slice(0, i)} ${m.given.slice(i)}`;
+        break;
+      }
     }
     applied.push(c);
   }

@@ -98,6 +98,11 @@ export const CAPABILITIES = {
   // Approving or rejecting a change is served by both /merge and /split (same limit); GraphQL counts it as a merge.
   'identity.merge': capability('identity.merge', 'identity', perMinute(10), ['Mutation.requestIdentityMerge', 'Mutation.approveIdentityChange', 'Mutation.rejectIdentityChange']),
   'identity.split': capability('identity.split', 'identity', perMinute(10), ['Mutation.requestIdentitySplit']),
+  // The review queue (ours): the list and one item share a counter; a decision may open a merge request.
+  'identity.review.read': capability('identity.review.read', 'identity', perMinute(120), ['Query.identityReviewQueue', 'Query.identityReviewItem']),
+  'identity.review.decide': capability('identity.review.decide', 'identity', perMinute(30), ['Mutation.decideIdentityReview']),
+  'identity.model.get': capability('identity.model.get', 'identity', perMinute(30), ['Query.identityScoringModel']),
+  'identity.model.train': capability('identity.model.train', 'identity', perMinute(2), ['Mutation.trainIdentityScoringModel']),
   // Legal documents and certification
   'legal.documents.list': capability('legal.documents.list', 'partner-ecosystem', perMinute(60), ['Query.legalDocuments']),
   'legal.documents.download': capability('legal.documents.download', 'partner-ecosystem', perMinute(60), ['Query.legalDocument']),

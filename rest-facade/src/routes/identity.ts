@@ -195,10 +195,10 @@ function changeForm(body: unknown, kind: 'merge' | 'split'): ChangeForm {
   return { form, requestId: requestId as string, note };
 }
 
-const REQUEST_FIELDS = 'id kind status reason note survivorGpid gpids requestedBy { kind partnerGpid credentialId operator } requestedSource requestedAt expiresAt decidedBy { kind partnerGpid credentialId operator } decidedSource decidedAt decisionNote auditSeq';
+export const REQUEST_FIELDS = 'id kind status reason note survivorGpid gpids requestedBy { kind partnerGpid credentialId operator } requestedSource requestedAt expiresAt decidedBy { kind partnerGpid credentialId operator } decidedSource decidedAt decisionNote auditSeq';
 const AUDIT_FIELDS = 'seq eventId type hash prevHash';
 
-interface ChangeRequestData {
+export interface ChangeRequestData {
   id: string;
   /** MERGE or SPLIT (the GraphQL enum). */
   kind: string;
@@ -219,7 +219,7 @@ interface ChangeRequestData {
 }
 
 /** The REST shape of a merge or split request (and, once applied, of its audit entry). */
-function changeRequestBody(request: ChangeRequestData, audit: Record<string, unknown> | null) {
+export function changeRequestBody(request: ChangeRequestData, audit: Record<string, unknown> | null) {
   const kind = request.kind.toLowerCase() as 'merge' | 'split';
   const base = kind === 'merge' ? { survivor_gpid: request.survivorGpid, merged_gpids: request.gpids } : { gpid: request.gpids[0], split_from_gpid: request.survivorGpid };
   const path = `/api/identity/${kind}`;
@@ -292,10 +292,10 @@ function changeResult(data: Record<string, unknown>) {
   return changeRequestBody(request, null);
 }
 
-const CANDIDATE_FIELDS = 'gpid confidence matchType status sources';
+const CANDIDATE_FIELDS = 'gpid confidence matchType status sources agreement';
 
-function candidateBody(c: { gpid: string; confidence: number; matchType: string; status: string; sources: string[] }) {
-  return { gpid: c.gpid, confidence: c.confidence, match_type: c.matchType, identity_status: c.status, sources: c.sources };
+function candidateBody(c: { gpid: string; confidence: number; matchType: string; status: string; sources: string[]; agreement: Record<string, unknown> }) {
+  return { gpid: c.gpid, confidence: c.confidence, match_type: c.matchType, identity_status: c.status, sources: c.sources, agreement: snakeKeys(c.agreement) };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -370,6 +370,11 @@ const CANDIDATE_SCHEMA: JsonSchema = {
     match_type: { enum: ['DETERMINISTIC', 'PARTIAL', 'NONE'] },
     identity_status: { enum: ['ACTIVE', 'SHADOW', 'PROVISIONAL', 'CONFLICT', 'MERGED', 'SPLIT'] },
     sources: { type: 'array', items: { enum: [...SOURCE_ORIGINS] } },
+    agreement: {
+      type: 'object',
+      description:
+        'Why: the level each comparison landed on (given, family, name_order, dob, email, phone, sex, address, identifier, member_id), weights (bits per comparison; with prior_log2_odds they add up to log2_odds), term_frequency (bits taken off a common value), pair_confidence (this candidate alone), model_version, blocked_by (twins, identifier_conflict or null).',
+    },
   },
 };
 const DECISION_SCHEMA = (prefix: string): JsonSchema => ({

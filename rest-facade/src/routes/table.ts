@@ -1,13 +1,16 @@
 import { partnerEcosystemRoutes } from './partner-ecosystem.js';
 import { identityRoutes } from './identity.js';
+import { identityReviewRoutes } from './identity-review.js';
+import { identityScoringModelRoutes } from './identity-scoring-model.js';
 import { fhirRoutes } from './fhir.js';
 import { otherRoutes } from './other.js';
 import { legalAndCertificationRoutes } from './legal-and-certification.js';
 import { clearinghouseRoutes } from './clearinghouse.js';
+import { portalRoutes } from './portal.js';
 import type { RouteSpec } from './route.js';
 
 /** Every documented HTTP path. The router, the route catalog and OpenAPI are generated from it. */
-export const ROUTES: readonly RouteSpec[] = [...partnerEcosystemRoutes, ...identityRoutes, ...fhirRoutes, ...otherRoutes, ...legalAndCertificationRoutes, ...clearinghouseRoutes];
+export const ROUTES: readonly RouteSpec[] = [...partnerEcosystemRoutes, ...identityRoutes, ...identityReviewRoutes, ...identityScoringModelRoutes, ...fhirRoutes, ...otherRoutes, ...legalAndCertificationRoutes, ...clearinghouseRoutes, ...portalRoutes];
 
 /** The spec's Limits table, declared in platform and shared with the gateway. */
 export { PRODUCT_LIMITS } from '@svc/platform';

@@ -12,6 +12,7 @@
 import {
   DomainError,
   hasScope,
+  isId,
   isOperator,
   makeEvent,
   newId,
@@ -24,6 +25,7 @@ import {
 import {
   assertIndependentApprover,
   canonicalJson,
+  canTransition,
   CHANGE_REQUEST_TTL_DAYS,
   checkMergeable,
   checkSplittable,
@@ -32,8 +34,11 @@ import {
   KeyedMutex,
   planMerge,
   planSplit,
+  alreadyDecided,
   readMergeRequest,
+  readReviewDecision,
   readSplitRequest,
+  type MergeRequestInput,
   type ChangeActor,
   type DemographicsInput,
   type IdentityPipeline,
@@ -44,6 +49,8 @@ import {
   type ResolveResult,
   type SourceOrigin,
   type StatusTransition,
+  trainScoringModel,
+  type ScoringModel,
 } from './domain/index.js';
 import { appendAudit, listAudit, verifyAudit, type StoredAuditEntry } from './entities/audit-log.js';
 import { observeBoundaryHeader } from './entities/boundary-observations.js';
@@ -52,9 +59,20 @@ import { assertFingerprintKey } from './entities/key-checks.js';
 import { addLineage, latestContribution, lineageOf, type LineageEvent } from './entities/lineage.js';
 import { historySummaries, recentHistory, recordResolution, type MatchHistoryEntry, type MatchHistorySummary } from './entities/match-history.js';
 import { stageEvent } from './entities/outbox.js';
+import { closeReviewItem, getReviewItem, insertMatchLabel, insertReviewItem, listMatchLabels, listReviewItems, type MatchLabel, type ReviewItem, type ReviewStatus } from './entities/review-queue.js';
 import { partnerLinks, type PartnerLink } from './entities/partner-links.js';
 import { confirmSources, inheritConfirmations, sourcesOf, type SourceConfirmation } from './entities/sources.js';
 import { SqlIdentityRegistry } from './entities/sql-registry.js';
+import {
+  activeScoringModel,
+  activeScoringModelVersion,
+  insertActiveScoringModel,
+  nextScoringModelVersion,
+  scoringModelVersion,
+  trainingRecords,
+  type StoredScoringModel,
+} from './entities/scoring-models.js';
+import { readTrainingRequest, type TrainingRequest } from './scoring-model-request.js';
 import { isRetryableDatabaseError, Sql } from './entities/sql.js';
 import { loadFingerprintKeyRing } from './fingerprint-key.js';
 import { gpidsOf, identityViewer, visibleMatch, visibleResolution, type LinkView } from './identity-viewer.js';
@@ -64,6 +82,7 @@ export const WRITE_PATHS = {
   resolve: '/api/identity/resolve',
   merge: '/api/identity/merge',
   split: '/api/identity/split',
+  review: '/api/identity/review/{id}/decision',
 } as const;
 
 /** Event types this subgraph emits. */
@@ -77,6 +96,12 @@ export const IDENTITY_EVENTS = {
 } as const;
 
 const DAY_MS = 86_400_000;
+/** How often a replica checks whether another one activated a newer scoring model. */
+const MODEL_RECHECK_MS = 30_000;
+/** Most records one training reads (the first ones in GPID order): bounds its time and memory. */
+export const MAX_TRAINING_RECORDS = 200_000;
+/** Review decisions a training reads as labels (the oldest first). */
+const MAX_STORED_LABELS = 100_000;
 
 /** A new PENDING merge (`mrg_…`) or split (`spl_…`) request, expiring after the request TTL. */
 function pendingChangeRequest(
@@ -107,6 +132,10 @@ function pendingChangeRequest(
 }
 const MAX_TRANSACTION_ATTEMPTS = 5;
 
+function assertOperator(principal: Principal, what: string): void {
+  if (!isOperator(principal)) throw new DomainError('FORBIDDEN', `Only platform operators (cms.admin) may ${what}.`);
+}
+
 export function actorOf(principal: Principal): ChangeActor {
   return {
     kind: principal.kind,
@@ -135,12 +164,43 @@ export class IdentityService {
   readonly registry: SqlIdentityRegistry;
   readonly pipeline: IdentityPipeline;
   private readonly keyRing;
+  /** The active scoring model, from memory; re-checked in the background every MODEL_RECHECK_MS. */
+  private model: { value: ScoringModel; checkedAt: number } | null = null;
+  private modelRefresh: Promise<ScoringModel> | null = null;
 
   constructor(private readonly services: SubgraphServices) {
     this.sql = Sql.of(services.orm);
     this.keyRing = loadFingerprintKeyRing(services.runtime.config);
     this.registry = new SqlIdentityRegistry(this.sql, { locks: new KeyedMutex(), effects: (tx, change) => this.resolutionEffects(tx, change) });
-    this.pipeline = createIdentityPipeline({ registry: this.registry, keyRing: this.keyRing, newGpid: newPatientGpid });
+    this.pipeline = createIdentityPipeline({ registry: this.registry, keyRing: this.keyRing, newGpid: newPatientGpid, model: () => this.scoringModel() });
+  }
+
+  /**
+   * The model stage 4 scores with: from memory on the hot path. Only the very first call waits for
+   * the database (start() makes that call); afterwards a stale copy is served while a background
+   * check picks up a version activated by another replica.
+   */
+  private scoringModel(): ScoringModel | Promise<ScoringModel> {
+    const cached = this.model;
+    if (cached && Date.now() - cached.checkedAt < MODEL_RECHECK_MS) return cached.value;
+    const refresh = this.refreshModel();
+    if (!cached) return refresh;
+    refresh.catch(() => undefined); // a failed check keeps the cached model until the next one
+    return cached.value;
+  }
+
+  private refreshModel(): Promise<ScoringModel> {
+    this.modelRefresh ??= (async () => {
+      try {
+        const version = await activeScoringModelVersion(this.sql);
+        const value = this.model?.value.version === version ? this.model.value : (await activeScoringModel(this.sql)).model;
+        this.model = { value, checkedAt: Date.now() };
+        return value;
+      } finally {
+        this.modelRefresh = null;
+      }
+    })();
+    return this.modelRefresh;
   }
 
   /** Refuses to run with a fingerprint key other than the registry's (see key-checks.ts). */
@@ -150,6 +210,39 @@ export class IdentityService {
     // Blocking keys are random (HMAC), so index pages are touched all over: on the embedded SQLite
     // file, a 64 MiB page cache (instead of 2 MiB) keeps lookups and inserts off the file system.
     if (!this.sql.postgres) await this.sql.rows('pragma cache_size = -65536');
+    await this.refreshModel();
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Scoring model versions
+  // -------------------------------------------------------------------------------------------
+
+  /** Operators only: a version of the scoring model, the active one by default (null when unknown). */
+  async scoringModelVersion(principal: Principal, version: number | null): Promise<StoredScoringModel | null> {
+    assertOperator(principal, 'read the identity scoring model');
+    if (version === null) return activeScoringModel(this.sql);
+    return scoringModelVersion(this.sql, version);
+  }
+
+  /**
+   * Operators only: trains a new model version on the registry's records (EM, see
+   * domain/stage4-training.ts) with the given labels and the review queue's decisions, stores it
+   * and makes it active in this replica at once (in the others within MODEL_RECHECK_MS).
+   */
+  async trainScoringModel(principal: Principal, input: TrainingRequest): Promise<StoredScoringModel> {
+    assertOperator(principal, 'train the identity scoring model');
+    const request = readTrainingRequest(input);
+    const labels = [...request.labels];
+    // Every operator decision of the review queue is a label (up to MAX_STORED_LABELS).
+    labels.push(...(await listMatchLabels(this.sql, { limit: MAX_STORED_LABELS })));
+    const records = await trainingRecords(this.sql, MAX_TRAINING_RECORDS);
+    const version = await nextScoringModelVersion(this.sql);
+    const { model, summary } = await trainScoringModel(records, { seed: request.seed, version, labels });
+    const at = new Date();
+    const trainedBy = principal.partnerGpid ?? principal.clientId ?? principal.tokenId ?? null;
+    await insertActiveScoringModel(this.sql, { version, seed: request.seed, trainedBy, summary, model, at });
+    this.model = { value: model, checkedAt: Date.now() };
+    return { version, active: true, seed: request.seed, trainedBy, createdAt: at, summary, model };
   }
 
   // -------------------------------------------------------------------------------------------
@@ -219,6 +312,10 @@ export class IdentityService {
     const at = new Date(resolution.at);
     await confirmSources(tx, [resolution.gpid], resolution.source, at);
     await recordResolution(tx, resolution);
+    // A record linked for review is never a silent duplicate: its candidates wait in the review queue.
+    if (resolution.review && resolution.review.length > 0) {
+      await insertReviewItem(tx, { id: newId('rvw', at.getTime()), subjectGpid: resolution.gpid, candidates: resolution.review, partnerGpid: resolution.actor, source: resolution.source, createdAt: at });
+    }
     // The events go to the resolving partner: they name other records only if it links to them.
     // A status change of a record it does not link to (duplicate detection) goes to operators only.
     const others = [...new Set([...(resolution.subjectGpid ? [resolution.subjectGpid] : []), ...change.transitions.map((t) => t.gpid)])].filter((g) => g !== resolution.gpid);
@@ -370,17 +467,19 @@ export class IdentityService {
   /** A pending merge (`mrg_…`): validated now, applied only when another principal approves it. */
   async requestMerge(principal: Principal, raw: { survivorGpid?: unknown; mergedGpids?: unknown; reason?: unknown; note?: unknown }, source: SourceOrigin): Promise<ChangeRequest> {
     const input = readMergeRequest(raw);
-    const actor = actorOf(principal);
-    return this.write(async (tx, registry) => {
-      const gpids = [input.survivorGpid, ...input.mergedGpids];
-      const records = await IdentityService.existing(registry, gpids, false, await this.visibility(principal, gpids, tx));
-      checkMergeable(records.get(input.survivorGpid)!, input.mergedGpids.map((g) => records.get(g)!));
-      const now = new Date();
-      const request = pendingChangeRequest('merge', { reason: input.reason, note: input.note, survivorGpid: input.survivorGpid, gpids: input.mergedGpids }, actor, source, now);
-      await insertChangeRequest(tx, request);
-      if (principal.partnerGpid) await this.observeBoundary(tx, principal.partnerGpid, WRITE_PATHS.merge, source, now);
-      return request;
-    });
+    return this.write((tx, registry) => this.requestMergeIn(tx, registry, principal, input, source, WRITE_PATHS.merge));
+  }
+
+  /** A pending merge in the caller's transaction (a merge request, or a review item decided the same person). */
+  private async requestMergeIn(tx: Sql, registry: SqlIdentityRegistry, principal: Principal, input: MergeRequestInput, source: SourceOrigin, path: string): Promise<ChangeRequest> {
+    const gpids = [input.survivorGpid, ...input.mergedGpids];
+    const records = await IdentityService.existing(registry, gpids, false, await this.visibility(principal, gpids, tx));
+    checkMergeable(records.get(input.survivorGpid)!, input.mergedGpids.map((g) => records.get(g)!));
+    const now = new Date();
+    const request = pendingChangeRequest('merge', { reason: input.reason, note: input.note, survivorGpid: input.survivorGpid, gpids: input.mergedGpids }, actorOf(principal), source, now);
+    await insertChangeRequest(tx, request);
+    if (principal.partnerGpid) await this.observeBoundary(tx, principal.partnerGpid, path, source, now);
+    return request;
   }
 
   /** A pending split (`spl_…`) of a MERGED GPID from its survivor. */
@@ -549,5 +648,143 @@ export class IdentityService {
       if (principal.partnerGpid) await this.observeBoundary(tx, principal.partnerGpid, WRITE_PATHS[request.kind], source, now);
       return { ...request, status: 'REJECTED' as const, decidedBy: decider, decidedSource: source, decidedAt: now, decisionNote: note };
     });
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Review queue: records linked for review, decided pair by pair
+  // -------------------------------------------------------------------------------------------
+
+  /**
+   * The item as the principal may see it, or null. Operators: all of it. A partner: an item whose
+   * subject it links to, with only the candidates (and decisions) it links to, and the status of
+   * that part; without any such candidate the item does not exist for it.
+   */
+  private async reviewView(principal: Principal, item: ReviewItem, sql: Sql = this.sql): Promise<ReviewItem | null> {
+    const links = await this.linkView(principal, [item.subjectGpid, ...item.candidates.map((c) => c.gpid)], sql);
+    if (links === null) return item;
+    const linked = (gpid: string) => links.get(gpid)?.linked === true;
+    if (!linked(item.subjectGpid)) return null;
+    const candidates = item.candidates.filter((c) => linked(c.gpid));
+    if (candidates.length === 0) return null;
+    const labels = item.labels.filter((l) => linked(l.rightRecordId));
+    const open = candidates.some((c) => !labels.some((l) => l.rightRecordId === c.gpid));
+    return { ...item, candidates, labels, status: open ? 'OPEN' : 'CLOSED', closedAt: open ? null : (labels.at(-1)?.decidedAt ?? item.closedAt) };
+  }
+
+  /** One item (null when missing or not visible: the same answer). */
+  async reviewItem(principal: Principal, id: string): Promise<ReviewItem | null> {
+    const item = await getReviewItem(this.sql, id);
+    return item ? this.reviewView(principal, item) : null;
+  }
+
+  /**
+   * A page of the queue, oldest first, after the item `afterId`. A partner's page holds the items
+   * it may see among the next rows scanned, so it may be shorter than `size`; `more` says whether
+   * rows remain after `lastId` (the next page's cursor).
+   */
+  async reviewQueue(principal: Principal, options: { status: ReviewStatus | null; size: number; afterId: string | null }): Promise<{ items: ReviewItem[]; more: boolean; lastId: string | null }> {
+    const unrestricted = identityViewer(principal).unrestricted;
+    const items: ReviewItem[] = [];
+    let afterId = options.afterId;
+    const batch = options.size + 1;
+    // Global OPEN is the only status a partner's view can be filtered on in SQL (its CLOSED part may be globally OPEN).
+    const sqlStatus = unrestricted || options.status === 'OPEN' ? options.status : null;
+    for (let scans = 0; scans < 20; scans++) {
+      const rows = await listReviewItems(this.sql, { status: sqlStatus, afterId, limit: batch });
+      for (const row of rows) {
+        const seen = await this.reviewView(principal, row);
+        if (seen && (options.status === null || seen.status === options.status)) items.push(seen);
+        afterId = row.id;
+        if (items.length > options.size) return { items: items.slice(0, options.size), more: true, lastId: items[options.size - 1]!.id };
+      }
+      if (rows.length < batch) return { items, more: false, lastId: items.at(-1)?.id ?? null };
+    }
+    // Bounded work per page: the cursor continues after the last row scanned.
+    return { items, more: true, lastId: afterId };
+  }
+
+  /**
+   * An operator's decision on one pair of an item. Same person: a merge request (the existing
+   * path: the candidate's current survivor survives, an independent approver applies it); not the
+   * same: the pair's review links are removed (a record left with none is confirmed ACTIVE,
+   * review_confirmed). Either way the decision is a training label, and the item closes once every
+   * candidate is decided.
+   */
+  async decideReview(principal: Principal, itemId: string, raw: { candidateGpid?: unknown; same?: unknown; note?: unknown }, source: SourceOrigin): Promise<{ item: ReviewItem; label: MatchLabel; mergeRequest: ChangeRequest | null }> {
+    const decision = readReviewDecision(raw);
+    if (!isId('rvw', itemId)) throw new DomainError('VALIDATION_ERROR', 'The review item id is malformed.', { fieldErrors: [{ field: 'item_id', message: 'must be the id of a review item (rvw_…)' }] });
+    return this.write(async (tx, registry) => {
+      const stored = await getReviewItem(tx, itemId, { lock: true });
+      const item = stored ? await this.reviewView(principal, stored, tx) : null;
+      if (!item) throw new DomainError('NOT_FOUND', `No review item has id ${itemId}.`);
+      const candidate = item.candidates.find((c) => c.gpid === decision.candidateGpid);
+      if (!candidate) {
+        throw new DomainError('VALIDATION_ERROR', 'The review decision has invalid fields.', { fieldErrors: [{ field: 'candidate_gpid', message: `is not a candidate of review item ${itemId}` }] });
+      }
+      const earlier = stored!.labels.find((l) => l.rightRecordId === candidate.gpid);
+      if (earlier) throw alreadyDecided(itemId, candidate.gpid, earlier.same);
+      const now = new Date();
+      let mergeRequest: ChangeRequest | null = null;
+      if (decision.same) {
+        const [subject, other] = await Promise.all([this.currentRecord(registry, item.subjectGpid), this.currentRecord(registry, candidate.gpid)]);
+        if (subject && other && subject.gpid !== other.gpid) {
+          const note = `review ${itemId}${decision.note ? `: ${decision.note}` : ''}`.slice(0, 1000);
+          mergeRequest = await this.requestMergeIn(tx, registry, principal, { survivorGpid: other.gpid, mergedGpids: [subject.gpid], reason: 'manual_review', note }, source, WRITE_PATHS.review);
+        }
+      } else {
+        await this.separate(tx, registry, item.subjectGpid, candidate.gpid, source, principal.partnerGpid, now);
+      }
+      const label: MatchLabel = {
+        itemId,
+        leftRecordId: item.subjectGpid,
+        rightRecordId: candidate.gpid,
+        same: decision.same,
+        decidedBy: actorOf(principal),
+        decidedSource: source,
+        decidedAt: now,
+        note: decision.note,
+        mergeRequestId: mergeRequest?.id ?? null,
+      };
+      await insertMatchLabel(tx, label);
+      const labels = [...stored!.labels, label];
+      if (stored!.candidates.every((c) => labels.some((l) => l.rightRecordId === c.gpid))) await closeReviewItem(tx, itemId, now);
+      if (!decision.same && principal.partnerGpid) await this.observeBoundary(tx, principal.partnerGpid, WRITE_PATHS.review, source, now);
+      const after = await getReviewItem(tx, itemId);
+      return { item: (await this.reviewView(principal, after!, tx))!, label, mergeRequest };
+    });
+  }
+
+  /** The record a GPID's identity lives in now (its terminal survivor when MERGED). */
+  private async currentRecord(registry: SqlIdentityRegistry, gpid: string): Promise<IdentityRecord | null> {
+    const record = await registry.get(gpid);
+    if (!record) return null;
+    return record.status === 'MERGED' ? await this.terminalSurvivor(record) : record;
+  }
+
+  /** Not the same person: the two records stop pointing at each other for review. */
+  private async separate(tx: Sql, registry: SqlIdentityRegistry, a: string, b: string, source: SourceOrigin, partnerGpid: string | null, now: Date): Promise<void> {
+    const records = await registry.getMany([a, b], { lock: true });
+    const at = now.toISOString();
+    const updates: RegistryChange['updates'][number][] = [];
+    const transitions: StatusTransition[] = [];
+    for (const [self, other] of [[a, b], [b, a]] as const) {
+      const record = records.get(self);
+      if (!record || record.status === 'MERGED' || !record.links.includes(other)) continue;
+      const links = record.links.filter((g) => g !== other);
+      let status = record.status;
+      if (links.length === 0 && (status === 'PROVISIONAL' || status === 'CONFLICT') && canTransition(status, 'ACTIVE', 'review_confirmed')) {
+        status = 'ACTIVE';
+        transitions.push({ gpid: self, from: record.status, to: 'ACTIVE', trigger: 'review_confirmed', source });
+      }
+      updates.push({ record: { ...record, links, status, updatedAt: at, version: record.version + 1 }, expectedVersion: record.version });
+    }
+    if (updates.length === 0) return;
+    await registry.commit({ inserts: [], updates, transitions });
+    await this.stageTransitions(tx, transitions, partnerGpid, now);
+  }
+
+  /** The training labels of the scoring model (see entities/review-queue.ts, `listMatchLabels`). */
+  listMatchLabels(options: { afterSeq?: number; limit?: number } = {}) {
+    return listMatchLabels(this.sql, options);
   }
 }

@@ -19,6 +19,8 @@ export const FIELD_DOMAINS = {
   given_initial: 'name',
   given_typo: 'name.typo',
   given_phonetic: 'name.phonetic',
+  /** Names of at most three letters: every spelling one QWERTY-adjacent key away (compared with the other side's exact name). */
+  given_keyboard: 'name',
 
   family: 'name',
   family_canon: 'name',
@@ -26,6 +28,7 @@ export const FIELD_DOMAINS = {
   family_initial: 'name',
   family_typo: 'name.typo',
   family_phonetic: 'name.phonetic',
+  family_keyboard: 'name',
 
   dob: 'dob',
   dob_swapped: 'dob',

@@ -126,7 +126,7 @@ describe('identity pipeline: resolve', () => {
     const registry = new InMemoryIdentityRegistry();
     // Two records of one person: the second was written by a writer that never links.
     const a = testPipeline({ registry, newGpid: () => 'SVC-0000000A' });
-    const neverLinks = testPipeline({ registry, newGpid: () => 'SVC-0000000B', thresholds: { partial: 1.1, autoLink: 1.1 } });
+    const neverLinks = testPipeline({ registry, newGpid: () => 'SVC-0000000B', thresholds: { partial: 1.1, autoLink: 1.1, review: 1.1 } });
     await a.pipeline.resolve({ name: 'Robert Smith', dob: '1980-03-04', phone: '212-867-5309' }, { source: 'pulse' });
     await neverLinks.pipeline.resolve({ name: 'Smith, Robert', dob: '03/04/1980', email: 'bob@example.com' }, { source: 'lake' });
     expect((await registry.get('SVC-0000000B'))?.status).toBe('SHADOW');

@@ -31,14 +31,13 @@ import { fingerprintDemographics, type DemographicFingerprints } from './stage2-
 import { DEFAULT_MAX_CANDIDATES, lookupCandidates } from './stage3-lookup.js';
 import {
   DEFAULT_SCORING_MODEL,
-  DEFAULT_THRESHOLDS,
   scoreCandidates,
   type Agreement,
-  type MatchThresholds,
   type ScoredCandidate,
   type ScoringModel,
 } from './stage4-score.js';
-import { decideResolution, type ResolveDecisionKind } from './stage5-assign.js';
+import { reviewCandidates as queuedCandidates } from './review-queue.js';
+import { decideResolution, resolveThresholds, type ResolveDecisionKind, type ResolveThresholds } from './stage5-assign.js';
 import { verifySources } from './stage6-verification.js';
 import { canTransition } from './state-machine.js';
 
@@ -53,8 +52,13 @@ export interface IdentityPipelineOptions {
   defaultCountry?: CountryCode;
   /** Reading of ambiguous numeric dates (03/04/1980). Default MDY. */
   dobOrder?: DayMonthOrder;
-  thresholds?: Partial<MatchThresholds>;
-  model?: ScoringModel;
+  /** Stage 4's thresholds and stage 5's review threshold. */
+  thresholds?: Partial<ResolveThresholds>;
+  /**
+   * The scoring model, or where to get the active one for each request (the storage layer's cache
+   * of its model versions: it must answer from memory on the hot path). Default: version 1.
+   */
+  model?: ScoringModel | (() => ScoringModel | Promise<ScoringModel>);
   /** Candidates fetched and scored per request. Default 50. */
   maxCandidates?: number;
   /** Candidates returned by Match. Default 10. */
@@ -112,7 +116,7 @@ export interface ResolveResult {
   links: string[];
   /** The existing GPID the subject matched (see `ResolutionOutcome.subjectGpid`). */
   subjectGpid: string | null;
-  /** Candidates at or above the partial threshold, best first. */
+  /** Candidates at or above the review threshold, best first (a new record is linked to those not linked automatically). */
   candidates: MatchCandidate[];
   /** Every status change this resolve made, creation included. */
   transitions: StatusTransition[];
@@ -196,8 +200,9 @@ function scopeToEntityType(fingerprints: DemographicFingerprints, entityType: En
 /** Builds the pipeline over a registry. Stateless apart from the registry. */
 export function createIdentityPipeline(options: IdentityPipelineOptions): IdentityPipeline {
   const fingerprinter = new Fingerprinter(options.keyRing);
-  const thresholds: MatchThresholds = { ...DEFAULT_THRESHOLDS, ...options.thresholds };
-  const model = options.model ?? DEFAULT_SCORING_MODEL;
+  const thresholds: ResolveThresholds = resolveThresholds(options.thresholds);
+  const modelOption = options.model ?? DEFAULT_SCORING_MODEL;
+  const currentModel = typeof modelOption === 'function' ? modelOption : () => modelOption;
   const now = options.now ?? (() => new Date());
   const maxCandidates = options.maxCandidates ?? DEFAULT_MAX_CANDIDATES;
   const maxResults = options.maxResults ?? 10;
@@ -219,7 +224,7 @@ export function createIdentityPipeline(options: IdentityPipelineOptions): Identi
   /** Stages 3 and 4: candidates from the registry, scored, best first. */
   async function candidatesFor(from: IdentityRegistry, probe: DemographicFingerprints, entityType: EntityTypeId) {
     const found = (await lookupCandidates(from, probe, maxCandidates)).filter((c) => c.record.entityType === entityType);
-    return { found, scored: scoreCandidates(probe.fields, found, { model, thresholds }) };
+    return { found, scored: scoreCandidates(probe.fields, found, { model: await currentModel(), thresholds }) };
   }
 
   /** Stage 5's GPID for a new record: a patient GPID, or the next system GPID of (product, type). */
@@ -269,7 +274,7 @@ export function createIdentityPipeline(options: IdentityPipelineOptions): Identi
         inserts: [],
         updates: [],
       };
-      const reviewCandidates = scored.filter((c) => c.pairConfidence >= thresholds.partial || c.deterministic).map(toMatchCandidate);
+      const reviewCandidates = scored.filter((c) => c.pairConfidence >= thresholds.review || c.deterministic).map(toMatchCandidate);
       let result: Omit<ResolveResult, 'warnings'>;
 
       if (decision.kind === 'EXISTING') {
@@ -366,6 +371,7 @@ export function createIdentityPipeline(options: IdentityPipelineOptions): Identi
         actorSeesAll: actor.seesAll,
         ...(actor.via ? { via: actor.via } : {}),
         at,
+        ...(result.created && result.links.length > 0 ? { review: queuedCandidates(result.links, scored) } : {}),
       };
       const commit: RegistryChange = { ...change, transitions, resolution };
       try {

@@ -15,6 +15,7 @@ import type { FieldSets } from './fields.js';
 import { KeyedMutex } from './keyed-mutex.js';
 import type { TransitionTrigger } from './state-machine.js';
 import type { ResolveDecisionKind } from './stage5-assign.js';
+import type { ReviewCandidate } from './review-queue.js';
 
 export interface IdentityRecord {
   readonly gpid: string;
@@ -80,6 +81,11 @@ export interface ResolutionOutcome {
   via?: string;
   /** ISO 8601 time of the decision. */
   at: string;
+  /**
+   * A new record linked for review (NEW_PROVISIONAL, NEW_CONFLICT): the candidates it was linked
+   * to, with their scores and agreement, for the review queue (kept in the same transaction).
+   */
+  review?: readonly ReviewCandidate[];
 }
 
 /** One atomic write: everything or nothing. */

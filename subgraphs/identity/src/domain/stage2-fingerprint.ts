@@ -27,11 +27,12 @@ import { FIELD_DOMAINS, type BlockingKeyKind, type FieldName, type FieldSets } f
 import { Fingerprinter } from './fingerprint.js';
 import { formatIsoDate, swapDayMonth, type CalendarDate } from './normalize/dob.js';
 import { canonicalEmail } from './normalize/email.js';
-import { compactPart, significantTokens, type FoldedNamePart } from './normalize/names.js';
+import { compactPart, significantTokens, type FoldedNamePart, type ParsedName } from './normalize/names.js';
 import { canonicalGivenNames } from './normalize/nicknames.js';
 import { nysiis } from './normalize/phonetic.js';
 import { phoneTail } from './normalize/phone.js';
 import { deletionNeighbourhood } from './normalize/text.js';
+import { keyboardSlips } from './normalize/keyboard.js';
 import { addressKeys } from './normalize/address.js';
 import { identifierScope, PERSONAL_IDENTIFIER_SYSTEMS } from './normalize/identifier.js';
 import type { Demographics } from './stage1-demographics.js';
@@ -60,6 +61,7 @@ interface NameFeatures {
   typo: string[];
   phonetic: string;
   initial: string;
+  keyboard: string[];
 }
 
 function nameFeatures(part: FoldedNamePart | null, extraTokens: readonly string[] = []): NameFeatures | null {
@@ -75,7 +77,21 @@ function nameFeatures(part: FoldedNamePart | null, extraTokens: readonly string[
     typo: deletionNeighbourhood(exact),
     phonetic: nysiis(exact),
     initial: exact[0]!,
+    keyboard: keyboardSlips(exact),
   };
+}
+
+/**
+ * A word split off a name part by an inner space ("Isab elle Smith", "John Smi th") is read as a
+ * middle name; the part joined with its neighbouring middle word is compared too, so such a name
+ * still meets the record written without the space (and "Mary Ann" meets "Maryann").
+ */
+function joinedWithMiddle(name: ParsedName, role: 'given' | 'family'): FoldedNamePart | null {
+  const part = name[role];
+  const middle = name.middle;
+  if (!part || !middle || middle.tokens.length === 0) return null;
+  const joined = role === 'given' ? [...part.tokens, middle.tokens[0]!] : [middle.tokens[middle.tokens.length - 1]!, ...part.tokens];
+  return { text: joined.join(' '), tokens: [joined.join('')] };
 }
 
 function compactDate(date: CalendarDate): string {
@@ -95,18 +111,29 @@ export function extractFeatures(d: Demographics): MatchFeatures {
   const parsedNames = nameList.map((n) => ({
     given: nameFeatures(n.given ?? null, n.middle ? significantTokens(n.middle) : []),
     family: nameFeatures(n.family ?? null),
+    joinedGiven: nameFeatures(joinedWithMiddle(n, 'given')),
+    joinedFamily: nameFeatures(joinedWithMiddle(n, 'family')),
   }));
   const collect = (field: FieldName, values: Iterable<string>) => {
     const list = [...(fields[field] ?? []), ...values];
     put(field, list);
   };
-  for (const { given: g, family: fam } of parsedNames) {
+  for (const { given: g, family: fam, joinedGiven, joinedFamily } of parsedNames) {
     for (const [prefix, f] of [['given', g], ['family', fam]] as const) {
       if (!f) continue;
       collect(`${prefix}` as FieldName, [f.exact]);
       collect(`${prefix}_canon` as FieldName, f.canon);
       collect(`${prefix}_tokens` as FieldName, f.tokens);
       collect(`${prefix}_initial` as FieldName, [f.initial]);
+      collect(`${prefix}_typo` as FieldName, f.typo);
+      collect(`${prefix}_phonetic` as FieldName, [f.phonetic]);
+      collect(`${prefix}_keyboard` as FieldName, f.keyboard);
+    }
+    // The joined form is one more spelling of the part (not its initial or its tokens).
+    for (const [prefix, f] of [['given', joinedGiven], ['family', joinedFamily]] as const) {
+      if (!f) continue;
+      collect(`${prefix}` as FieldName, [f.exact]);
+      collect(`${prefix}_canon` as FieldName, f.canon);
       collect(`${prefix}_typo` as FieldName, f.typo);
       collect(`${prefix}_phonetic` as FieldName, [f.phonetic]);
     }

@@ -25,7 +25,12 @@
 import type { IdentityStatus, MatchType, SourceOrigin } from './enums.js';
 import { hasValues, intersects, type FieldName, type FieldSets } from './fields.js';
 
-export type NameLevel = 'exact' | 'nickname' | 'typo' | 'token' | 'phonetic' | 'initial' | 'disagree' | 'missing';
+/**
+ * `keyboard`: a name of at most three letters one QWERTY-adjacent key away ("amy" ~ "amu"); it only
+ * counts when the DOB and an email or phone agree exactly and sex does not disagree, else the
+ * comparison is `disagree` (a one-key difference in a three-letter name is also another name).
+ */
+export type NameLevel = 'exact' | 'nickname' | 'typo' | 'keyboard' | 'token' | 'phonetic' | 'initial' | 'disagree' | 'missing';
 export type DobLevel = 'exact' | 'swapped' | 'typo' | 'year_month' | 'month_day' | 'year' | 'disagree' | 'missing';
 export type ContactLevel = 'exact' | 'partial' | 'disagree' | 'missing';
 export type SexLevel = 'exact' | 'disagree' | 'missing';
@@ -42,9 +47,15 @@ export interface ProbabilityPair {
   u: number;
 }
 
+/** Comparisons whose exact agreement is weighed by the frequency of the shared value. */
+export const TERM_FREQUENCY_FIELDS = ['given', 'family', 'address'] as const;
+export type TermFrequencyField = (typeof TERM_FREQUENCY_FIELDS)[number];
+
 export interface ScoringModel {
-  given: Record<'exact' | 'nickname' | 'typo' | 'token' | 'phonetic' | 'initial', ProbabilityPair>;
-  family: Record<'exact' | 'typo' | 'token' | 'phonetic', ProbabilityPair>;
+  /** Model version: 1 is this hand-set default; trained models are numbered by the registry. */
+  version: number;
+  given: Record<'exact' | 'nickname' | 'typo' | 'keyboard' | 'token' | 'phonetic' | 'initial', ProbabilityPair>;
+  family: Record<'exact' | 'typo' | 'keyboard' | 'token' | 'phonetic', ProbabilityPair>;
   dob: Record<'exact' | 'swapped' | 'typo' | 'year_month' | 'month_day' | 'year', ProbabilityPair>;
   /** exact: same canonical mailbox; partial: same local part at another provider. */
   email: Record<'exact' | 'partial', ProbabilityPair>;
@@ -67,24 +78,35 @@ export interface ScoringModel {
    * phonetic, shared token) or the DOB disagrees: relatives share phones and inboxes.
    */
   dependentContactCapLog2: number;
+  /**
+   * Term frequencies: for the common values of a field (keyed fingerprints, never clear text), the
+   * share of records holding it. An exact agreement on such a value weighs log2(m / max(u, tf))
+   * instead of log2(m / u): two Smiths agree more often by chance than two Okonkwos. Only values
+   * more frequent than `u` are kept, so the adjustment only ever lowers a weight.
+   */
+  termFrequencies?: Partial<Record<TermFrequencyField, Record<string, number>>>;
 }
 
 /**
- * Default model. m values follow the error rates seen in registration data (and the benchmark's
+ * Default model (version 1). m values follow the error rates seen in registration data (and the benchmark's
  * corruption mix); u values are population frequencies for a US-like registry.
  */
 export const DEFAULT_SCORING_MODEL: ScoringModel = {
+  version: 1,
   given: {
     exact: { m: 0.8, u: 0.008 },
     nickname: { m: 0.07, u: 0.002 },
-    typo: { m: 0.06, u: 0.002 },
+    // keyboard's m is taken from typo's, so the disagreement weight stays what it was.
+    typo: { m: 0.055, u: 0.002 },
+    keyboard: { m: 0.005, u: 0.001 },
     token: { m: 0.02, u: 0.001 },
     phonetic: { m: 0.02, u: 0.005 },
     initial: { m: 0.01, u: 0.002 },
   },
   family: {
     exact: { m: 0.84, u: 0.002 },
-    typo: { m: 0.07, u: 0.001 },
+    typo: { m: 0.068, u: 0.001 },
+    keyboard: { m: 0.002, u: 0.0002 },
     token: { m: 0.03, u: 0.0005 },
     phonetic: { m: 0.02, u: 0.002 },
   },
@@ -138,9 +160,25 @@ export interface Agreement {
   addressDiscounted: boolean;
   /** The hard rule that forbids linking automatically, or null. */
   blockedBy: LinkBlock | null;
-  /** Weight of each comparison in bits (they add up to the candidate's weight). */
-  weights: Record<'names' | 'dob' | 'email' | 'phone' | 'sex' | 'address' | 'identifier' | 'memberId', number>;
+  /**
+   * Weight of each comparison in bits (they add up to the candidate's weight); `nameOrder` is the
+   * penalty of a crosswise name match (0 in straight order).
+   */
+  weights: Record<WeightedComparison, number>;
+  /** Bits taken off an exact agreement on a common value (term frequency), included in `weights`. */
+  termFrequency: Partial<Record<TermFrequencyField, number>>;
+  /** The scoring model's version. */
+  modelVersion: number;
+  /** log2 prior odds of the model: Σ weights + prior = `log2Odds`. */
+  priorLog2Odds: number;
+  /** Pairwise log2 posterior odds, rounded to 1e-6. */
+  log2Odds: number;
+  /** Pairwise confidence 1 / (1 + 2^−log2Odds), four decimals (the candidate's own, without competitors). */
+  pairConfidence: number;
 }
+
+export const WEIGHTED_COMPARISONS = ['given', 'family', 'nameOrder', 'dob', 'email', 'phone', 'sex', 'address', 'identifier', 'memberId'] as const;
+export type WeightedComparison = (typeof WEIGHTED_COMPARISONS)[number];
 
 export interface CandidateScore {
   /** Σ weights (log2 likelihood ratio). */
@@ -242,7 +280,7 @@ function weightOf(w: Weights, level: string): number {
 
 type NamePrefix = 'given' | 'family';
 
-function f(sets: FieldSets, prefix: NamePrefix, suffix: '' | '_canon' | '_tokens' | '_initial' | '_typo' | '_phonetic') {
+function f(sets: FieldSets, prefix: NamePrefix, suffix: '' | '_canon' | '_tokens' | '_initial' | '_typo' | '_phonetic' | '_keyboard') {
   return sets[`${prefix}${suffix}` as FieldName];
 }
 
@@ -252,6 +290,7 @@ function compareNamePart(a: FieldSets, pa: NamePrefix, b: FieldSets, pb: NamePre
   if (intersects(f(a, pa, ''), f(b, pb, ''))) return 'exact';
   if (role === 'given' && intersects(f(a, pa, '_canon'), f(b, pb, '_canon'))) return 'nickname';
   if (intersects(f(a, pa, '_typo'), f(b, pb, '_typo'))) return 'typo';
+  if (intersects(f(a, pa, ''), f(b, pb, '_keyboard')) || intersects(f(a, pa, '_keyboard'), f(b, pb, ''))) return 'keyboard';
   if (intersects(f(a, pa, '_tokens'), f(b, pb, '_tokens'))) return 'token';
   if (intersects(f(a, pa, '_phonetic'), f(b, pb, '_phonetic'))) return 'phonetic';
   if (
@@ -334,27 +373,27 @@ export function confidenceOf(weight: number, priorLog2Odds: number): number {
   return 1 / (1 + 2 ** -x);
 }
 
+/**
+ * Bits an exact agreement loses because the shared value is common: log2(max(u, tf) / u) for the
+ * most frequent value both sides hold (0 without a term-frequency table or for a rare value).
+ */
+function termFrequencyPenalty(model: ScoringModel, field: TermFrequencyField, u: number, a: readonly string[] | undefined, b: readonly string[] | undefined): number {
+  const table = model.termFrequencies?.[field];
+  if (!table || !a || !b) return 0;
+  const other = new Set(b);
+  let tf = 0;
+  for (const value of a) if (other.has(value)) tf = Math.max(tf, table[value] ?? 0);
+  return tf > u ? Math.log2(tf / u) : 0;
+}
+
+function round(x: number, digits: 4 | 6): number {
+  const f = digits === 6 ? 1e6 : 1e4;
+  return Math.round(x * f) / f;
+}
+
 /** Scores one candidate against the request. Both sides are fingerprint sets. */
 export function scoreFingerprints(input: FieldSets, candidate: FieldSets, model: ScoringModel = DEFAULT_SCORING_MODEL): CandidateScore {
   const w = compile(model);
-
-  // Names: straight, and crosswise when both sides have both parts.
-  let given = compareNamePart(input, 'given', candidate, 'given', 'given');
-  let family = compareNamePart(input, 'family', candidate, 'family', 'family');
-  let nameWeight = weightOf(w.given, given) + weightOf(w.family, family);
-  let nameOrder: Agreement['nameOrder'] = 'straight';
-  if (given !== 'exact' && hasValues(input.given) && hasValues(input.family) && hasValues(candidate.given) && hasValues(candidate.family)) {
-    // input.family holds the given name and input.given the family name.
-    const crossGiven = compareNamePart(input, 'family', candidate, 'given', 'given');
-    const crossFamily = compareNamePart(input, 'given', candidate, 'family', 'family');
-    const crossWeight = weightOf(w.given, crossGiven) + weightOf(w.family, crossFamily) + w.swappedOrderLog2;
-    if (crossWeight > nameWeight) {
-      given = crossGiven;
-      family = crossFamily;
-      nameWeight = crossWeight;
-      nameOrder = 'swapped';
-    }
-  }
 
   const dob = compareDob(input, candidate);
   const email = compareContact(input.email, candidate.email, input.email_local, candidate.email_local);
@@ -363,6 +402,40 @@ export function scoreFingerprints(input: FieldSets, candidate: FieldSets, model:
   const address = compareAddress(input, candidate);
   const identifier = compareIdentifiers(input.identifier, candidate.identifier);
   const memberId = compareIdentifiers(input.member_id, candidate.member_id);
+  // A one-key difference in a short name is a typo only when the rest says it is the same person.
+  const keyboardCounts = dob === 'exact' && (email === 'exact' || phone === 'exact') && sex !== 'disagree';
+  const gate = (level: NameLevel): NameLevel => (level === 'keyboard' && !keyboardCounts ? 'disagree' : level);
+  const namePart = (a: FieldSets, pa: NamePrefix, b: FieldSets, pb: NamePrefix, role: NamePrefix) => gate(compareNamePart(a, pa, b, pb, role));
+
+  // Names: straight, and crosswise when both sides have both parts.
+  let given = namePart(input, 'given', candidate, 'given', 'given');
+  let family = namePart(input, 'family', candidate, 'family', 'family');
+  const tfGiven = given === 'exact' ? termFrequencyPenalty(model, 'given', model.given.exact.u, input.given, candidate.given) : 0;
+  const tfFamily = family === 'exact' ? termFrequencyPenalty(model, 'family', model.family.exact.u, input.family, candidate.family) : 0;
+  let givenWeight = weightOf(w.given, given) - tfGiven;
+  let familyWeight = weightOf(w.family, family) - tfFamily;
+  let orderWeight = 0;
+  let nameOrder: Agreement['nameOrder'] = 'straight';
+  const termFrequency: Partial<Record<TermFrequencyField, number>> = {};
+  if (given !== 'exact' && hasValues(input.given) && hasValues(input.family) && hasValues(candidate.given) && hasValues(candidate.family)) {
+    // input.family holds the given name and input.given the family name.
+    const crossGiven = namePart(input, 'family', candidate, 'given', 'given');
+    const crossFamily = namePart(input, 'given', candidate, 'family', 'family');
+    const crossGivenWeight = weightOf(w.given, crossGiven);
+    const crossFamilyWeight = weightOf(w.family, crossFamily);
+    if (crossGivenWeight + crossFamilyWeight + w.swappedOrderLog2 > givenWeight + familyWeight) {
+      given = crossGiven;
+      family = crossFamily;
+      givenWeight = crossGivenWeight;
+      familyWeight = crossFamilyWeight;
+      orderWeight = w.swappedOrderLog2;
+      nameOrder = 'swapped';
+    }
+  }
+  if (nameOrder === 'straight') {
+    if (tfGiven > 0) termFrequency.given = round(-tfGiven, 6);
+    if (tfFamily > 0) termFrequency.family = round(-tfFamily, 6);
+  }
 
   // A phonetic-only or shared-token given-name agreement (Jean ~ James, a sibling's middle name) is
   // what relatives sharing a phone look like; so is a different DOB with the same name (Jr/Sr).
@@ -370,21 +443,26 @@ export function scoreFingerprints(input: FieldSets, candidate: FieldSets, model:
   const capped = (value: number, discounted: boolean) => (discounted ? Math.min(value, w.dependentContactCapLog2) : value);
   const contactWeight = (weights: Weights, level: ContactLevel) => capped(weightOf(weights, level), contactDiscounted);
   // A household shares its address: it only corroborates a given name that agrees.
-  const strongGiven = given === 'exact' || given === 'nickname' || given === 'typo';
+  const strongGiven = given === 'exact' || given === 'nickname' || given === 'typo' || given === 'keyboard';
   const addressDiscounted = !strongGiven || dob === 'disagree';
   const idWeight = (weights: Weights, level: IdentifierLevel) => (level === 'exact' ? weights.level['exact']! : level === 'conflict' ? weights.disagree : 0);
+  const tfAddress = address === 'exact' ? termFrequencyPenalty(model, 'address', model.address.exact.u, input.address, candidate.address) : 0;
+  if (tfAddress > 0) termFrequency.address = round(-tfAddress, 6);
 
-  const weights = {
-    names: nameWeight,
+  const weights: Record<WeightedComparison, number> = {
+    given: givenWeight,
+    family: familyWeight,
+    nameOrder: orderWeight,
     dob: weightOf(w.dob, dob),
     email: contactWeight(w.email, email),
     phone: contactWeight(w.phone, phone),
     sex: weightOf(w.sex, sex),
-    address: capped(weightOf(w.address, address), addressDiscounted),
+    address: capped(weightOf(w.address, address) - tfAddress, addressDiscounted),
     identifier: idWeight(w.identifier, identifier),
     memberId: capped(idWeight(w.memberId, memberId), contactDiscounted),
   };
-  const weight = Object.values(weights).reduce((sum, x) => sum + x, 0);
+  const weight =
+    weights.given + weights.family + weights.nameOrder + weights.dob + weights.email + weights.phone + weights.sex + weights.address + weights.identifier + weights.memberId;
 
   // Hard rules. Conflicting identifiers of one scope; twins: same family name and birth date with
   // different given names (whatever else they share: an address, a phone, an identifier typed on
@@ -398,11 +476,43 @@ export function scoreFingerprints(input: FieldSets, candidate: FieldSets, model:
   const deterministic =
     blockedBy === null && intersects(input.full_name, candidate.full_name) && dob === 'exact' && (email === 'exact' || phone === 'exact');
 
+  const confidence = confidenceOf(weight, w.priorLog2Odds);
   return {
     weight,
-    confidence: confidenceOf(weight, w.priorLog2Odds),
+    confidence,
     deterministic,
-    agreement: { given, family, nameOrder, dob, email, phone, sex, address, identifier, memberId, contactDiscounted, addressDiscounted, blockedBy, weights },
+    agreement: {
+      given,
+      family,
+      nameOrder,
+      dob,
+      email,
+      phone,
+      sex,
+      address,
+      identifier,
+      memberId,
+      contactDiscounted,
+      addressDiscounted,
+      blockedBy,
+      weights: {
+        given: round(weights.given, 6),
+        family: round(weights.family, 6),
+        nameOrder: round(weights.nameOrder, 6),
+        dob: round(weights.dob, 6),
+        email: round(weights.email, 6),
+        phone: round(weights.phone, 6),
+        sex: round(weights.sex, 6),
+        address: round(weights.address, 6),
+        identifier: round(weights.identifier, 6),
+        memberId: round(weights.memberId, 6),
+      },
+      termFrequency,
+      modelVersion: model.version,
+      priorLog2Odds: w.priorLog2Odds,
+      log2Odds: round(weight + w.priorLog2Odds, 6),
+      pairConfidence: round(confidence, 4),
+    },
   };
 }
 

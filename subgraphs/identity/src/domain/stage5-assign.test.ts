@@ -17,7 +17,12 @@ function candidate(gpid: string, confidence: number, extra: Partial<ScoredCandid
       given: 'exact', family: 'exact', nameOrder: 'straight', dob: 'exact', email: 'missing', phone: 'missing',
       sex: 'missing', address: 'missing', identifier: 'missing', memberId: 'missing',
       contactDiscounted: false, addressDiscounted: false, blockedBy: null,
-      weights: { names: 0, dob: 0, email: 0, phone: 0, sex: 0, address: 0, identifier: 0, memberId: 0 },
+      weights: { given: 0, family: 0, nameOrder: 0, dob: 0, email: 0, phone: 0, sex: 0, address: 0, identifier: 0, memberId: 0 },
+      termFrequency: {},
+      modelVersion: 1,
+      priorLog2Odds: -20,
+      log2Odds: 0,
+      pairConfidence: 0,
     },
     ...extra,
   };
@@ -36,8 +41,15 @@ describe('stage 5: resolve decision', () => {
     expect(decideResolution([], { newGpid })).toEqual({ kind: 'NEW_SHADOW', gpid: 'SVC-0000NEW0', status: 'SHADOW' });
   });
 
-  it('NEW_SHADOW when every candidate is below the partial threshold', () => {
-    expect(decideResolution([candidate('SVC-1', 0.2)], { newGpid }).kind).toBe('NEW_SHADOW');
+  it('NEW_SHADOW when every candidate is below the review threshold', () => {
+    expect(decideResolution([candidate('SVC-1', 0.19)], { newGpid }).kind).toBe('NEW_SHADOW');
+  });
+
+  it('NEW_PROVISIONAL (the review queue) from the review threshold up, below PARTIAL too', () => {
+    expect(decideResolution([candidate('SVC-1', 0.2)], { newGpid })).toMatchObject({ kind: 'NEW_PROVISIONAL', links: ['SVC-1'] });
+    expect(decideResolution([candidate('SVC-1', 0.3)], { newGpid, thresholds: { review: 0.5 } }).kind).toBe('NEW_SHADOW');
+    // Never above PARTIAL: a partial match is always reviewed.
+    expect(decideResolution([candidate('SVC-1', 0.6)], { newGpid, thresholds: { review: 0.9 } }).kind).toBe('NEW_PROVISIONAL');
   });
 
   it('EXISTING for one DETERMINISTIC candidate', () => {

@@ -6,8 +6,9 @@
  *                                            (duplicate detection triggered, review needed)
  *   exactly one strong candidate, and its → EXISTING: its GPID is returned
  *     confidence ≥ autoLink (or DETERMINISTIC)
- *   otherwise, candidates ≥ partial       → NEW_PROVISIONAL: a new record linked to them for review
- *   nothing ≥ partial                     → NEW_SHADOW: a new record pending verification
+ *   otherwise, candidates ≥ review        → NEW_PROVISIONAL: a new record linked to them for review
+ *                                            (the review queue: every such pair is an item)
+ *   nothing ≥ review                      → NEW_SHADOW: a new record pending verification
  *
  * "Strong" looks at each candidate alone: DETERMINISTIC, or pairwise confidence ≥ `autoLink`.
  * Returning an existing GPID also needs the competing confidence (normalized across candidates)
@@ -19,6 +20,26 @@
  */
 import type { IdentityStatus, MatchType } from './enums.js';
 import { DEFAULT_THRESHOLDS, type MatchThresholds, type ScoredCandidate } from './stage4-score.js';
+
+/**
+ * The review threshold: a candidate whose pairwise confidence reaches it, without being linked
+ * automatically, is never left behind as a silent duplicate: the new record is linked to it and
+ * the pair goes to the review queue. Lower than PARTIAL (0.5) because a given name with a typo on
+ * one side and a nickname on the other scores 0.2–0.48 with date of birth, e-mail and phone equal
+ * (bench/identity/RESULTS-accuracy.md: the queue this costs and the duplicates it saves).
+ */
+export const DEFAULT_REVIEW_THRESHOLD = 0.2;
+
+/** Stage 5's thresholds: stage 4's plus the review threshold. */
+export interface ResolveThresholds extends MatchThresholds {
+  review: number;
+}
+
+/** The thresholds of a resolve, `review` defaulting to `DEFAULT_REVIEW_THRESHOLD` (never above `partial`). */
+export function resolveThresholds(overrides: Partial<ResolveThresholds> = {}): ResolveThresholds {
+  const match = { ...DEFAULT_THRESHOLDS, ...overrides };
+  return { ...match, review: Math.min(overrides.review ?? DEFAULT_REVIEW_THRESHOLD, match.partial) };
+}
 
 export type ResolveDecisionKind = 'EXISTING' | 'NEW_SHADOW' | 'NEW_PROVISIONAL' | 'NEW_CONFLICT';
 
@@ -51,9 +72,9 @@ export const NEW_RECORD_STATUS: Readonly<Record<Exclude<ResolveDecisionKind, 'EX
  */
 export function decideResolution(
   candidates: readonly ScoredCandidate[],
-  options: { newGpid: () => string; thresholds?: MatchThresholds },
+  options: { newGpid: () => string; thresholds?: Partial<ResolveThresholds> },
 ): ResolveDecision {
-  const thresholds = options.thresholds ?? DEFAULT_THRESHOLDS;
+  const thresholds = resolveThresholds(options.thresholds);
   const byGpid = new Map<string, ScoredCandidate>();
   for (const c of candidates) {
     const seen = byGpid.get(c.gpid);
@@ -71,7 +92,7 @@ export function decideResolution(
   if (best && (best.deterministic || best.confidence >= thresholds.autoLink)) {
     return { kind: 'EXISTING', gpid: best.gpid, candidate: best, matchType: best.matchType, confidence: best.confidence };
   }
-  const possible = ranked.filter((c) => c.pairConfidence >= thresholds.partial);
+  const possible = ranked.filter((c) => c.pairConfidence >= thresholds.review);
   if (possible.length > 0) {
     return { kind: 'NEW_PROVISIONAL', gpid: options.newGpid(), status: 'PROVISIONAL', links: possible.map((c) => c.gpid) };
   }

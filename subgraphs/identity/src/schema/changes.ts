@@ -164,4 +164,6 @@ export function defineChanges(builder: SubgraphBuilder, service: IdentityService
       resolve: (_root, { requestId, source, note }, ctx) => service.reject(ctx.principal, String(requestId), sourceArg(source), readNote(note)),
     }),
   }));
+  return Request;
 }
+export type ChangeRequestRef = ReturnType<typeof defineChanges>;

@@ -6,7 +6,9 @@ import { defineAuditEntry, defineChanges } from './changes.js';
 import { defineIdentity, defineIdentityEnums, identityLoaders } from './identity.js';
 import { defineMatchAndResolve } from './match-resolve.js';
 import { defineFhirPatientMatch } from './fhir-patient-match.js';
+import { defineReview } from './review.js';
 import { defineTefcaDiscovery } from './tefca-discovery.js';
+import { defineScoringModel } from './scoring-model.js';
 
 /** The identity subgraph's federated schema. */
 export function buildIdentitySchema(service: IdentityService): GraphQLSchema {
@@ -18,8 +20,10 @@ export function buildIdentitySchema(service: IdentityService): GraphQLSchema {
   defineMatchAndResolve(builder, service, loaders, enums, IdentityType);
   defineFhirPatientMatch(builder, service, enums);
   const AuditEntry = defineAuditEntry(builder);
-  defineChanges(builder, service, loaders, IdentityType, AuditEntry);
+  const ChangeRequestType = defineChanges(builder, service, loaders, IdentityType, AuditEntry);
+  defineReview(builder, service, loaders, enums, IdentityType, ChangeRequestType);
   defineAudit(builder, service, AuditEntry);
   defineTefcaDiscovery(builder, service);
+  defineScoringModel(builder, service);
   return builder.toSubGraphSchema({ linkUrl: 'https://specs.apollo.dev/federation/v2.6' });
 }

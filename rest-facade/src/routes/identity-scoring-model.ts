@@ -1,0 +1,117 @@
+import { capabilityRoute, DomainError, validationError } from '@svc/platform';
+import { BodyReader } from './body-readers.js';
+import type { JsonSchema, RouteSpec } from './route.js';
+import { snakeKeys } from './snake-case.js';
+
+/*
+ * Not in the spec's table (our design): the versions of the identity match scoring model, for
+ * operators (cms.admin).
+ *
+ *   GET  /api/identity/scoring-models/{version}   version number, or `active`
+ *                                                 → { version, active, seed, trained_by, created_at, summary, parameters }
+ *   POST /api/identity/scoring-models             { seed?, labels?: [{ left_record_id, right_record_id, same }] }
+ *                                                 → 201, the new version, now active
+ *
+ * `parameters` and `summary` are returned as the model stores them (camelCase keys inside:
+ * comparison and level names are part of the model, not of this API's spelling).
+ */
+
+const MODEL_FIELDS = 'version active seed trainedBy createdAt summary parameters';
+
+function modelBody(m: Record<string, unknown>) {
+  const { summary, parameters, ...rest } = m;
+  return { ...(snakeKeys(rest) as Record<string, unknown>), summary, parameters };
+}
+
+const MODEL_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    version: { type: 'integer', description: '1 is the built-in hand-set model.' },
+    active: { type: 'boolean' },
+    seed: { type: 'integer' },
+    trained_by: { type: ['string', 'null'] },
+    created_at: { type: ['string', 'null'], format: 'date-time' },
+    summary: { type: ['object', 'null'], description: 'records, randomPairs, blockedPairs, labelledPairs, labelsSkipped, iterations, converged, matchShare, estimated { m, u }' },
+    parameters: { type: 'object', description: 'version, m and u per level of given, family, dob, email, phone, sex, address, identifier, memberId; swappedOrderLog2, priorLog2Odds, dependentContactCapLog2, termFrequencies' },
+  },
+};
+
+function trainingVariables(body: unknown) {
+  const reader = new BodyReader(body, { allowEmpty: true });
+  for (const key of Object.keys((body ?? {}) as object)) if (key !== 'seed' && key !== 'labels') reader.fail(key, 'is not a field of this request (expected seed, labels)');
+  const seed = reader.integer('seed');
+  const raw = reader.raw('labels');
+  let labels: Array<{ leftRecordId: unknown; rightRecordId: unknown; same: unknown }> | null = null;
+  if (raw !== undefined && raw !== null) {
+    if (!Array.isArray(raw)) reader.fail('labels', 'must be an array of { left_record_id, right_record_id, same }');
+    else {
+      labels = raw.map((item: unknown, i) => {
+        const label = (typeof item === 'object' && item !== null && !Array.isArray(item) ? item : {}) as Record<string, unknown>;
+        if (typeof label['left_record_id'] !== 'string') reader.fail(`labels.${i}.left_record_id`, 'must be a GPID');
+        if (typeof label['right_record_id'] !== 'string') reader.fail(`labels.${i}.right_record_id`, 'must be a GPID');
+        if (typeof label['same'] !== 'boolean') reader.fail(`labels.${i}.same`, 'must be true (same person) or false');
+        return { leftRecordId: label['left_record_id'], rightRecordId: label['right_record_id'], same: label['same'] };
+      });
+    }
+  }
+  reader.done();
+  return { seed: seed ?? null, labels };
+}
+
+export const identityScoringModelRoutes: RouteSpec[] = [
+  {
+    id: 'identity.model.get',
+    method: 'GET',
+    path: '/api/identity/scoring-models/{version}',
+    ...capabilityRoute('identity.model.get'),
+    summary: 'A version of the identity match scoring model, or the active one (operators)',
+    auth: 'bearer',
+    scopes: ['cms.admin'],
+    successStatus: 200,
+    pathParameters: { version: { schema: { type: 'string', pattern: '^([1-9][0-9]{0,8}|active)$' }, description: 'A version number, or active.' } },
+    responseBody: MODEL_SCHEMA,
+    operation: {
+      document: `query IdentityScoringModel($version: Int) { identityScoringModel(version: $version) { ${MODEL_FIELDS} } }`,
+      variables: ({ params }) => {
+        const raw = params['version'] ?? '';
+        if (raw === 'active') return { version: null };
+        if (!/^[1-9][0-9]{0,8}$/.test(raw)) throw validationError([{ field: 'version', message: 'must be a version number or active' }]);
+        return { version: Number(raw) };
+      },
+      result: (data, { params }) => {
+        const model = data['identityScoringModel'] as Record<string, unknown> | null;
+        if (!model) throw new DomainError('NOT_FOUND', `No scoring model has version ${params['version']}.`);
+        return modelBody(model);
+      },
+    },
+  },
+  {
+    id: 'identity.model.train',
+    method: 'POST',
+    path: '/api/identity/scoring-models',
+    ...capabilityRoute('identity.model.train'),
+    summary: 'Train a new version of the identity match scoring model on the registry and make it active (operators)',
+    auth: 'bearer',
+    scopes: ['cms.admin'],
+    successStatus: 201,
+    requestBody: {
+      type: 'object',
+      description: 'Everything is optional. The same registry, labels and seed give the same model.',
+      properties: {
+        seed: { type: 'integer', minimum: 0, maximum: 2147483647, description: 'Default 1.' },
+        labels: {
+          type: 'array',
+          maxItems: 10000,
+          description: 'Pairs decided by an operator: their answer is fixed in the training.',
+          items: { type: 'object', required: ['left_record_id', 'right_record_id', 'same'], properties: { left_record_id: { type: 'string' }, right_record_id: { type: 'string' }, same: { type: 'boolean' } } },
+        },
+      },
+    },
+    responseBody: MODEL_SCHEMA,
+    operation: {
+      document: `mutation TrainIdentityScoringModel($seed: Int, $labels: [IdentityTrainingLabelInput!]) { trainIdentityScoringModel(seed: $seed, labels: $labels) { ${MODEL_FIELDS} } }`,
+      variables: ({ body }) => trainingVariables(body),
+      result: (data) => modelBody(data['trainIdentityScoringModel'] as Record<string, unknown>),
+    },
+  },
+];

@@ -1,0 +1,55 @@
+import type { SubgraphBuilder } from '@svc/platform';
+import type { StoredScoringModel } from '../entities/scoring-models.js';
+import type { IdentityService } from '../identity-service.js';
+
+/** identityScoringModel (read a version) and trainIdentityScoringModel (retrain), operators only. */
+export function defineScoringModel(builder: SubgraphBuilder, service: IdentityService) {
+  const Model = builder.objectRef<StoredScoringModel>('IdentityScoringModel').implement({
+    description:
+      'A version of the match scoring model (Fellegi–Sunter): m and u per comparison level, term frequencies of common values (keyed fingerprints, no clear demographics). Version 1 is the built-in hand-set model.',
+    fields: (t) => ({
+      version: t.exposeInt('version'),
+      active: t.exposeBoolean('active', { description: 'Whether match and resolve score with this version.' }),
+      seed: t.exposeInt('seed', { description: 'The seed of the training (the same records, labels and seed give the same model); 0 for version 1.' }),
+      trainedBy: t.exposeString('trainedBy', { nullable: true, description: 'The operator who trained it; null for version 1.' }),
+      createdAt: t.expose('createdAt', { type: 'DateTime', nullable: true }),
+      summary: t.field({ type: 'JSONObject', nullable: true, description: 'Records, random pairs (u), blocked and labelled pairs (m by EM), iterations, convergence, match share, which levels were estimated.', resolve: (m) => (m.summary ? { ...m.summary } : null) }),
+      parameters: t.field({ type: 'JSONObject', description: 'The model: per comparison, m and u of each level; priorLog2Odds; termFrequencies.', resolve: (m) => ({ ...m.model }) }),
+    }),
+  });
+
+  const Label = builder.inputType('IdentityTrainingLabelInput', {
+    description: 'A pair of records an operator decided on: the same person or not. It joins the training with that answer fixed.',
+    fields: (t) => ({
+      leftRecordId: t.id({ required: true, description: 'A GPID.' }),
+      rightRecordId: t.id({ required: true, description: 'A GPID.' }),
+      same: t.boolean({ required: true }),
+    }),
+  });
+
+  builder.queryFields((t) => ({
+    identityScoringModel: t.field({
+      type: Model,
+      nullable: true,
+      description: 'Operators: a version of the match scoring model, the active one when version is omitted; null for an unknown version.',
+      args: { version: t.arg.int() },
+      authScopes: { scope: 'cms.admin' },
+      resolve: (_root, { version }, ctx) => service.scoringModelVersion(ctx.principal, version ?? null),
+    }),
+  }));
+
+  builder.mutationFields((t) => ({
+    trainIdentityScoringModel: t.field({
+      type: Model,
+      description:
+        'Operators: train a new version of the match scoring model on the registry (u from random pairs, m by expectation–maximisation over blocked pairs, term frequencies), with optional labelled pairs, and make it active. Deterministic for a seed.',
+      args: {
+        seed: t.arg.int({ description: 'Default 1.' }),
+        labels: t.arg({ type: [Label], description: 'Pairs decided by an operator (at most 10,000).' }),
+      },
+      authScopes: { scope: 'cms.admin' },
+      resolve: (_root, { seed, labels }, ctx) =>
+        service.trainScoringModel(ctx.principal, { seed: seed ?? null, labels: labels ? labels.map((l) => ({ leftRecordId: String(l.leftRecordId), rightRecordId: String(l.rightRecordId), same: l.same })) : null }),
+    }),
+  }));
+}

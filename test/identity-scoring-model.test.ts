@@ -1,0 +1,108 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bootSystem, type TestSystem } from './support/system.js';
+import { identityClient, mintToken } from './support/identity.js';
+
+/**
+ * The versioned scoring model end to end (REST facade and GraphQL → identity subgraph → its
+ * database): the explanation of every candidate, retraining by an operator, and the name handling
+ * of inner spaces and short names.
+ */
+describe('identity scoring model: explanations, versions, retraining, names', () => {
+  let t: TestSystem;
+  let id: ReturnType<typeof identityClient>;
+
+  beforeAll(async () => {
+    t = await bootSystem({ SVC_RATE_LIMITS: 'off' });
+    id = identityClient(t);
+    const people = [
+      { name: 'Isabelle Martin', dob: '1990-02-14', phone: '617-555-0101' },
+      { name: 'Amy Chen', dob: '1988-07-09', phone: '617-555-0142', email: 'amy.chen@example.org', sex: 'female' },
+      { name: 'Jonah Okafor', dob: '1979-11-30', phone: '617-555-0177' },
+      { name: 'Grace Okafor', dob: '1981-01-05', phone: '617-555-0177' },
+      { name: 'Lucas Smith', dob: '1965-05-05', email: 'lucas@example.net' },
+      { name: 'Mia Smith', dob: '1999-09-19', email: 'mia@example.net' },
+    ];
+    for (const person of people) expect((await id.resolve(person, 'pulse')).statusCode).toBe(200);
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  const MATCH = 'query($input: IdentityDemographicsInput!) { identityMatch(input: $input) { candidates { gpid matchType agreement } } }';
+  type Explained = { weights: Record<string, number>; prior_log2_odds: number; log2_odds: number; pair_confidence: number; model_version: number };
+
+  it('explains each candidate: levels, weights adding up to the log-odds, the model version (REST)', async () => {
+    const res = await id.match({ name: 'Isab Elle Martin', dob: '02/14/1990' });
+    expect(res.statusCode).toBe(200);
+    const [best] = res.json().candidates as Array<{ agreement: Explained & Record<string, unknown> }>;
+    expect(best!.agreement).toMatchObject({ given: 'exact', family: 'exact', dob: 'exact', model_version: 1, blocked_by: null });
+    const a = best!.agreement;
+    const sum = Object.values(a.weights).reduce((x, y) => x + y, 0);
+    expect(sum + a.prior_log2_odds).toBeCloseTo(a.log2_odds, 4);
+    expect(a.pair_confidence).toBeCloseTo(1 / (1 + 2 ** -a.log2_odds), 4);
+  });
+
+  it('tolerates one keyboard slip in a short name when DOB and contact agree (GraphQL)', async () => {
+    const res = await t.graphql<{ identityMatch: { candidates: Array<{ matchType: string; agreement: Record<string, unknown> }> } }>(MATCH, {
+      input: { name: 'Amu Chen', dob: '1988-07-09', phone: '(617) 555-0142', sex: 'female' },
+    });
+    expect(res.errors).toBeUndefined();
+    expect(res.data!.identityMatch.candidates[0]).toMatchObject({ matchType: 'PARTIAL', agreement: { given: 'keyboard', family: 'exact', modelVersion: 1 } });
+    const resolved = await id.resolve({ name: 'Amu Chen', dob: '1988-07-09', phone: '617-555-0142', sex: 'female' }, 'provider');
+    expect(resolved.json()).toMatchObject({ decision: 'EXISTING', created: false });
+  });
+
+  it('shows the built-in model as version 1 until an operator trains one', async () => {
+    const res = await t.request({ url: '/api/identity/scoring-models/active' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ version: 1, active: true, trained_by: null, summary: null, parameters: { version: 1, priorLog2Odds: -20 } });
+    expect((await t.request({ url: '/api/identity/scoring-models/99' })).statusCode).toBe(404);
+    expect((await t.request({ url: '/api/identity/scoring-models/latest' })).statusCode).toBe(422);
+  });
+
+  it('retrains on the registry by an operator (REST and GraphQL), deterministic for a seed, and scores with the new version', async () => {
+    const gpids = (await id.match({ name: 'Jonah Okafor', dob: '1979-11-30' })).json().candidates.map((c: { gpid: string }) => c.gpid) as string[];
+    const sister = (await id.match({ name: 'Grace Okafor', dob: '1981-01-05' })).json().candidates[0].gpid as string;
+    const labels = [{ left_record_id: gpids[0], right_record_id: sister, same: false }];
+
+    const rest = await t.request({ method: 'POST', url: '/api/identity/scoring-models', body: { seed: 7, labels } });
+    expect(rest.statusCode).toBe(201);
+    const trained = rest.json();
+    expect(trained).toMatchObject({ active: true, seed: 7, summary: { labelledPairs: 1, labelsSkipped: 0 } });
+    expect(trained.version).toBeGreaterThanOrEqual(2);
+
+    const GQL = 'mutation($seed: Int, $labels: [IdentityTrainingLabelInput!]) { trainIdentityScoringModel(seed: $seed, labels: $labels) { version active seed parameters summary } }';
+    const gql = await t.graphql<{ trainIdentityScoringModel: { version: number; parameters: Record<string, unknown>; summary: Record<string, unknown> } }>(GQL, {
+      seed: 7,
+      labels: [{ leftRecordId: gpids[0], rightRecordId: sister, same: false }],
+    });
+    expect(gql.errors).toBeUndefined();
+    const again = gql.data!.trainIdentityScoringModel;
+    expect(again.version).toBe(trained.version + 1);
+    // Same registry, labels and seed: the same model, but for its version number.
+    expect({ ...again.parameters, version: 0 }).toEqual({ ...trained.parameters, version: 0 });
+    expect(again.summary).toEqual(trained.summary);
+
+    const match = await id.match({ name: 'Isabelle Martin', dob: '1990-02-14' });
+    expect(match.json().candidates[0].agreement.model_version).toBe(again.version);
+    const active = await t.request({ url: '/api/identity/scoring-models/active' });
+    expect(active.json()).toMatchObject({ version: again.version, active: true });
+    expect((await t.request({ url: `/api/identity/scoring-models/${trained.version}` })).json()).toMatchObject({ version: trained.version, active: false });
+  });
+
+  it('refuses bad training input naming the field, and anyone but an operator', async () => {
+    const bad = await t.request({ method: 'POST', url: '/api/identity/scoring-models', body: { seed: -1, labels: [{ left_record_id: 'x', right_record_id: 'SVC-00000001', same: 'yes' }], extra: 1 } });
+    expect(bad.statusCode).toBe(422);
+    const fields = (bad.json().errors as Array<{ field: string }>).map((e) => e.field);
+    expect(fields).toEqual(expect.arrayContaining(['labels.0.same', 'extra']));
+    const badGpid = await t.request({ method: 'POST', url: '/api/identity/scoring-models', body: { labels: [{ left_record_id: 'x', right_record_id: 'SVC-00000001', same: true }] } });
+    expect(badGpid.statusCode).toBe(422);
+    expect((badGpid.json().errors as Array<{ field: string }>).map((e) => e.field)).toContain('labels.0.left_record_id');
+
+    const partner = await mintToken(t, ['identity.match', 'identity.read']);
+    expect((await t.request({ method: 'POST', url: '/api/identity/scoring-models', body: {}, token: partner })).statusCode).toBe(403);
+    expect((await t.request({ url: '/api/identity/scoring-models/active', token: partner })).statusCode).toBe(403);
+    const gql = await t.graphql('mutation { trainIdentityScoringModel { version } }', {}, partner);
+    expect(gql.errors?.[0]?.extensions?.['code']).toBe('INSUFFICIENT_SCOPE');
+  });
+});
