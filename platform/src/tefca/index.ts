@@ -4,3 +4,4 @@ export * from './settings.js';
 export * from './patient.js';
 export * from './graphql.js';
 export * from './run-exchange.js';
+export * from './document.js';

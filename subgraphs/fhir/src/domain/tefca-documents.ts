@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/core';
-import { DomainError, isPatientGpid, validationError } from '@svc/platform';
+import { DomainError, isPatientGpid, validationError, type TefcaDocumentContent, type TefcaDocumentMetadata } from '@svc/platform';
 import { resourceStore } from '../entities/resource-store.js';
 import { runSearch } from '../entities/search-query.js';
 import { parseSearchRequest } from './search-request.js';
@@ -21,32 +21,8 @@ export const MAX_DOCUMENTS = 100;
 /** The most patients a Patient-by-GPID lookup considers (one GPID, several source records). */
 const MAX_PATIENTS = 50;
 
-/** Metadata of one document, as XCA's DocumentEntry carries it (the subset we keep). */
-export interface TefcaDocumentEntry {
-  homeCommunityId: string;
-  repositoryId: string;
-  documentId: string;
-  patientId: string;
-  title: string | null;
-  typeCode: string | null;
-  typeSystem: string | null;
-  typeDisplay: string | null;
-  contentType: string | null;
-  created: string | null;
-  size: number | null;
-  hash: string | null;
-  status: string | null;
-}
-
-export interface TefcaDocumentContent {
-  homeCommunityId: string;
-  repositoryId: string;
-  documentId: string;
-  contentType: string;
-  /** Base64. */
-  data: string;
-  size: number;
-}
+/** A stored document's metadata, with the DocumentReference status. */
+export type TefcaDocumentEntry = TefcaDocumentMetadata & { status: string | null };
 
 /**
  * Our document repository id: the home community's OID with `.1` (an XCA repositoryUniqueId is an

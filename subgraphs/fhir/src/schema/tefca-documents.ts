@@ -1,5 +1,5 @@
-import { recordEvent, runTefcaExchange, type SubgraphBuilder, type SubgraphServices } from '@svc/platform';
-import { MAX_DOCUMENTS, queryDocuments, retrieveDocument, type TefcaDocumentContent, type TefcaDocumentEntry } from '../domain/tefca-documents.js';
+import { recordEvent, runTefcaExchange, type SubgraphBuilder, type SubgraphServices, type TefcaDocumentContent } from '@svc/platform';
+import { MAX_DOCUMENTS, queryDocuments, retrieveDocument, type TefcaDocumentEntry } from '../domain/tefca-documents.js';
 
 /**
  * Inbound TEFCA document query and retrieve (XCA ITI-38 / ITI-39 as JSON): what POST

@@ -15,11 +15,12 @@ import {
   type SubgraphContext,
   type SubgraphServices,
   type TefcaCommunityOutcome,
+  type TefcaDocumentContent,
   type TefcaExchangeRecord,
 } from '@svc/platform';
 import type { TefcaExchangeRow } from '../entities/tefca-exchange.js';
 import { findTefcaExchange, tefcaExchangePage } from '../domain/tefca-exchange-log.js';
-import type { RemoteContent, RemoteDocument, RemotePatientMatch, TefcaOutbound } from '../tefca/outbound.js';
+import type { RemoteDocument, RemotePatientMatch, TefcaOutbound } from '../tefca/outbound.js';
 
 /** Every TEFCA exchange scope: any of them reads the directory and the caller's audit log. */
 export const TEFCA_SCOPES = ['tefca.xcpd.search', 'tefca.xcpd.discover', 'tefca.xca.search', 'tefca.xca.query', 'tefca.xca.retrieve'] as const;
@@ -123,7 +124,7 @@ export function defineTefca(builder: SubgraphBuilder, services: SubgraphServices
     }),
   });
 
-  const RemoteContentType = builder.objectRef<RemoteContent & { exchangeId: string; purposeOfUse: string }>('TefcaRemoteDocumentContent').implement({
+  const RemoteContentType = builder.objectRef<TefcaDocumentContent & { exchangeId: string; purposeOfUse: string }>('TefcaRemoteDocumentContent').implement({
     description: 'A document retrieved from a peer community (ITI-39).',
     fields: (t) => ({
       exchangeId: t.exposeID('exchangeId'),

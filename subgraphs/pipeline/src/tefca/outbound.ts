@@ -5,6 +5,8 @@ import {
   validationError,
   type TefcaCapability,
   type TefcaCommunityOutcome,
+  type TefcaDocumentContent,
+  type TefcaDocumentMetadata,
   type TefcaOutcome,
   type TefcaPatient,
   type TefcaPeer,
@@ -28,30 +30,8 @@ export interface RemotePatientMatch {
   matchGrade: string | null;
 }
 
-export interface RemoteDocument {
-  homeCommunityId: string;
-  communityName: string;
-  repositoryId: string;
-  documentId: string;
-  patientId: string;
-  title: string | null;
-  typeCode: string | null;
-  typeSystem: string | null;
-  typeDisplay: string | null;
-  contentType: string | null;
-  created: string | null;
-  size: number | null;
-  hash: string | null;
-}
-
-export interface RemoteContent {
-  homeCommunityId: string;
-  repositoryId: string;
-  documentId: string;
-  contentType: string;
-  data: string;
-  size: number;
-}
+/** A document found at a peer, with the name of the community that holds it. */
+export type RemoteDocument = TefcaDocumentMetadata & { communityName: string };
 
 export interface FanOutResult<R> {
   results: R[];
@@ -190,7 +170,7 @@ export class TefcaOutbound {
   }
 
   /** XCA ITI-39 at one peer. A peer that fails is a 503 naming it; a document it does not have, a 404. */
-  async retrieve(input: { purpose: TefcaPurposeOfUse; homeCommunityId: string; repositoryId: string; documentId: string; timeoutMs: number | null; requestId: string }): Promise<{ content: RemoteContent; community: TefcaCommunityOutcome }> {
+  async retrieve(input: { purpose: TefcaPurposeOfUse; homeCommunityId: string; repositoryId: string; documentId: string; timeoutMs: number | null; requestId: string }): Promise<{ content: TefcaDocumentContent; community: TefcaCommunityOutcome }> {
     const [peer] = selectPeers(this.settings, 'xca', [input.homeCommunityId], 'home_community_id');
     const answer = await this.client.post(
       peer!,
