@@ -133,4 +133,21 @@ describe('FHIR R4 tenancy, scopes, discovery and events', () => {
       expect(mine.find((n) => n.type === 'fhir.resource.read')!.data).toMatchObject({ resource_type: 'Patient', interaction: 'read', status: 200 });
     }, { timeout: 15_000, interval: 200 });
   });
+
+  it('coalesces fhir.resource.read per partner, type, interaction and status: the first read at once, the rest counted', async () => {
+    const gpid = await registerPartner(t, 'Gamma Reads');
+    const gamma = await apiToken(t, gpid, ['cms.fhir.r4.read', 'cms.fhir.rest.write']);
+    const { id } = (await fhir(t, gamma, 'POST', '/Patient', patient)).json();
+    for (let i = 0; i < 6; i++) expect((await fhir(t, gamma, 'GET', `/Patient/${id}/_history`)).statusCode).toBe(200);
+    const query = '{ events(first: 50, types: ["fhir.resource.read"]) { edges { node { partnerGpid data } } } }';
+    await vi.waitFor(async () => {
+      const res = await t.graphql<{ events: { edges: { node: { partnerGpid: string; data: Record<string, unknown> } }[] } }>(query, {}, t.operatorToken);
+      const mine = res.data!.events.edges.map((e) => e.node).filter((n) => n.partnerGpid === gpid && n.data['interaction'] === 'history');
+      // Every read is counted once; the first has an event of its own, the others share one or two.
+      expect(mine.reduce((sum, n) => sum + Number(n.data['count']), 0)).toBe(6);
+      expect(mine.length).toBeLessThanOrEqual(3);
+      expect(mine.some((n) => n.data['count'] === 1)).toBe(true);
+      for (const n of mine) expect(n.data).toMatchObject({ resource_type: 'Patient', interaction: 'history', status: 200, partner_gpid: gpid });
+    }, { timeout: 15_000, interval: 200 });
+  });
 });

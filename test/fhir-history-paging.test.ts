@@ -15,6 +15,7 @@ interface HistoryBundle {
 describe('FHIR history paged by keyset cursor', () => {
   let t: TestSystem;
   let token: string;
+  let gpid: string;
   let id: string;
   const patient = (family: string) => ({ resourceType: 'Patient', name: [{ family }] });
 
@@ -32,7 +33,8 @@ describe('FHIR history paged by keyset cursor', () => {
 
   beforeAll(async () => {
     t = await bootSystem({ SVC_RATE_LIMITS: 'off' });
-    token = await apiToken(t, await registerPartner(t, 'History Pager'), ['cms.fhir.r4.read', 'cms.fhir.rest.write']);
+    gpid = await registerPartner(t, 'History Pager');
+    token = await apiToken(t, gpid, ['cms.fhir.r4.read', 'cms.fhir.rest.write']);
     id = (await fhir(t, token, 'POST', '/Patient', patient('v1'))).json().id;
     for (const v of ['v2', 'v3', 'v4', 'v5']) await write(v);
   });
@@ -110,5 +112,26 @@ describe('FHIR history paged by keyset cursor', () => {
     expect(both.json().issue[0].expression).toEqual(['_cursor']);
     // _offset still works when asked for explicitly.
     expect(versions(await page(`/fhir/R4/Patient/${id}/_history?_count=2&_offset=2`)).length).toBe(2);
+  });
+
+  it('pages history inside a batch Bundle by the GET entry\'s _count and _cursor, as the REST route does', async () => {
+    const first = await page(`/fhir/R4/Patient/${id}/_history?_count=2`);
+    const cursor = new URL(link(first, 'next')!).searchParams.get('_cursor')!;
+    const second = await page(`/fhir/R4/Patient/${id}/_history?_count=2&_cursor=${cursor}`);
+    const pusher = await apiToken(t, gpid, ['cms.fhir.r4.read', 'cms.fhir.bundle.push']);
+    const batch = await fhir(t, pusher, 'POST', '', {
+      resourceType: 'Bundle',
+      type: 'batch',
+      entry: [
+        { request: { method: 'GET', url: `Patient/${id}/_history?_count=2` } },
+        { request: { method: 'GET', url: `Patient/${id}/_history?_count=2&_cursor=${cursor}` } },
+        { request: { method: 'GET', url: `Patient/${id}/_history?_cursor=not-a-cursor` } },
+      ],
+    });
+    expect(batch.statusCode, batch.body).toBe(200);
+    const [a, b, bad] = batch.json().entry as { resource?: HistoryBundle; response: { status: string; outcome?: { issue: { expression?: string[] }[] } } }[];
+    expect(versions(a!.resource!)).toEqual(versions(first));
+    expect(versions(b!.resource!)).toEqual(versions(second));
+    expect(bad!.response.status).toMatch(/^400/);
   });
 });

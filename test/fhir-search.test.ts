@@ -218,6 +218,38 @@ describe('FHIR R4 search', () => {
     }
   });
 
+  it('pages a code search sorted by date (read by walking the date index) exactly as the full sort orders it', async () => {
+    const code = { coding: [{ system: 'http://example.org/walk', code: 'w1' }] };
+    const obs = (effective: Record<string, unknown>) => ({ resourceType: 'Observation', status: 'final', code, ...effective });
+    const made = [
+      obs({ effectiveDateTime: '2020-01-02' }),
+      obs({ effectivePeriod: { start: '2019-01-01', end: '2021-06-01' } }),
+      obs({ effectiveDateTime: '2020-01-02' }),
+      obs({ effectiveDateTime: '2018-05-05T10:00:00Z' }),
+      obs({}),
+      obs({ effectiveDateTime: '2022' }),
+      obs({ effectivePeriod: { start: '2020-01-01', end: '2020-01-02' } }),
+    ];
+    for (const body of made) expect((await fhir(t, token, 'POST', '/Observation', body)).statusCode).toBe(201);
+    for (const sort of ['-date', 'date']) {
+      // A page of 100 outruns the dated resources, so the full sort answers it: the reference order.
+      const all = (await search(`/Observation?code=http://example.org/walk|w1&_sort=${sort}&_count=100`)).entry!.map((e) => e.resource.id);
+      expect(all).toHaveLength(made.length);
+      const pages: string[][] = [];
+      let page = await search(`/Observation?code=http://example.org/walk|w1&_sort=${sort}&_count=2`);
+      for (;;) {
+        pages.push((page.entry ?? []).map((e) => e.resource.id));
+        const next = page.link.find((l) => l.relation === 'next')?.url;
+        if (!next) break;
+        page = await search(next.slice(next.indexOf('/Observation')));
+      }
+      expect(pages.flat()).toEqual(all);
+      expect(new Set(pages.flat()).size).toBe(made.length);
+    }
+    const latestFirst = (await search('/Observation?code=http://example.org/walk|w1&_sort=-date&_count=1')).entry![0]!.resource;
+    expect(latestFirst['effectiveDateTime']).toBe('2022');
+  });
+
   it('refuses a garbled, forged or mismatched _cursor with a 400 naming it', async () => {
     const page = await search('/Practitioner?_sort=family&_count=1');
     const cursor = new URL(page.link.find((l) => l.relation === 'next')!.url).searchParams.get('_cursor')!;

@@ -188,6 +188,18 @@ describe('SMART patient/ scopes narrowed to the patient launch context', () => {
     expect((await fhir(t, wide, 'POST', '/Patient', { resourceType: 'Patient', name: [{ family: 'New' }] })).statusCode).toBe(403);
   });
 
+  it('answers a deleted resource outside the compartment with 404, and one inside it with 410', async () => {
+    const make = async (subject: string) => (await fhir(t, writer, 'POST', '/Observation', { resourceType: 'Observation', status: 'final', code: { text: 'to delete' }, subject: { reference: subject } })).json().id as string;
+    const inside = await make(ref('p1', 'Patient'));
+    const outside = await make(ref('p2', 'Patient'));
+    for (const id of [inside, outside]) expect((await fhir(t, writer, 'DELETE', `/Observation/${id}`)).statusCode).toBe(204);
+    expect((await fhir(t, reader, 'GET', `/Observation/${outside}`)).statusCode).toBe(404);
+    expect((await fhir(t, reader, 'GET', `/Observation/${outside}/_history`)).statusCode).toBe(404);
+    expect((await fhir(t, reader, 'GET', `/Observation/${inside}`)).statusCode).toBe(410);
+    // The partner-wide credential sees both deletions.
+    for (const id of [inside, outside]) expect((await fhir(t, writer, 'GET', `/Observation/${id}`)).statusCode).toBe(410);
+  });
+
   it('refuses patient/ scopes without a patient context instead of acting as system/', async () => {
     const noContext = await apiToken(t, gpid, ['patient/*.read']);
     for (const path of [`/${ref('p1', 'Patient')}`, '/Observation']) {

@@ -5,6 +5,7 @@ import { ExportWorker } from './domain/bulk-export.js';
 import { SyncJobWorker } from './domain/sync-worker.js';
 import { buildFhirSchema, type ExportWakeup, type SyncWakeup } from './schema/index.js';
 import { identityLinkConsumer } from './identity-link-consumer.js';
+import { readEventLogOf } from './schema/read-event-log.js';
 
 /** The FHIR R4 store: one generic engine for every R4 resource type, driven by the official definitions. */
 export const fhirSubgraph: SubgraphDefinition = {
@@ -41,7 +42,7 @@ export const fhirSubgraph: SubgraphDefinition = {
           await stopIdentityLink();
           wakeup.wake = undefined;
           syncWakeup.wake = undefined;
-          await Promise.all([worker.stop(), syncWorker.stop()]);
+          await Promise.all([worker.stop(), syncWorker.stop(), readEventLogOf(services).close()]);
         };
       },
     });

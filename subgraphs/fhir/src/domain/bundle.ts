@@ -151,6 +151,21 @@ function patchOf(entry: Entry): unknown {
   return parseExactJson(Buffer.from(binary['data'], 'base64').toString('utf8'), `${at}.data`);
 }
 
+/**
+ * A history entry's `_count`, `_offset`, `_since` and `_cursor`, as the REST route reads them
+ * (`history` validates them: a bad value is a 400 naming the parameter).
+ */
+function historyPaging(query: string): { count: number; offset: number; since?: string; cursor?: string } {
+  const params = new URLSearchParams(query);
+  const int = (name: string, fallback: number) => {
+    const raw = params.get(name);
+    return raw === null ? fallback : /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
+  };
+  const since = params.get('_since');
+  const cursor = params.get('_cursor');
+  return { count: int('_count', 20), offset: int('_offset', 0), ...(since === null ? {} : { since }), ...(cursor === null ? {} : { cursor }) };
+}
+
 /** Run one entry's interaction (references already rewritten). */
 async function perform(call: FhirCall, entry: Entry, assignedId: string | undefined): Promise<FhirOutcome> {
   const { type, id, rest, query } = splitUrl(entry.index, entry.url);
@@ -170,9 +185,9 @@ async function perform(call: FhirCall, entry: Entry, assignedId: string | undefi
       return remove(call, type, id);
     case 'GET':
       if (!id) return search(call, type, queryFromString(query), false);
-      if (id === '_history') return history(call, { resourceType: type, count: 20, offset: 0 });
+      if (id === '_history') return history(call, { resourceType: type, ...historyPaging(query) });
       if (rest[0] === '_history' && rest[1]) return vread(call, type, id, rest[1]);
-      if (rest[0] === '_history') return history(call, { resourceType: type, id, count: 20, offset: 0 });
+      if (rest[0] === '_history') return history(call, { resourceType: type, id, ...historyPaging(query) });
       return read(call, type, id);
   }
 }

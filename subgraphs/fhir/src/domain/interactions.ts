@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/core';
 import { DomainError, insertEvents, makeEvent, recordEvent, type EventEnvelope, type Principal, type SourceOrigin } from '@svc/platform';
-import { inView, resourceStore, type NewResource, type StoredResource } from '../entities/resource-store.js';
+import { inView, isCompartmentView, resourceStore, type NewResource, type StoredResource } from '../entities/resource-store.js';
+import { patientCompartment } from './definitions.js';
 import { readViewOf } from './sharing-rules.js';
 import { runIncludes, runSearch } from '../entities/search-query.js';
 import { summaryOf } from './summary.js';
@@ -13,6 +14,7 @@ import { assertKnownType, assertResourceShape, validateFhirResource, type FhirRe
 import { parseStoredResource, storedContentOf } from './stored-content.js';
 import { keepServerGpid, requestIdentityIfChanged } from './identity-link.js';
 import { serializeConditionalCreate } from './conditional-create-lock.js';
+import type { ReadEventLog } from './read-events.js';
 
 /**
  * The FHIR interactions as plain functions of (call, request) → outcome, free of GraphQL and HTTP:
@@ -26,6 +28,8 @@ export interface FhirCall {
   source: SourceOrigin | null;
   /** `${SVC_PUBLIC_URL}/fhir/R4`, for fullUrl, Location and paging links. */
   fhirBase: string;
+  /** Coalesces fhir.resource.read events (read-events.ts); without it every read commits its own. */
+  reads?: ReadEventLog;
   /** Inside a transaction Bundle: creates are collected here and written together (see PendingCreates). */
   pending?: PendingCreates;
 }
@@ -104,8 +108,28 @@ export async function visibleCurrent(call: FhirCall, resourceType: string, id: s
   assertId(id);
   const stored = await resourceStore.current(call.em, resourceType, id);
   const view = mode === 'write' ? writeViewOf(call.principal) : await readViewOf(call.em, call.principal);
-  if (!stored || !(await resourceStore.isVisible(call.em, view, stored))) throw notFound(resourceType, id);
+  if (!stored) throw notFound(resourceType, id);
+  if (stored.deleted && isCompartmentView(view)) {
+    if (!inView(view, stored.partnerGpid, resourceType) || !(await wasInCompartment(call.em, stored, view.patient))) throw notFound(resourceType, id);
+    return stored;
+  }
+  if (!(await resourceStore.isVisible(call.em, view, stored))) throw notFound(resourceType, id);
   return stored;
+}
+
+/**
+ * Whether a deleted resource was in `Patient/{patient}`'s compartment, by its last version with
+ * content (a deletion leaves no search-index rows to decide it by): a patient context gets 410 for
+ * its own deleted resources and 404, like a missing one, for anyone else's.
+ */
+async function wasInCompartment(em: EntityManager, stored: StoredResource, patient: string): Promise<boolean> {
+  if (stored.resourceType === 'Patient' && stored.id === patient) return true;
+  const params = patientCompartment().get(stored.resourceType);
+  if (!params || params.length === 0) return false;
+  const last = stored.versionId > 1 ? await resourceStore.version(em, stored.resourceType, stored.id, stored.versionId - 1) : null;
+  if (!last?.content) return false;
+  const wanted = new Set(params);
+  return extractSearchIndex(parseStoredResource(last.content)).reference.some((r) => wanted.has(r.param) && r.target_type === 'Patient' && r.target_id === patient);
 }
 
 export function writeEvent(call: FhirCall, em: EntityManager, type: 'created' | 'updated' | 'deleted', stored: StoredResource): void {
@@ -126,6 +150,10 @@ function resourceEvent(call: FhirCall, type: 'created' | 'updated' | 'deleted', 
 
 /** Record fhir.resource.read (ids and counts only, never content) and commit it. */
 async function readEvent(call: FhirCall, resourceType: string, interaction: 'read' | 'vread' | 'history' | 'search', status: number): Promise<void> {
+  if (call.reads) {
+    await call.reads.record(call.em, { partnerGpid: call.principal.partnerGpid, resourceType, interaction, status, requestId: call.requestId });
+    return;
+  }
   recordEvent(
     call.em,
     makeEvent('fhir.resource.read', call.principal.partnerGpid, {

@@ -62,7 +62,12 @@ export interface SearchRequest {
   cursor: PageCursor | undefined;
   /** The `_sort` text as given ('' without one): cursors are bound to it. */
   sortText: string;
-  total: 'none' | 'estimate' | 'accurate';
+  /**
+   * `_total`. Without one (and with `estimate`) the total is given when at most TOTAL_EXACT_LIMIT
+   * resources match and left out beyond (FHIR leaves the default to the server); `accurate` counts
+   * every match.
+   */
+  total: 'none' | 'estimate' | 'accurate' | 'bounded';
   summaryCount: boolean;
   /** _summary=true | text | data: which elements each resource keeps (see summary.ts). */
   summary: 'true' | 'text' | 'data' | undefined;
@@ -77,6 +82,8 @@ export interface SearchRequest {
 
 export const DEFAULT_COUNT = 20;
 export const MAX_COUNT = 1000;
+/** Without `_total=accurate`, a search counts its matches up to this many (and gives no total beyond). */
+export const TOTAL_EXACT_LIMIT = 1000;
 
 /** Modifiers understood per parameter type. */
 const MODIFIERS: Record<string, readonly string[]> = {
@@ -387,9 +394,10 @@ export function parseSearchRequest(resourceType: string, query: Record<string, s
   if (cursorText !== undefined && offsetText !== undefined) throw bad('_cursor', 'cannot be combined with _offset');
   const cursor = cursorText === undefined ? undefined : decodeCursor(cursorText, sortParam ?? '', sort.length);
 
-  const totalText = single(query, '_total') ?? 'accurate';
-  if (!['none', 'estimate', 'accurate'].includes(totalText)) throw bad('_total', 'must be none, estimate or accurate');
-  if (totalText !== 'accurate') canonical.push(['_total', totalText]);
+  const totalGiven = single(query, '_total');
+  if (totalGiven !== undefined && !['none', 'estimate', 'accurate'].includes(totalGiven)) throw bad('_total', 'must be none, estimate or accurate');
+  if (totalGiven !== undefined) canonical.push(['_total', totalGiven]);
+  const totalText = totalGiven === undefined || totalGiven === 'estimate' ? 'bounded' : totalGiven;
 
   const summary = single(query, '_summary');
   const SUMMARIES = ['count', 'true', 'text', 'data', 'false'];

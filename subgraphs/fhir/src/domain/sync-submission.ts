@@ -96,21 +96,32 @@ export async function submitSyncJob(call: FhirCall, submission: SyncSubmission, 
     entries = ndjsonEntries(submission.ndjson).entries;
     body = submission.ndjson;
   }
+  const job = await queueSyncJob(call, principal, { kind, resourceTypes: resourceTypesOf(entries), entriesTotal: entries.length, returnResources: options.returnResources, source: call.source }, body);
+  return { jobId: job.id, statusUrl: syncStatusUrl(call.fhirBase, job.id) };
+}
+
+/** What differs between the kinds of submission; the rest of a new job is always the same. */
+export interface NewSyncJob {
+  kind: SyncJobKind;
+  resourceTypes: string[];
+  entriesTotal: number;
+  returnResources: boolean;
+  source: string | null;
+}
+
+/** Store a queued job with its submission body and its queued event, in one transaction. */
+export async function queueSyncJob(call: FhirCall, principal: StoredPrincipal, fields: NewSyncJob, body: string): Promise<SyncJobRecord> {
   const now = new Date();
   const job: SyncJobRecord = {
     id: newId('job'),
     partnerGpid: principal.partnerGpid,
     principal,
-    kind,
     state: 'queued',
-    resourceTypes: resourceTypesOf(entries),
-    entriesTotal: entries.length,
+    ...fields,
     entriesDone: 0,
     recordsProcessed: 0,
     attempts: 0,
     sequence: 1,
-    returnResources: options.returnResources,
-    source: call.source,
     requestId: call.requestId,
     workerId: null,
     heartbeatAt: null,
@@ -127,7 +138,7 @@ export async function submitSyncJob(call: FhirCall, submission: SyncSubmission, 
     await syncJobStore.insert(em, job, body);
     recordQueued(em, job, 'submitted', now);
   });
-  return { jobId: job.id, statusUrl: syncStatusUrl(call.fhirBase, job.id) };
+  return job;
 }
 
 export function syncStatusUrl(fhirBase: string, jobId: string): string {

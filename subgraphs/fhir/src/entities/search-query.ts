@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/core';
 import type { Knex } from '@mikro-orm/knex';
-import type { Criterion, Prefix, SearchRequest, SearchValue, SortKey } from '../domain/search-request.js';
+import { TOTAL_EXACT_LIMIT, type Criterion, type Prefix, type SearchRequest, type SearchValue, type SortKey } from '../domain/search-request.js';
 import type { PageCursor, RowPosition } from '../domain/search-cursor.js';
 import { normalizeString } from '../domain/search-index.js';
 import { INDEX_TABLES, RESOURCES, knexOf, toStored, whereVisible, type ResourceView, type StoredResource } from './resource-store.js';
@@ -213,7 +213,7 @@ function liveResource(scope: Scope, q: QB, r: string, resourceType: string): voi
  * AND one criterion onto a resources query whose alias is `r` (resources of `resourceType`); `depth`
  * makes the aliases of nested subqueries (chains, _has) unique.
  */
-function applyCriterion(scope: Scope, q: QB, c: Criterion, r: string, depth: number, resourceType: string): void {
+function applyCriterion(scope: Scope, q: QB, c: Criterion, r: string, depth: number, resourceType: string, drives = true): void {
   const { knex } = scope;
   const a = `s${depth}`;
   if (c.table === '_id') {
@@ -287,10 +287,67 @@ function applyCriterion(scope: Scope, q: QB, c: Criterion, r: string, depth: num
     q.whereNotExists(rows().where(values));
     return;
   }
-  // `id IN (ids whose index rows match)`, not a correlated EXISTS: the subquery runs once through
-  // the (resource_type, param, value) index instead of once per resource of the type, which SQLite
-  // would otherwise do (a search then grows linearly with the store).
+  if (!drives) {
+    // Probed per candidate through the (resource_type, resource_id) index: a few index rows each.
+    q.whereExists(rows().where(values));
+    return;
+  }
+  // The driving criterion: `id IN (ids whose index rows match)`, which runs once through the
+  // (resource_type, param, value) index and hands the candidates to the other criteria.
   q.whereIn(`${r}.id`, knex(`${table} as ${a}`).select(`${a}.resource_id`).where(`${a}.resource_type`, resourceType).where(`${a}.param`, c.param).where(values));
+}
+
+/**
+ * How many resources a criterion is likely to leave, as a rank (lower: fewer). Known from the shape
+ * of the criterion alone, without statistics: an id, a reference to one resource or an exact
+ * identifier match few resources; a code of a code system or a day many more; a status, a gender
+ * or an open date range a large part of the type.
+ */
+function selectivity(c: Criterion): number {
+  if (c.chain || c.has) return 9;
+  if (c.modifier === 'not' || c.modifier === 'not-in' || c.values.some((v) => v.kind === 'missing')) return 10;
+  if (c.table === '_id') return 0;
+  if (c.table === '_lastUpdated') return 8;
+  const ranks = c.values.map((v): number => {
+    switch (v.kind) {
+      case 'reference':
+        return 1;
+      case 'token':
+        if (c.param === 'identifier' || c.param === '_id') return 1;
+        return v.system !== undefined && v.system !== null && v.code !== undefined ? 3 : 6;
+      case 'string':
+        return c.modifier === 'exact' ? 2 : c.modifier === 'contains' || c.table === 'token' ? 7 : normalizeString(v.text).length >= 3 ? 4 : 6;
+      case 'date':
+        return v.prefix === 'eq' || v.prefix === 'ap' ? (v.range.low.slice(0, 10) === v.range.high.slice(0, 10) ? 2 : 5) : 8;
+      case 'uri':
+        return 3;
+      case 'composite':
+        return 3;
+      default:
+        return 7;
+    }
+  });
+  // OR-ed values add up: the criterion is as wide as its widest value, and a little wider.
+  return Math.max(...ranks) + (ranks.length > 1 ? 0.5 : 0);
+}
+
+/**
+ * Which criterion drives the query (`IN`, run once); every other one is an `EXISTS` probed per
+ * candidate. SQLite materialises every `IN` list of a query, so two `IN`s made each search as slow
+ * as its least selective criterion (`subject=…&code=…` read every Observation of the code).
+ */
+function drivingIndex(criteria: readonly Criterion[]): number {
+  let best = -1;
+  let bestRank = Infinity;
+  criteria.forEach((c, i) => {
+    if (c.chain || c.has || c.table === '_lastUpdated' || c.modifier === 'not' || c.modifier === 'not-in' || c.values[0]?.kind === 'missing') return;
+    const rank = selectivity(c);
+    if (rank < bestRank) {
+      best = i;
+      bestRank = rank;
+    }
+  });
+  return best;
 }
 
 /**
@@ -299,7 +356,8 @@ function applyCriterion(scope: Scope, q: QB, c: Criterion, r: string, depth: num
  */
 export function applyCriteria(knex: Knex, q: QB, resourceType: string, criteria: readonly Criterion[], visiblePartner: ResourceView): void {
   const scope: Scope = { knex, visiblePartner };
-  for (const c of criteria) applyCriterion(scope, q, c, 'r', 0, resourceType);
+  const driving = drivingIndex(criteria);
+  criteria.forEach((c, i) => applyCriterion(scope, q, c, 'r', 0, resourceType, i === driving));
 }
 
 /** The sort expression of one key: the smallest (or, descending, largest) indexed value. */
@@ -358,39 +416,41 @@ function keysetCondition(q: QB, exprs: string[], request: SearchRequest, cursor:
 export async function runSearch(em: EntityManager, request: SearchRequest, visiblePartner: ResourceView): Promise<SearchPage> {
   const knex = knexOf(em);
   const scope: Scope = { knex, visiblePartner };
-  const base = () => {
+  /** `walk`: the caller drives the query (an index walk): every criterion is a probe. */
+  const base = (walk = false) => {
     const q = knex(`${RESOURCES} as r`).where('r.resource_type', request.resourceType);
     liveResource(scope, q, 'r', request.resourceType);
-    for (const c of request.criteria) applyCriterion(scope, q, c, 'r', 0, request.resourceType);
+    const driving = walk ? -1 : drivingIndex(request.criteria);
+    request.criteria.forEach((c, i) => applyCriterion(scope, q, c, 'r', 0, request.resourceType, i === driving));
     return q;
   };
   let total: number | undefined;
-  if (request.summaryCount || request.total !== 'none') {
+  if (request.summaryCount || request.total === 'accurate') {
     const [row] = (await base().count({ n: '*' })) as { n: number | string }[];
     total = Number(row?.n ?? 0);
   }
+  /** Counting stops after TOTAL_EXACT_LIMIT + 1 matches: the total is exact up to the limit, left out beyond. */
+  const boundedTotal = async (): Promise<number | undefined> => {
+    const [row] = (await knex.from(base().select(knex.raw('1')).limit(TOTAL_EXACT_LIMIT + 1).as('m')).count({ n: '*' })) as { n: number | string }[];
+    const n = Number(row?.n ?? 0);
+    return n > TOTAL_EXACT_LIMIT ? undefined : n;
+  };
   const cursor = request.cursor;
-  if (request.summaryCount || request.count === 0) return { rows: [], positions: [], total, hasMore: false, hasPrevious: false };
-  // 1. The page: ids, lastUpdated and sort values of the matches, ordered. The sort values are
-  //    computed once per match in a derived table, and the sort carries only these few columns,
-  //    not every match's JSON content.
-  const inner = base().select('r.id', 'r.last_updated');
-  request.sort.forEach((key, i) => inner.select(knex.raw(`${sortExpression(knex, key).toQuery()} as sort_${i}`)));
-  const exprs = request.sort.map((_key, i) => `r.sort_${i}`);
-  const q = knex.from(inner.as('r')).select('r.*');
-  // Reading backwards (a `previous` link) walks the same order reversed, then flips the page.
-  const backwards = cursor?.direction === 'prev';
-  // NULLS LAST / FIRST (SQLite 3.30+, PostgreSQL) rather than a CASE term: the ORDER BY then names
-  // the selected column itself, so SQLite does not evaluate the sort subquery a second time.
-  exprs.forEach((e, i) => {
-    const desc = request.sort[i]!.descending !== backwards;
-    q.orderByRaw(`${e} ${desc ? 'desc' : 'asc'} nulls ${backwards ? 'first' : 'last'}`);
-  });
-  q.orderBy('r.last_updated', backwards ? 'desc' : 'asc').orderBy('r.id', backwards ? 'desc' : 'asc');
-  if (cursor) keysetCondition(q, exprs, request, cursor);
-  else q.offset(request.offset);
-  const fetched = (await q.limit(request.count + 1)) as ({ id: string; last_updated: string } & Record<string, unknown>)[];
+  if (request.summaryCount || request.count === 0) {
+    if (request.total === 'bounded' && !request.summaryCount) total = await boundedTotal();
+    return { rows: [], positions: [], total, hasMore: false, hasPrevious: false };
+  }
+  type PageRow = { id: string; last_updated: string } & Record<string, unknown>;
+  // 1. The page: ids, lastUpdated and sort values of the matches, ordered.
+  const walked = await sortedByIndex(knex, request, base);
+  const fetched: PageRow[] = walked ?? (await sortedPage(knex, request, base));
   const more = fetched.length > request.count;
+  if (request.total === 'bounded') {
+    // A first page that holds every match is its own count.
+    total = !cursor && request.offset === 0 && !more ? fetched.length : await boundedTotal();
+  }
+  const backwards = cursor?.direction === 'prev';
+  const exprs = request.sort.map((_key, i) => `r.sort_${i}`);
   const page = fetched.slice(0, request.count);
   if (backwards) page.reverse();
   // 2. Those resources' rows, by primary key (still current, undeleted and visible: a write may
@@ -417,6 +477,84 @@ export async function runSearch(em: EntityManager, request: SearchRequest, visib
     hasMore: backwards ? true : more,
     hasPrevious: backwards ? more : cursor !== undefined || request.offset > 0,
   };
+}
+
+/**
+ * One page (count + 1 rows) in the full order: the sort values are computed once per match in a
+ * derived table, and the sort carries only these few columns, not every match's JSON content.
+ */
+async function sortedPage(knex: Knex, request: SearchRequest, base: () => QB): Promise<({ id: string; last_updated: string } & Record<string, unknown>)[]> {
+  const cursor = request.cursor;
+  const inner = base().select('r.id', 'r.last_updated');
+  request.sort.forEach((key, i) => inner.select(knex.raw(`${sortExpression(knex, key).toQuery()} as sort_${i}`)));
+  const exprs = request.sort.map((_key, i) => `r.sort_${i}`);
+  const q = knex.from(inner.as('r')).select('r.*');
+  // Reading backwards (a `previous` link) walks the same order reversed, then flips the page.
+  const backwards = cursor?.direction === 'prev';
+  // NULLS LAST / FIRST (SQLite 3.30+, PostgreSQL) rather than a CASE term: the ORDER BY then names
+  // the selected column itself, so SQLite does not evaluate the sort subquery a second time.
+  exprs.forEach((e, i) => {
+    const desc = request.sort[i]!.descending !== backwards;
+    q.orderByRaw(`${e} ${desc ? 'desc' : 'asc'} nulls ${backwards ? 'first' : 'last'}`);
+  });
+  q.orderBy('r.last_updated', backwards ? 'desc' : 'asc').orderBy('r.id', backwards ? 'desc' : 'asc');
+  if (cursor) keysetCondition(q, exprs, request, cursor);
+  else q.offset(request.offset);
+  return (await q.limit(request.count + 1)) as ({ id: string; last_updated: string } & Record<string, unknown>)[];
+}
+
+/** Rows the index walk reads beyond a page, for resources with several values of the sort parameter. */
+const WALK_SLACK = 8;
+
+/**
+ * A page sorted on one date parameter, read by walking that parameter's index in order and
+ * stopping after a page, instead of computing the sort value of every match and sorting them all
+ * (`Observation?code=…&_sort=-date` grew linearly with the Observations of the code). Each index
+ * row is joined to its resource and probed against the criteria; a resource is taken only at its
+ * row with its latest (`-date`: `high`) or earliest (`date`: `low`) value, its sort value. Used only
+ * when it can give the same page as `sortedPage`: one date sort key, a forward first page or
+ * `next` cursor with a value, no `_offset`, and no criterion selective enough to be the better
+ * driver (a reference or an id: a handful of matches, cheaper to sort). Null when it cannot, or
+ * when the walk ran out of dated resources before the page was full (undated resources sort last:
+ * `sortedPage` then answers).
+ */
+async function sortedByIndex(knex: Knex, request: SearchRequest, base: (walk: boolean) => QB): Promise<({ id: string; last_updated: string } & Record<string, unknown>)[] | null> {
+  const key = request.sort[0];
+  const cursor = request.cursor;
+  if (request.sort.length !== 1 || key?.table !== 'date' || request.offset > 0) return null;
+  if (cursor && (cursor.direction !== 'next' || cursor.keys[0] === null || cursor.keys[0] === undefined)) return null;
+  const driving = drivingIndex(request.criteria);
+  if (driving >= 0 && selectivity(request.criteria[driving]!) < 3) return null;
+  const column = key.descending ? 'high' : 'low';
+  const order = key.descending ? 'desc' : 'asc';
+  const q = base(true)
+    .join(`${INDEX_TABLES.date} as ws`, (j) => j.on('ws.resource_type', '=', 'r.resource_type').andOn('ws.resource_id', '=', 'r.id'))
+    .where('ws.param', key.param)
+    .whereNotNull(`ws.${column}`)
+    // The resource's own sort value (its latest high, earliest low): a resource is met once, at its place.
+    .whereNotExists(
+      knex(`${INDEX_TABLES.date} as wx`)
+        .select(knex.raw('1'))
+        .whereRaw(`wx.resource_type = ws.resource_type and wx.resource_id = ws.resource_id and wx.param = ws.param and wx.${column} ${key.descending ? '>' : '<'} ws.${column}`),
+    )
+    .select('r.id', 'r.last_updated', knex.raw(`ws.${column} as sort_0`))
+    .orderBy(`ws.${column}`, order)
+    .orderBy('r.last_updated', 'asc')
+    .orderBy('r.id', 'asc');
+  if (cursor) keysetCondition(q, [`ws.${column}`], request, cursor);
+  const wanted = request.count + 1;
+  const limit = wanted + WALK_SLACK;
+  const rows = (await q.limit(limit)) as ({ id: string; last_updated: string } & Record<string, unknown>)[];
+  // Rows of one resource with the same extreme value come together: the first one counts.
+  const seen = new Set<string>();
+  const page: typeof rows = [];
+  for (const row of rows) {
+    if (seen.has(row.id)) continue;
+    seen.add(row.id);
+    page.push(row);
+    if (page.length === wanted) return page;
+  }
+  return null;
 }
 
 /** At most this many resources are added by _include/_revinclude to one page. */

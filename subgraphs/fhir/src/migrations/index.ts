@@ -10,6 +10,7 @@ import { M008ExportPatientContext } from './m008-export-patient-context.js';
 import { M009ExportElementsPatients } from './m009-export-elements-patients.js';
 import { M010SearchCompositeThird } from './m010-search-composite-third.js';
 import { M011AnalyticsQueries } from './m011-analytics-queries.js';
+import { M012SearchDateHighIndex } from './m012-search-date-high-index.js';
 
 /** The FHIR subgraph's migration history, in order. */
 export const migrations = [
@@ -25,4 +26,5 @@ export const migrations = [
   { name: 'm009-export-elements-patients', class: M009ExportElementsPatients },
   { name: 'm010-search-composite-third', class: M010SearchCompositeThird },
   { name: 'm011-analytics-queries', class: M011AnalyticsQueries },
+  { name: 'm012-search-date-high-index', class: M012SearchDateHighIndex },
 ];

@@ -3,6 +3,7 @@ import { processBundle } from '../domain/bundle.js';
 import { conditionalDelete, conditionalPatch, conditionalUpdate, patch } from '../domain/conditional-and-patch.js';
 import { numericView, parseExactJson, stringifyExactJson } from '../domain/exact-json.js';
 import { create, history, queryFromString, read, remove, search, update, vread, type FhirCall, type FhirOutcome } from '../domain/interactions.js';
+import { readEventLogOf } from './read-event-log.js';
 
 const RESOURCE_ARG = 'The resource as JSON (or `resourceText`); a GraphQL JSON number cannot carry a decimal\'s written precision.';
 const RESOURCE_TEXT_ARG = 'The resource as JSON text (or `resource`): every number literal is stored exactly as written (`125.00` stays `125.00`). The REST facade sends the request body here.';
@@ -44,11 +45,12 @@ export function defineFhirInteractions(builder: SubgraphBuilder, services: Subgr
   });
 
   const fhirBase = `${services.runtime.config.publicUrl}/fhir/R4`;
+  const reads = readEventLogOf(services);
   const call = (ctx: SubgraphContext, source?: string | null): FhirCall => {
     if (source !== undefined && source !== null && !isSourceOrigin(source)) {
       throw new DomainError('INVALID_SOURCE_HEADER', 'The X-Svc-Source header must be one of the 8 source origins.', { details: { header: 'X-Svc-Source' } });
     }
-    return { em: ctx.em, principal: ctx.principal, requestId: ctx.requestId, source: source ?? null, fhirBase };
+    return { em: ctx.em, principal: ctx.principal, requestId: ctx.requestId, source: source ?? null, fhirBase, reads };
   };
   /** Every interaction may stage an event; publish it once committed. */
   const run = async (work: Promise<FhirOutcome>): Promise<FhirOutcome> => {

@@ -12,6 +12,7 @@ import {
 import { definitions } from '../domain/definitions.js';
 import { numericView } from '../domain/exact-json.js';
 import { queryFromString, read, search, type FhirCall, type FhirOutcome } from '../domain/interactions.js';
+import { readEventLogOf } from './read-event-log.js';
 
 /**
  * Typed GraphQL for the resource types portals use most, generated at schema-build time from the
@@ -142,7 +143,8 @@ export function defineTypedFhir(builder: SubgraphBuilder, services: SubgraphServ
   }
 
   const fhirBase = `${services.runtime.config.publicUrl}/fhir/R4`;
-  const call = (ctx: SubgraphContext): FhirCall => ({ em: ctx.em, principal: ctx.principal, requestId: ctx.requestId, source: null, fhirBase });
+  const reads = readEventLogOf(services);
+  const call = (ctx: SubgraphContext): FhirCall => ({ em: ctx.em, principal: ctx.principal, requestId: ctx.requestId, source: null, fhirBase, reads });
   const run = async (work: Promise<FhirOutcome>): Promise<FhirOutcome> => {
     const outcome = await work;
     services.publishCommitted();

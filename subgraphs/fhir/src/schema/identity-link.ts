@@ -3,6 +3,7 @@ import { GPID_SYSTEM, gpidOf } from '../domain/identity-link.js';
 import { search, type FhirCall } from '../domain/interactions.js';
 import type { FhirResource } from '../domain/validation.js';
 import type { TypedResourceRef } from './fhir-typed.js';
+import { readEventLogOf } from './read-event-log.js';
 
 type Json = Record<string, unknown>;
 /** Patients per GPID read at once (one search, comma-separated GPIDs). */
@@ -17,7 +18,8 @@ const MAX_PATIENTS = 1000;
  */
 export function defineIdentityLink(builder: SubgraphBuilder, services: SubgraphServices, FhirPatient: TypedResourceRef) {
   const fhirBase = `${services.runtime.config.publicUrl}/fhir/R4`;
-  const call = (ctx: SubgraphContext): FhirCall => ({ em: ctx.em, principal: ctx.principal, requestId: ctx.requestId, source: null, fhirBase });
+  const reads = readEventLogOf(services);
+  const call = (ctx: SubgraphContext): FhirCall => ({ em: ctx.em, principal: ctx.principal, requestId: ctx.requestId, source: null, fhirBase, reads });
 
   const patientsByGpid = (ctx: SubgraphContext) =>
     loaderFor<string, Json[]>(ctx, 'fhir.patientsByGpid', async (gpids) => {

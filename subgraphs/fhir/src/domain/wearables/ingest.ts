@@ -1,12 +1,11 @@
-import { DomainError, hasScope, isWearableProduct, newId, WEARABLE_PRODUCTS, wearableIngestScope, type WearableProduct } from '@svc/platform';
-import { syncJobStore, type StoredPrincipal, type SyncJobRecord } from '../../entities/sync-job-store.js';
+import { DomainError, hasScope, isWearableProduct, WEARABLE_PRODUCTS, wearableIngestScope, type WearableProduct } from '@svc/platform';
+import type { StoredPrincipal } from '../../entities/sync-job-store.js';
 import { runSearch } from '../../entities/search-query.js';
 import type { FhirCall } from '../interactions.js';
 import { parseSearchRequest } from '../search-request.js';
 import { readViewOf } from '../sharing-rules.js';
 import { parseStoredResource } from '../stored-content.js';
-import { recordQueued } from '../sync-job-events.js';
-import { syncStatusUrl } from '../sync-submission.js';
+import { queueSyncJob, syncStatusUrl } from '../sync-submission.js';
 import { eventIdentifierSystem, observationFor, parseWearableBatch } from './batch.js';
 
 /**
@@ -105,37 +104,7 @@ export async function ingestWearableBatch(call: FhirCall, productName: string, b
       request: { method: 'POST', url: 'Observation', ifNoneExist: `identifier=${system}|${r.eventId}` },
     })),
   };
-  const now = new Date();
-  const job: SyncJobRecord = {
-    id: newId('job'),
-    partnerGpid: principal.partnerGpid,
-    principal,
-    kind: 'batch',
-    state: 'queued',
-    resourceTypes: ['Observation'],
-    entriesTotal: readings.length,
-    entriesDone: 0,
-    recordsProcessed: 0,
-    attempts: 0,
-    sequence: 1,
-    // The status answer lists each reading's status and location; the Observations are read by search.
-    returnResources: false,
-    source: product,
-    requestId: call.requestId,
-    workerId: null,
-    heartbeatAt: null,
-    nextAttemptAt: null,
-    errorCode: null,
-    message: null,
-    result: null,
-    resultStatus: null,
-    createdAt: now.toISOString(),
-    startedAt: null,
-    finishedAt: null,
-  };
-  await call.em.transactional(async (em) => {
-    await syncJobStore.insert(em, job, JSON.stringify(bundle));
-    recordQueued(em, job, 'submitted', now);
-  });
+  // The status answer lists each reading's status and location; the Observations are read by search.
+  const job = await queueSyncJob(call, principal, { kind: 'batch', resourceTypes: ['Observation'], entriesTotal: readings.length, returnResources: false, source: product }, JSON.stringify(bundle));
   return { jobId: job.id, statusUrl: syncStatusUrl(call.fhirBase, job.id), product, eventsAccepted: readings.length, patients };
 }

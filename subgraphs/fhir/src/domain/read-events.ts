@@ -1,0 +1,122 @@
+import type { EntityManager } from '@mikro-orm/core';
+import { makeEvent, recordEvent, type EventEnvelope } from '@svc/platform';
+
+/** How long reads of one kind are counted into one `fhir.resource.read` event after the first. */
+export const READ_EVENT_WINDOW_MS = 1000;
+
+/** What one read-like interaction reports: ids and counts only, never content. */
+export interface ReadReport {
+  partnerGpid: string | null;
+  resourceType: string;
+  interaction: 'read' | 'vread' | 'history' | 'search';
+  status: number;
+  requestId: string;
+}
+
+interface Window {
+  report: ReadReport;
+  /** Reads counted since the window's event was written. */
+  count: number;
+  firstRequestId: string | null;
+  lastRequestId: string | null;
+  timer: NodeJS.Timeout;
+}
+
+function readEvent(report: ReadReport, count: number, requestId: string, lastRequestId?: string): EventEnvelope {
+  return makeEvent('fhir.resource.read', report.partnerGpid, {
+    event: 'fhir.resource.read',
+    resource_type: report.resourceType,
+    interaction: report.interaction,
+    status: report.status,
+    partner_gpid: report.partnerGpid,
+    request_id: requestId,
+    count,
+    ...(lastRequestId && lastRequestId !== requestId ? { last_request_id: lastRequestId } : {}),
+  });
+}
+
+/**
+ * `fhir.resource.read` events, coalesced per partner, type, interaction and status. The first read
+ * of such a kind commits its own event with the request (count 1), as every read did before; the
+ * reads of the same kind in the next second are counted and written as one event (`count`, the
+ * first and last request ids) when the second ends, and so on while they keep coming. A profile of
+ * reads showed the per-read event (an outbox row, then six durable consumers each handling it)
+ * costing about five times the read itself; coalesced, a sustained read load writes one event per
+ * kind per second. What is given up: a counted read's own request id (only the first and last of
+ * a window are named), and the counts of the last second if the process dies before it ends (a
+ * clean stop writes them, see `close`).
+ */
+export class ReadEventLog {
+  private readonly windows = new Map<string, Window>();
+  private closed = false;
+
+  /**
+   * @param fork an entity manager of its own for writing a window's event when it ends.
+   * @param published called after such a write commits (wakes the outbox relay).
+   */
+  constructor(
+    private readonly fork: () => EntityManager,
+    private readonly published: () => void,
+    private readonly onError: (err: unknown) => void,
+  ) {}
+
+  /** Record one read: its own event in `em` (flushed) if it opens a window, else a count. */
+  async record(em: EntityManager, report: ReadReport): Promise<void> {
+    const key = `${report.partnerGpid ?? ''}\u0000${report.resourceType}\u0000${report.interaction}\u0000${report.status}`;
+    const open = this.windows.get(key);
+    if (open) {
+      open.count += 1;
+      open.firstRequestId ??= report.requestId;
+      open.lastRequestId = report.requestId;
+      return;
+    }
+    if (!this.closed) this.windows.set(key, { report, count: 0, firstRequestId: null, lastRequestId: null, timer: this.schedule(key) });
+    recordEvent(em, readEvent(report, 1, report.requestId));
+    await em.flush();
+  }
+
+  private schedule(key: string): NodeJS.Timeout {
+    const timer = setTimeout(() => void this.end(key), READ_EVENT_WINDOW_MS);
+    timer.unref();
+    return timer;
+  }
+
+  /** A window ends: write its count, and keep counting for another second if any read came. */
+  private async end(key: string): Promise<void> {
+    const window = this.windows.get(key);
+    if (!window) return;
+    if (window.count === 0 || this.closed) {
+      this.windows.delete(key);
+      if (window.count > 0) await this.write([window]);
+      return;
+    }
+    const ended = { ...window };
+    window.count = 0;
+    window.firstRequestId = null;
+    window.lastRequestId = null;
+    window.timer = this.schedule(key);
+    await this.write([ended]);
+  }
+
+  private async write(windows: readonly Window[]): Promise<void> {
+    const pending = windows.filter((w) => w.count > 0);
+    if (pending.length === 0) return;
+    try {
+      const em = this.fork();
+      for (const w of pending) recordEvent(em, readEvent(w.report, w.count, w.firstRequestId ?? w.report.requestId, w.lastRequestId ?? undefined));
+      await em.flush();
+      this.published();
+    } catch (err) {
+      this.onError(err);
+    }
+  }
+
+  /** Stop counting and write what open windows hold (before the database closes). */
+  async close(): Promise<void> {
+    this.closed = true;
+    const open = [...this.windows.values()];
+    this.windows.clear();
+    for (const w of open) clearTimeout(w.timer);
+    await this.write(open);
+  }
+}
