@@ -14,6 +14,7 @@
  * and searches with autocannon from a child process, then records a markdown section at the top
  * of bench/RESULTS.md. Everything it created is dropped when it ends.
  */
+import { recordResults, RESULTS_FILE } from './results-file.js';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -27,8 +28,6 @@ import { ChildRunner } from './child.js';
 import { FAMILY_SIZE, LOINC, type IngestedPatient, type IngestRun, type IngestSpec } from './fhir-ingest.js';
 import type { LoadRun, LoadSpec } from './load.js';
 
-const RESULTS_FILE = fileURLToPath(new URL('./RESULTS.md', import.meta.url));
-const RESULTS_MARKER = '<!-- Newest results first; bench/run.ts inserts each run below this line. -->';
 const WARMUP_SECONDS = 1;
 
 type Database = 'sqlite' | 'postgres';
@@ -240,6 +239,8 @@ interface Stats {
   responses: number;
   statusCounts: Record<string, number>;
   errors: number;
+  /** Server CPU (this process: the whole system, events included) per response, in ms. */
+  cpuMs: number;
 }
 
 function percentile(sorted: Float64Array, p: number): number {
@@ -247,7 +248,7 @@ function percentile(sorted: Float64Array, p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 }
 
-function summarize(run: LoadRun): Stats {
+function summarize(run: LoadRun, cpuMicros: number): Stats {
   const latencies = Float64Array.from(run.latencies).sort();
   return {
     rps: run.durationSeconds > 0 ? latencies.length / run.durationSeconds : 0,
@@ -257,6 +258,7 @@ function summarize(run: LoadRun): Stats {
     responses: latencies.length,
     statusCounts: run.statusCounts,
     errors: run.errors,
+    cpuMs: latencies.length > 0 ? cpuMicros / 1000 / latencies.length : Number.NaN,
   };
 }
 
@@ -279,7 +281,7 @@ function rowsFor(patients: readonly IngestedPatient[], observations: readonly st
     { key: 'read', label: 'read', example: '`GET Patient/{id}`, `GET Observation/{id}` (random stored ids)', paths: reads },
     { key: 'search-subject', label: 'search by subject and code', example: '`GET Observation?subject=Patient/{id}&code=http://loinc.org|8867-4`', paths: bySubject },
     { key: 'search-name', label: 'search by name and birthdate', example: '`GET Patient?name=Smit&birthdate=1970-05-03`', paths: byName },
-    { key: 'search-sorted', label: 'search by code, sorted, paged', example: '`GET Observation?code=http://loinc.org|8867-4&_sort=-date&_count=20` (with the total)', paths: sorted },
+    { key: 'search-sorted', label: 'search by code, sorted, paged', example: '`GET Observation?code=http://loinc.org|8867-4&_sort=-date&_count=20` (the default total: exact up to 1,000 matches, left out beyond)', paths: sorted },
   ];
 }
 
@@ -296,8 +298,11 @@ async function measure(load: ChildRunner<LoadSpec, LoadRun>, base: Booted, token
   await probe(base.baseUrl, token, row.paths[0]!);
   const spec = { url: `${base.baseUrl}${row.paths[0]}`, method: 'GET' as const, headers: { authorization: `Bearer ${token}`, accept: 'application/fhir+json' }, paths: row.paths, connections: options.connections };
   await load.run({ ...spec, duration: WARMUP_SECONDS });
-  const stats = summarize(await load.run({ ...spec, duration: options.duration }));
-  process.stderr.write(`    ${row.label}: ${stats.rps.toFixed(0)} req/s, p95 ${stats.p95.toFixed(1)} ms\n`);
+  const cpuBefore = process.cpuUsage();
+  const run = await load.run({ ...spec, duration: options.duration });
+  const cpu = process.cpuUsage(cpuBefore);
+  const stats = summarize(run, cpu.user + cpu.system);
+  process.stderr.write(`    ${row.label}: ${stats.rps.toFixed(0)} req/s, p95 ${stats.p95.toFixed(1)} ms, p50 ${stats.p50.toFixed(1)} ms, server CPU ${stats.cpuMs.toFixed(2)} ms per request\n`);
   return stats;
 }
 
@@ -401,13 +406,13 @@ export function fhirReport(date: string, argv: readonly string[], options: Optio
   ];
   for (const { database, steps } of results) {
     lines.push(`### ${database === 'sqlite' ? 'SQLite (embedded)' : 'PostgreSQL (127.0.0.1:5432) + Redis'}`, '');
-    lines.push('| Stored resources | Ingest step | Ingest resources/s | Server CPU ms per resource | Bundle p95 ms | Events delivered after, s | ' + steps[0]!.rows.map((r) => `${r.row.label} p95 ms (p50, req/s)`).join(' | ') + ' |');
+    lines.push('| Stored resources | Ingest step | Ingest resources/s | Server CPU ms per resource | Bundle p95 ms | Events delivered after, s | ' + steps[0]!.rows.map((r) => `${r.row.label} p95 ms (p50, req/s, server CPU ms per request)`).join(' | ') + ' |');
     lines.push('|---:|---|---:|---:|---:|---:|' + steps[0]!.rows.map(() => '---:').join('|') + '|');
     let before = 0;
     for (const s of steps) {
       lines.push(
         `| ${thousands(s.size)} | ${thousands(before)} → ${thousands(s.size)} | ${thousands(s.ingest.resources / s.ingest.seconds)} | ${fmt(s.ingest.cpuMs / s.ingest.resources, 2)} | ${fmt(s.ingest.bundleP95, 0)} | ${fmt(s.ingest.drainSeconds)} | ` +
-          s.rows.map((r) => `**${fmt(r.stats.p95)}** (${fmt(r.stats.p50)}, ${fmt(r.stats.rps, 0)})`).join(' | ') +
+          s.rows.map((r) => `**${fmt(r.stats.p95)}** (${fmt(r.stats.p50)}, ${fmt(r.stats.rps, 0)}, ${fmt(r.stats.cpuMs, 2)})`).join(' | ') +
           ' |',
       );
       before = s.size;
@@ -427,16 +432,6 @@ export function fhirReport(date: string, argv: readonly string[], options: Optio
   return lines.join('\n');
 }
 
-function record(section: string): void {
-  let text = existsSync(RESULTS_FILE) ? readFileSync(RESULTS_FILE, 'utf8') : `# Benchmark results\n\n${RESULTS_MARKER}\n`;
-  const at = text.indexOf(RESULTS_MARKER);
-  if (at === -1) text = `${text.trimEnd()}\n\n${section}`;
-  else {
-    const after = at + RESULTS_MARKER.length;
-    text = `${text.slice(0, after)}\n\n${section}${text.slice(after).replace(/^\n+/, '\n')}`;
-  }
-  writeFileSync(RESULTS_FILE, `${text.trimEnd()}\n`);
-}
 
 export async function runFhirSuite(argv: readonly string[]): Promise<void> {
   const options = parseFhirArgs(argv);
@@ -446,6 +441,6 @@ export async function runFhirSuite(argv: readonly string[]): Promise<void> {
   for (const database of options.databases) results.push({ database, steps: await runDatabase(database, options) });
   const section = fhirReport(new Date().toISOString(), argv, options, loadBefore, os.loadavg(), results);
   process.stdout.write(`\n${section}\n`);
-  record(section);
+  recordResults(section);
   process.stderr.write(`recorded in ${RESULTS_FILE} (${((Date.now() - started) / 1000).toFixed(0)} s in all)\n`);
 }

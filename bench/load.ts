@@ -13,6 +13,8 @@ export interface LoadSpec {
   /** When given, every request picks one of these paths (same origin as `url`) at random. */
   paths?: string[];
   connections: number;
+  /** When given, at most this many requests per second in all (autocannon's overallRate). */
+  overallRate?: number;
   /** Seconds; the run stops after this however many requests are in flight. */
   duration: number;
 }
@@ -49,6 +51,7 @@ function runOnce(spec: LoadSpec): Promise<LoadRun> {
         ...(spec.body === undefined ? {} : { body: spec.body }),
         connections: spec.connections,
         duration: spec.duration,
+        ...(spec.overallRate ? { overallRate: spec.overallRate } : {}),
         ...(spec.paths?.length ? { requests: [{ setupRequest: (req: autocannon.Request) => ({ ...req, path: pick(spec.paths!) }) }] } : {}),
         timeout: 10,
       },

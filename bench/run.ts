@@ -6,6 +6,9 @@
  *   npm run bench -- --suite fhir …   (the FHIR store: ingest, read, search; see bench/fhir.ts)
  *   npm run bench -- --suite subscriptions …   (graphql-ws fan-out; see bench/subscriptions-fanout.ts)
  *   npm run bench -- --suite webhooks …   (event-to-webhook latency; see bench/webhook-latency.ts)
+ *   npm run bench -- --suite subgraphs …   (our subgraphs vs a minimal Apollo subgraph, REST vs GraphQL; see bench/subgraph-compare.ts)
+ *   npm run bench -- --suite overload …   (10× the documented partner load; see bench/overload.ts)
+ *   npm run bench -- --suite gateway …   (ours against stock @apollo/gateway; see bench/gateway-compare.ts)
  *
  * Boots everything in this process on a temporary SQLite directory, seeds a small data set through
  * the public GraphQL API, drives each measurement with autocannon from a child process (so the load
@@ -532,7 +535,8 @@ async function main(): Promise<void> {
 /**
  * `--suite fhir` runs the FHIR store benchmark (bench/fhir.ts), `--suite subscriptions` the
  * graphql-ws fan-out (bench/subscriptions-fanout.ts), `--suite webhooks` the event-to-webhook
- * latency (bench/webhook-latency.ts). Without `--suite`, the default rows, then the webhook latency.
+ * latency (bench/webhook-latency.ts), `--suite gateway` ours against stock @apollo/gateway
+ * (bench/gateway-compare.ts). Without `--suite`, the default rows, then the webhook latency.
  */
 function suiteOf(argv: readonly string[]): { suite: string; rest: string[] } {
   const rest: string[] = [];
@@ -546,16 +550,18 @@ function suiteOf(argv: readonly string[]): { suite: string; rest: string[] } {
 }
 
 const { suite, rest: suiteArgs } = suiteOf(process.argv.slice(2));
-const run =
-  suite === 'fhir'
-    ? import('./fhir.js').then((m) => m.runFhirSuite(suiteArgs))
-    : suite === 'subscriptions'
-      ? import('./subscriptions-fanout.js').then((m) => m.runSubscriptionsSuite(suiteArgs))
-      : suite === 'webhooks'
-        ? import('./webhook-latency.js').then((m) => m.runWebhookLatencySuite(suiteArgs))
-        : suite === 'default'
-          ? main().then(() => import('./webhook-latency.js')).then((m) => m.runWebhookLatencySuite([]))
-          : Promise.reject(new Error(`unknown suite "${suite}" (default, fhir, subscriptions or webhooks)`));
+/** Every suite by name; `default` is this file's own run followed by the webhook latency. */
+const SUITES: Record<string, () => Promise<unknown>> = {
+  default: () => main().then(() => import('./webhook-latency.js')).then((m) => m.runWebhookLatencySuite([])),
+  fhir: () => import('./fhir.js').then((m) => m.runFhirSuite(suiteArgs)),
+  subscriptions: () => import('./subscriptions-fanout.js').then((m) => m.runSubscriptionsSuite(suiteArgs)),
+  webhooks: () => import('./webhook-latency.js').then((m) => m.runWebhookLatencySuite(suiteArgs)),
+  subgraphs: () => import('./subgraph-compare.js').then((m) => m.runSubgraphsSuite(suiteArgs)),
+  overload: () => import('./overload.js').then((m) => m.runOverloadSuite(suiteArgs)),
+  gateway: () => import('./gateway-compare.js').then((m) => m.runGatewaySuite(suiteArgs)),
+};
+const start = SUITES[suite];
+const run = start ? start() : Promise.reject(new Error(`unknown suite "${suite}" (${Object.keys(SUITES).join(', ')})`));
 run.catch((err: unknown) => {
   process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
   process.exitCode = 1;

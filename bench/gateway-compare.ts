@@ -1,0 +1,313 @@
+/**
+ * Our gateway (SVC_ROLE=gateway, SVC_SUPERGRAPH) against stock @apollo/gateway, in one run, over
+ * the same two minimal in-memory Apollo subgraphs (bench/minimal-subgraphs.ts):
+ *
+ *   npm run bench -- --suite gateway [--duration 10] [--connections 20] [--rounds 1] [--profile] [--workers n]
+ *
+ * Every server runs in its own child process, the load generator (autocannon) in another. Rows:
+ * the partners subgraph directly, then stock and ours for a single-subgraph query and for a
+ * cross-subgraph query (50 partners × 2 sync jobs). With `--rounds n` the rows are measured n times,
+ * interleaved, and each row reports its median round. `--profile` runs our gateway under
+ * `node --cpu-prof` and prints its top self-time functions after the run.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync, existsSync, readFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import os from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ChildRunner } from './child.js';
+import type { LoadRun, LoadSpec } from './load.js';
+import { MINIMAL_CROSS_QUERY, MINIMAL_JOBS_PER_PARTNER, MINIMAL_PARTNERS, MINIMAL_SINGLE_QUERY, minimalSupergraph, type MinimalSubgraphName } from './minimal-subgraphs.js';
+import { profileMarkdown, summarizeProfile } from './cpu-profile.js';
+
+const WARMUP_SECONDS = 2;
+const RESULTS_FILE = fileURLToPath(new URL('./RESULTS.md', import.meta.url));
+const RESULTS_MARKER = '<!-- Newest results first; bench/run.ts inserts each run below this line. -->';
+
+interface Options {
+  duration: number;
+  connections: number;
+  rounds: number;
+  profile: boolean;
+  workers: number | undefined;
+  record: boolean;
+  /** Measure only the rows whose key contains this (e.g. `ours`: a profile of ours alone). */
+  only: string | undefined;
+}
+
+const USAGE = 'usage: npm run bench -- --suite gateway [--duration 10] [--connections 20] [--rounds 1] [--profile] [--workers <n>] [--only <row key part>] [--no-record]';
+
+function parseArgs(argv: readonly string[]): Options {
+  const options: Options = { duration: 10, connections: 20, rounds: 1, profile: false, workers: undefined, record: true, only: undefined };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--profile') options.profile = true;
+    else if (arg === '--no-record') options.record = false;
+    else if (arg === '--only') options.only = argv[++i];
+    else {
+      const m = /^--(duration|connections|rounds|workers)(?:=(.*))?$/.exec(arg);
+      if (!m) throw new Error(`unknown argument "${arg}"\n${USAGE}`);
+      const value = Number(m[2] ?? argv[++i]);
+      if (!Number.isFinite(value) || value < 1 || value > 1000) throw new Error(`--${m[1]} must be a number from 1 to 1000\n${USAGE}`);
+      if (m[1] === 'workers') options.workers = value;
+      else options[m[1] as 'duration' | 'connections' | 'rounds'] = value;
+    }
+  }
+  return options;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Servers, each in its own process
+
+interface Running {
+  url: string;
+  stop(): Promise<void>;
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve())));
+}
+
+async function stopChild(child: ChildProcess, how: () => void): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const done = exited(child);
+  how();
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await done;
+  clearTimeout(timer);
+}
+
+function startCompareServer(kind: 'subgraph' | 'stock', arg: string): Promise<Running> {
+  const child = fork(fileURLToPath(new URL('./compare-server.ts', import.meta.url)), [kind, arg], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`${kind} ${arg} exited (${code}) before listening`)));
+    child.once('message', (message: { url: string }) =>
+      resolve({ url: message.url, stop: () => stopChild(child, () => (child.connected ? child.send({ kind: 'exit' }) : child.kill())) }),
+    );
+  });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitReady(url: string, child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + 180_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`our gateway exited (${child.exitCode}) before it was ready`);
+    const ok = await fetch(url, { signal: AbortSignal.timeout(1000) }).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${url} was not ready within 180 s`);
+}
+
+/** Our gateway component as `npm start` runs it (server.ts), fronting the minimal supergraph. */
+async function startOurGateway(supergraphFile: string, dir: string, options: Options): Promise<Running & { profileDir?: string; startupMs: number }> {
+  const forked = Date.now();
+  const [port, internalPort] = [await freePort(), await freePort()];
+  const profileDir = options.profile ? mkdtempSync(join(os.tmpdir(), 'svc-gw-prof-')) : undefined;
+  const child = fork(fileURLToPath(new URL('../server.ts', import.meta.url)), [], {
+    execArgv: [...process.execArgv, ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    env: {
+      ...process.env,
+      SVC_ROLE: 'gateway',
+      SVC_SUPERGRAPH: supergraphFile,
+      SVC_HOST: '127.0.0.1',
+      SVC_PORT: String(port),
+      SVC_INTERNAL_PORT: String(internalPort),
+      SVC_DATA_DIR: dir,
+      SVC_LOG_LEVEL: 'warn',
+      // Stock Apollo has no rate limiter; the minimal subgraphs' `partners` would otherwise count
+      // against the REST twin's per-address limit of our capability table.
+      SVC_RATE_LIMITS: 'off',
+      // Anonymous callers' cost budget (1000) is below the cross query's static cost (about 1,650).
+      SVC_GRAPHQL_COST_ANONYMOUS: '100000',
+      ...(options.workers ? { SVC_GATEWAY_WORKERS: String(options.workers) } : {}),
+    },
+  });
+  // With workers, the primary says when every worker listens: none of them starts up under load.
+  const allListening = options.workers && options.workers > 1 ? new Promise<void>((resolve) => child.on('message', (m: { kind?: string }) => m.kind === 'gateway-workers-listening' && resolve())) : Promise.resolve();
+  await waitReady(`http://127.0.0.1:${port}/ready`, child);
+  await allListening;
+  return { url: `http://127.0.0.1:${port}/graphql`, startupMs: Date.now() - forked, stop: () => stopChild(child, () => child.kill('SIGTERM')), ...(profileDir ? { profileDir } : {}) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Measuring
+
+interface Row {
+  key: string;
+  label: string;
+  url: string;
+  query: string;
+  cross: boolean;
+}
+
+interface Stats {
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+function percentile(sorted: Float64Array, p: number): number {
+  return sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+function stats(run: LoadRun): Stats {
+  const sorted = run.latencies.slice().sort();
+  const responses = Object.values(run.statusCounts).reduce((a, b) => a + b, 0);
+  const ok = Object.entries(run.statusCounts).reduce((a, [s, n]) => a + (s.startsWith('2') ? n : 0), 0);
+  return { rps: responses / run.durationSeconds, p50: percentile(sorted, 50), p99: percentile(sorted, 99), non2xx: responses - ok, errors: run.errors };
+}
+
+/** One request first: the row must answer the full, correct data, or the numbers mean nothing. */
+async function check(row: Row): Promise<void> {
+  const res = await fetch(row.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: row.query }) });
+  const body = (await res.json()) as { data?: { partners?: { edges: { node: { syncJobs?: unknown[] } }[] } }; errors?: unknown[] };
+  const edges = body.data?.partners?.edges ?? [];
+  const jobs = edges.reduce((n, e) => n + (e.node.syncJobs?.length ?? 0), 0);
+  if (res.status !== 200 || body.errors || edges.length !== MINIMAL_PARTNERS || jobs !== (row.cross ? MINIMAL_PARTNERS * MINIMAL_JOBS_PER_PARTNER : 0)) {
+    throw new Error(`${row.label}: unexpected answer ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
+  }
+}
+
+async function measure(load: ChildRunner<LoadSpec, LoadRun>, row: Row, options: Options, seconds: number): Promise<Stats> {
+  const spec: LoadSpec = { url: row.url, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: row.query }), connections: options.connections, duration: seconds };
+  return stats(await load.run(spec));
+}
+
+const median = (values: Stats[]): Stats => {
+  const sorted = [...values].sort((a, b) => a.rps - b.rps);
+  return sorted[Math.floor(sorted.length / 2)]!;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Reporting
+
+const ms = (v: number) => (Number.isFinite(v) ? v.toFixed(1) : '–');
+const x = (a: number, b: number) => (b > 0 && Number.isFinite(a) ? `${(a / b).toFixed(2)}×` : '–');
+
+function machine(): string {
+  const cpus = os.cpus();
+  return `${cpus[0]?.model.trim() ?? 'unknown CPU'}, ${cpus.length} cores, ${(os.totalmem() / 1024 ** 3).toFixed(1)} GiB RAM, Node ${process.version}`;
+}
+
+const MISSING: Stats = { rps: Number.NaN, p50: Number.NaN, p99: Number.NaN, non2xx: 0, errors: 0 };
+
+function report(options: Options, loadBefore: readonly number[], loadAfter: readonly number[], rows: Row[], results: Map<string, Stats[]>, note: string): string {
+  const s = (key: string) => (results.get(key)?.length ? median(results.get(key)!) : MISSING);
+  const direct = s('direct');
+  const stockSingle = s('stock-single');
+  const oursSingle = s('ours-single');
+  const stockCross = s('stock-cross');
+  const oursCross = s('ours-cross');
+  const lines = [
+    `## Gateway comparison, ${new Date().toISOString()}`,
+    '',
+    `- Command: \`npm run bench -- --suite gateway --duration ${options.duration} --connections ${options.connections} --rounds ${options.rounds}${options.only ? ` --only ${options.only}` : ''}${options.workers ? ` --workers ${options.workers}` : ''}${options.profile ? ' --profile' : ''}\`${note ? ` (${note})` : ''}`,
+    `- Machine: ${machine()}; load average before ${loadBefore.map((l) => l.toFixed(2)).join(' / ')}, after ${loadAfter.map((l) => l.toFixed(2)).join(' / ')}${(loadBefore[0] ?? 0) > os.cpus().length / 2 ? ' — busy with other work: compare the ratios of this run, not absolute numbers' : ''}`,
+    `- ${options.duration} s per row after a ${WARMUP_SECONDS} s warm-up, ${options.rounds} round(s) interleaved (median round shown), autocannon in its own process, each server in its own process; our gateway${options.workers ? ` with SVC_GATEWAY_WORKERS=${options.workers}` : ' in one process'}${options.profile ? ', under --cpu-prof' : ''}`,
+    '',
+    '| Row | req/s | p50 ms | p99 ms | non-2xx | errors |',
+    '|---|---:|---:|---:|---:|---:|',
+    ...rows.filter((r) => results.get(r.key)?.length).map((r) => {
+      const v = s(r.key);
+      return `| ${r.label} | ${v.rps.toFixed(0)} | ${ms(v.p50)} | ${ms(v.p99)} | ${v.non2xx} | ${v.errors} |`;
+    }),
+    '',
+    `- ours single / direct: **${x(oursSingle.rps, direct.rps)}** (target ≥ 0.6×); stock single / direct: ${x(stockSingle.rps, direct.rps)}; ours single / stock single: ${x(oursSingle.rps, stockSingle.rps)}`,
+    `- ours cross / stock cross: **${x(oursCross.rps, stockCross.rps)}** (target ≥ 3×)`,
+    `- p99 ours / stock: single ${x(oursSingle.p99, stockSingle.p99)}, cross **${x(oursCross.p99, stockCross.p99)}** (target ≤ 1×)`,
+    '',
+  ];
+  return lines.join('\n');
+}
+
+function record(section: string): void {
+  if (!existsSync(RESULTS_FILE)) return;
+  let text = readFileSync(RESULTS_FILE, 'utf8');
+  const at = text.indexOf(RESULTS_MARKER);
+  if (at === -1) text = `${text.trimEnd()}\n\n${section}`;
+  else {
+    const after = at + RESULTS_MARKER.length;
+    text = `${text.slice(0, after)}\n\n${section}${text.slice(after).replace(/^\n+/, '\n')}`;
+  }
+  writeFileSync(RESULTS_FILE, `${text.trimEnd()}\n`);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+export async function runGatewaySuite(argv: readonly string[]): Promise<void> {
+  const options = parseArgs(argv);
+  const loadBefore = os.loadavg();
+  const dir = mkdtempSync(join(os.tmpdir(), 'svc-gw-compare-'));
+  const stops: (() => Promise<void>)[] = [];
+  let profileDir: string | undefined;
+  try {
+    process.stderr.write('starting the minimal subgraphs, stock @apollo/gateway and ours …\n');
+    const subgraphs = {} as Record<MinimalSubgraphName, Running>;
+    for (const name of ['partners', 'pipeline'] as const) {
+      subgraphs[name] = await startCompareServer('subgraph', name);
+      stops.push(() => subgraphs[name].stop());
+    }
+    const supergraphFile = join(dir, 'supergraph.graphql');
+    writeFileSync(supergraphFile, minimalSupergraph({ partners: subgraphs.partners.url, pipeline: subgraphs.pipeline.url }));
+    const stock = await startCompareServer('stock', supergraphFile);
+    stops.push(() => stock.stop());
+    const ours = await startOurGateway(supergraphFile, dir, options);
+    stops.push(() => ours.stop());
+    profileDir = ours.profileDir;
+    const startupMs = ours.startupMs;
+    const load = new ChildRunner<LoadSpec, LoadRun>(new URL('./load.ts', import.meta.url), 'load generator');
+    stops.push(() => load.close());
+
+    const allRows: Row[] = [
+      { key: 'direct', label: 'partners subgraph directly, single query', url: subgraphs.partners.url, query: MINIMAL_SINGLE_QUERY, cross: false },
+      { key: 'stock-single', label: 'stock @apollo/gateway, single-subgraph query', url: stock.url, query: MINIMAL_SINGLE_QUERY, cross: false },
+      { key: 'ours-single', label: 'ours (SVC_ROLE=gateway), single-subgraph query', url: ours.url, query: MINIMAL_SINGLE_QUERY, cross: false },
+      { key: 'stock-cross', label: 'stock @apollo/gateway, cross-subgraph query', url: stock.url, query: MINIMAL_CROSS_QUERY, cross: true },
+      { key: 'ours-cross', label: 'ours (SVC_ROLE=gateway), cross-subgraph query', url: ours.url, query: MINIMAL_CROSS_QUERY, cross: true },
+    ];
+    const rows = allRows.filter((r) => !options.only || r.key.includes(options.only));
+    for (const row of rows) await check(row);
+    const results = new Map<string, Stats[]>(rows.map((r) => [r.key, []]));
+    for (let round = 1; round <= options.rounds; round++) {
+      for (const row of rows) {
+        await measure(load, row, options, WARMUP_SECONDS);
+        const s = await measure(load, row, options, options.duration);
+        results.get(row.key)!.push(s);
+        process.stderr.write(`  round ${round}: ${row.label}: ${s.rps.toFixed(0)} req/s, p99 ${ms(s.p99)} ms\n`);
+      }
+    }
+    const loadAfter = os.loadavg();
+    for (const stop of stops.reverse().splice(0)) await stop();
+    const section = report(options, loadBefore, loadAfter, rows, results, '');
+    let profile = '';
+    if (profileDir) {
+      const file = readdirSync(profileDir).find((f) => f.endsWith('.cpuprofile'));
+      profile = file
+        ? `\nOur gateway's CPU profile after its start-up (\`${join(profileDir, file)}\`):\n\n${profileMarkdown(summarizeProfile(join(profileDir, file), 25, startupMs + 500))}`
+        : '\n(no CPU profile was written)\n';
+    }
+    process.stdout.write(`\n${section}${profile}\n`);
+    if (options.record) record(section);
+  } finally {
+    for (const stop of stops.reverse()) await stop().catch((err: unknown) => process.stderr.write(`cleanup failed: ${String(err)}\n`));
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

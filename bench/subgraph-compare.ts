@@ -1,0 +1,403 @@
+/**
+ * Our subgraphs against a minimal in-memory Apollo subgraph, and the REST facade against its
+ * GraphQL twin, measured in one run so that the ratios hold on a busy machine.
+ *
+ *   npm run bench -- --suite subgraphs [--duration <s, default 5>] [--connections <n, default 20>] [--profile <dir>]
+ *
+ * Every server runs in its own child process: the stock Apollo Server with a minimal
+ * @apollo/subgraph (bench/minimal-apollo-subgraph.ts), and our partner, identity and pipeline
+ * subgraphs as the distributed mode starts them (`SVC_ROLE=subgraph:<name>` on a fresh PostgreSQL
+ * database), then the embedded system (`SVC_ROLE=all`, SQLite) for the facade rows. autocannon
+ * drives each row from a further child process (bench/load.ts). With `--profile <dir>`, our three
+ * subgraphs run under `node --cpu-prof` and leave their profiles in that directory.
+ */
+import { recordResults } from './results-file.js';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { resolve as resolvePath } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { INTERNAL_PRINCIPAL_HEADER, signPrincipal, type Principal } from '@svc/platform';
+import { ChildRunner } from './child.js';
+import type { LoadRun, LoadSpec } from './load.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const ADMIN_DATABASE_URL = process.env['SVC_BENCH_ADMIN_DATABASE_URL'] ?? process.env['SVC_TEST_ADMIN_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
+const PARTNERS = 20;
+const JOBS_PER_PARTNER = 3;
+const WARMUP_SECONDS = 1;
+/** A signed principal lives 15 s: longer rows are cut into segments, each with a fresh one. */
+const SEGMENT_SECONDS = 10;
+const OPERATOR: Principal = { kind: 'service', partnerGpid: null, scopes: ['*'] };
+
+interface Options {
+  duration: number;
+  connections: number;
+  profileDir?: string;
+}
+
+const USAGE = 'usage: npm run bench -- --suite subgraphs [--duration <seconds, default 5>] [--connections <n, default 20>] [--profile <dir>]';
+
+function parseArgs(argv: readonly string[]): Options {
+  const options: Options = { duration: 5, connections: 20 };
+  for (let i = 0; i < argv.length; i++) {
+    const m = /^--(duration|connections|profile)(?:=(.*))?$/.exec(argv[i]!);
+    if (!m) throw new Error(`unknown argument "${argv[i]}"\n${USAGE}`);
+    const raw = m[2] ?? argv[++i] ?? '';
+    if (m[1] === 'profile') options.profileDir = resolvePath(raw);
+    else {
+      const value = Number(raw);
+      if (!(Number.isInteger(value) && value >= 1 && value <= 600)) throw new Error(`--${m[1]} must be an integer from 1 to 600 (got "${raw}")\n${USAGE}`);
+      options[m[1] as 'duration' | 'connections'] = value;
+    }
+  }
+  return options;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Child processes
+
+interface Service {
+  name: string;
+  url: string;
+  stop(): Promise<void>;
+}
+
+function watch(name: string, child: ChildProcess): { output(): string; exited: Promise<void> } {
+  let output = '';
+  child.stdout?.on('data', (c: Buffer) => (output += c.toString()));
+  child.stderr?.on('data', (c: Buffer) => (output += c.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return { output: () => output.slice(-4000), exited };
+}
+
+function stopper(child: ChildProcess, exited: Promise<void>): () => Promise<void> {
+  return async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    await exited;
+    clearTimeout(timer);
+  };
+}
+
+async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function startMinimal(): Promise<Service> {
+  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./minimal-apollo-subgraph.ts', import.meta.url))], {
+    cwd: ROOT,
+    env: { PATH: process.env['PATH'] ?? '', NODE_ENV: 'production', BENCH_ROWS: String(PARTNERS) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const w = watch('minimal', child);
+  const port = await new Promise<number>((resolve, reject) => {
+    child.stdout!.on('data', () => {
+      const m = /listening (\d+)/.exec(w.output());
+      if (m) resolve(Number(m[1]));
+    });
+    void w.exited.then(() => reject(new Error(`the minimal subgraph exited:\n${w.output()}`)));
+  });
+  return { name: 'minimal Apollo subgraph', url: `http://127.0.0.1:${port}/`, stop: stopper(child, w.exited) };
+}
+
+/** One component as `npm start` runs it (server.ts), ready when /ready answers 200. */
+async function startRole(role: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<Service> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'server.ts'], {
+    cwd: ROOT,
+    env: { PATH: process.env['PATH'] ?? '', NODE_ENV: 'production', ...env, SVC_ROLE: role, SVC_PORT: String(port), SVC_HOST: '127.0.0.1', SVC_INTERNAL_PORT: String(await freePort()), SVC_LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const w = watch(role, child);
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${role} exited early:\n${w.output()}`);
+    if (await fetch(`${url}/ready`).then((r) => r.ok, () => false)) break;
+    if (Date.now() > deadline) throw new Error(`${role} not ready after 120 s:\n${w.output()}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return { name: role, url, stop: stopper(child, w.exited) };
+}
+
+async function freshDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `svc_bench_${randomBytes(5).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: ADMIN_DATABASE_URL });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(ADMIN_DATABASE_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const client = new pg.Client({ connectionString: ADMIN_DATABASE_URL });
+      await client.connect();
+      await client.query(`drop database if exists ${name} with (force)`);
+      await client.end();
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Requests
+
+interface GraphQLBody {
+  data?: Record<string, unknown>;
+  errors?: { message: string }[];
+}
+
+type Target = Omit<LoadSpec, 'connections' | 'duration'>;
+
+async function post(url: string, headers: Record<string, string>, query: string, variables: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
+  const res = await fetch(url, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
+  const body = (await res.json()) as GraphQLBody;
+  if (!res.ok || body.errors?.length || !body.data) throw new Error(`GraphQL ${res.status} from ${url}: ${JSON.stringify(body.errors ?? body).slice(0, 400)}`);
+  return body.data;
+}
+
+const signed = async (secret: string) => ({ [INTERNAL_PRINCIPAL_HEADER]: await signPrincipal(OPERATOR, secret) });
+
+const PARTNER_QUERY = '{ partners(first: 20) { edges { node { gpid legalName } } } }';
+const IDENTITY_QUERY = 'query Identity($gpid: ID!) { identity(gpid: $gpid) { gpid entityType status version createdAt updatedAt } }';
+const JOBS_QUERY = 'query Jobs($representations: [_Any!]!) { _entities(representations: $representations) { ... on Partner { syncJobs { jobId status } } } }';
+/** The document the facade's `identity.get` route sends (rest-facade/src/routes/identity.ts). */
+const IDENTITY_GET_DOCUMENT =
+  'query GetIdentity($gpid: ID!) { identity(gpid: $gpid) { gpid entityType status mergedInto survivor { gpid status } ' +
+  'sources { source firstConfirmedAt lastConfirmedAt confirmations } relatedGpids lineage { kind gpid requestId reason at } mergedFrom splitFrom ' +
+  'matchHistory(last: 10) { total firstAt lastAt recent { at decision matchType confidence status source subjectGpid } } version createdAt updatedAt } }';
+
+function check(expect: (body: GraphQLBody) => string | undefined) {
+  return (status: number, text: string): string | undefined => {
+    let body: GraphQLBody;
+    try {
+      body = JSON.parse(text) as GraphQLBody;
+    } catch {
+      return `${status} ${text.slice(0, 300)}`;
+    }
+    if (status !== 200 || body.errors?.length) return `${status} ${text.slice(0, 300)}`;
+    return expect(body);
+  };
+}
+
+const twentyPartners = check((b) => {
+  const n = ((b.data?.['partners'] as { edges?: unknown[] } | undefined)?.edges ?? []).length;
+  return n === PARTNERS ? undefined : `expected ${PARTNERS} partners, got ${n}`;
+});
+const oneIdentity = check((b) => (b.data?.['identity'] ? undefined : 'no identity'));
+const jobsOfTwenty = check((b) => {
+  const entities = (b.data?.['_entities'] as { syncJobs?: unknown[] }[] | undefined) ?? [];
+  const jobs = entities.reduce((n, e) => n + (e.syncJobs?.length ?? 0), 0);
+  return entities.length === PARTNERS && jobs === PARTNERS * JOBS_PER_PARTNER ? undefined : `expected ${PARTNERS} partners with ${JOBS_PER_PARTNER} jobs, got ${entities.length} with ${jobs}`;
+});
+
+// ---------------------------------------------------------------------------------------------
+// Measuring
+
+interface Row {
+  key: string;
+  label: string;
+  request(): Promise<Target>;
+  check(status: number, body: string): string | undefined;
+}
+
+interface Stats {
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+}
+
+function summarize(runs: readonly LoadRun[]): Stats {
+  const total = runs.reduce((n, r) => n + r.latencies.length, 0);
+  const all = new Float64Array(total);
+  let at = 0;
+  let non2xx = 0;
+  for (const r of runs) {
+    all.set(r.latencies, at);
+    at += r.latencies.length;
+    for (const [status, count] of Object.entries(r.statusCounts)) if (!status.startsWith('2')) non2xx += count;
+  }
+  all.sort();
+  const pct = (p: number) => (all.length ? all[Math.min(all.length - 1, Math.ceil((p / 100) * all.length) - 1)]! : Number.NaN);
+  const seconds = runs.reduce((s, r) => s + r.durationSeconds, 0);
+  return { rps: seconds > 0 ? total / seconds : 0, p50: pct(50), p99: pct(99), non2xx };
+}
+
+async function measure(load: ChildRunner<LoadSpec, LoadRun>, row: Row, options: Options): Promise<Stats> {
+  const probe = await row.request();
+  const res = await fetch(probe.url, { method: probe.method, headers: probe.headers, ...(probe.body === undefined ? {} : { body: probe.body }) });
+  const problem = row.check(res.status, await res.text());
+  if (problem) throw new Error(`${row.label}: the probe request failed: ${problem}`);
+  process.stderr.write(`  ${row.label} … `);
+  await load.run({ ...(await row.request()), connections: options.connections, duration: WARMUP_SECONDS });
+  const runs: LoadRun[] = [];
+  for (let left = options.duration; left > 0; left -= SEGMENT_SECONDS) {
+    runs.push(await load.run({ ...(await row.request()), connections: options.connections, duration: Math.min(left, SEGMENT_SECONDS) }));
+  }
+  const stats = summarize(runs);
+  process.stderr.write(`${stats.rps.toFixed(0)} req/s, p99 ${stats.p99.toFixed(2)} ms${stats.non2xx ? `, ${stats.non2xx} non-2xx` : ''}\n`);
+  return stats;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+export async function runSubgraphsSuite(argv: readonly string[]): Promise<void> {
+  const options = parseArgs(argv);
+  const loadBefore = os.loadavg();
+  const cleanups: (() => Promise<unknown>)[] = [];
+  try {
+    const secret = randomBytes(32).toString('base64url');
+    process.stderr.write('starting the minimal Apollo subgraph and our partner, identity and pipeline subgraphs …\n');
+    const db = await freshDatabase();
+    cleanups.push(() => db.drop());
+    const env = { SVC_DATABASE_URL: db.url, SVC_INTERNAL_SECRET: secret, SVC_DATA_DIR: mkdtempSync(`${os.tmpdir()}/svc-bench-sg-`) };
+    cleanups.push(async () => rmSync(env.SVC_DATA_DIR, { recursive: true, force: true }));
+    const profile = (name: string) => (options.profileDir ? ['--cpu-prof', '--cpu-prof-dir', `${options.profileDir}/${name}`] : []);
+    const minimal = await startMinimal();
+    cleanups.push(() => minimal.stop());
+    const ours: Record<'partner' | 'identity' | 'pipeline', Service> = {} as Record<'partner' | 'identity' | 'pipeline', Service>;
+    for (const name of ['partner', 'identity', 'pipeline'] as const) {
+      ours[name] = await startRole(`subgraph:${name}`, env, profile(name));
+      cleanups.push(() => ours[name].stop());
+    }
+    const gql = (s: Service) => `${s.url.replace(/\/$/, '')}${s.url.endsWith('/graphql') ? '' : s === minimal ? '/' : '/graphql'}`;
+
+    process.stderr.write(`seeding ${PARTNERS} partners, ${PARTNERS * JOBS_PER_PARTNER} sync jobs and one identity …\n`);
+    const gpids: string[] = [];
+    for (let i = 1; i <= PARTNERS; i++) {
+      const data = await post(gql(ours.partner), await signed(secret), 'mutation R($input: RegisterPartnerInput!) { registerPartner(input: $input) { gpid } }', {
+        input: { legalName: `Benchmark Health ${String(i).padStart(2, '0')}`, organizationType: 'HEALTH_SYSTEM' },
+      });
+      const gpid = (data['registerPartner'] as { gpid: string }).gpid;
+      gpids.push(gpid);
+      const jobs = Array.from({ length: JOBS_PER_PARTNER }, (_, j) => `j${j}: createSyncJob(partnerGpid: $gpid, resourceTypes: ["Patient"]) { jobId }`).join(' ');
+      await post(gql(ours.pipeline), await signed(secret), `mutation J($gpid: ID!) { ${jobs} }`, { gpid });
+    }
+    const resolved = await post(gql(ours.identity), await signed(secret), 'mutation I($input: IdentityDemographicsInput!) { resolveIdentity(input: $input, source: "pulse") { gpid } }', {
+      input: { name: 'Ada Benchmark', dob: '1980-03-04', email: 'ada.benchmark@example.org' },
+    });
+    const identityGpid = (resolved['resolveIdentity'] as { gpid: string }).gpid;
+
+    const rowsFor = (target: Service, label: string): Row[] => {
+      const headers = async () => (target === minimal ? {} : await signed(secret));
+      const body = (query: string, variables: Record<string, unknown> = {}) => JSON.stringify({ query, variables });
+      const representations = (target === minimal ? Array.from({ length: PARTNERS }, (_, i) => `PRD-PTN-${1000 + i}`) : gpids).map((gpid) => ({ __typename: 'Partner', gpid }));
+      const req = (query: string, variables?: Record<string, unknown>) => async (): Promise<Target> => ({
+        url: gql(target),
+        method: 'POST',
+        headers: { ...(await headers()), 'content-type': 'application/json' },
+        body: body(query, variables),
+      });
+      return [
+        { key: `partners:${label}`, label: `partners(first: 20) — ${label}`, request: req(PARTNER_QUERY), check: twentyPartners },
+        { key: `identity:${label}`, label: `identity(gpid) — ${label}`, request: req(IDENTITY_QUERY, { gpid: target === minimal ? 'SVC-0000BEEF' : identityGpid }), check: oneIdentity },
+        { key: `jobs:${label}`, label: `_entities Partner.syncJobs × 20 — ${label}`, request: req(JOBS_QUERY, { representations }), check: jobsOfTwenty },
+      ];
+    };
+    const oursRows = rowsFor(ours.partner, 'ours');
+    // The identity and sync-job rows go to their own subgraphs.
+    oursRows[1]!.request = rowsFor(ours.identity, 'ours')[1]!.request;
+    oursRows[2]!.request = rowsFor(ours.pipeline, 'ours')[2]!.request;
+    const minimalRows = rowsFor(minimal, 'minimal Apollo');
+
+    const load = new ChildRunner<LoadSpec, LoadRun>(new URL('./load.ts', import.meta.url), 'load generator');
+    cleanups.push(() => load.close());
+    process.stderr.write(`measuring (${options.duration} s per row, ${options.connections} connections):\n`);
+    const results = new Map<string, Stats>();
+    // Alternate minimal and ours per read, so that a burst of other work on the machine hits both.
+    for (let i = 0; i < oursRows.length; i++) {
+      for (const row of [minimalRows[i]!, oursRows[i]!]) results.set(row.key, await measure(load, row, options));
+    }
+    for (const name of ['partner', 'identity', 'pipeline'] as const) await ours[name].stop();
+
+    // The REST facade against its GraphQL twin, on the embedded system.
+    process.stderr.write('starting the embedded system for the facade rows …\n');
+    const token = `op_${randomBytes(24).toString('base64url')}`;
+    const allDir = mkdtempSync(`${os.tmpdir()}/svc-bench-all-`);
+    cleanups.push(async () => rmSync(allDir, { recursive: true, force: true }));
+    const all = await startRole('all', { SVC_DATA_DIR: allDir, SVC_BOOTSTRAP_TOKEN: token, SVC_RATE_LIMITS: 'off' }, profile('all'));
+    cleanups.push(() => all.stop());
+    const bearer = { authorization: `Bearer ${token}` };
+    const created = await fetch(`${all.url}/api/identity/resolve`, {
+      method: 'POST',
+      headers: { ...bearer, 'content-type': 'application/json', 'x-svc-source': 'pulse' },
+      body: JSON.stringify({ name: 'Ada Benchmark', dob: '1980-03-04', email: 'ada.benchmark@example.org' }),
+    });
+    const createdBody = (await created.json()) as { gpid?: string };
+    if (!createdBody.gpid) throw new Error(`could not seed an identity through the facade: ${created.status} ${JSON.stringify(createdBody).slice(0, 300)}`);
+    const restRow: Row = {
+      key: 'rest',
+      label: 'REST GET /api/identity/{gpid}',
+      request: async () => ({ url: `${all.url}/api/identity/${createdBody.gpid}`, method: 'GET', headers: bearer }),
+      check: (status, text) => (status === 200 && text.includes(createdBody.gpid!) ? undefined : `${status} ${text.slice(0, 300)}`),
+    };
+    const twinRow: Row = {
+      key: 'twin',
+      label: 'POST /graphql, the same document',
+      request: async () => ({ url: `${all.url}/graphql`, method: 'POST', headers: { ...bearer, 'content-type': 'application/json' }, body: JSON.stringify({ query: IDENTITY_GET_DOCUMENT, variables: { gpid: createdBody.gpid } }) }),
+      check: oneIdentity,
+    };
+    for (const row of [twinRow, restRow]) results.set(row.key, await measure(load, row, options));
+
+    const section = report(new Date().toISOString(), options, loadBefore, oursRows, minimalRows, results);
+    process.stdout.write(`\n${section}\n`);
+    recordResults(section);
+  } finally {
+    for (const step of cleanups.reverse()) await step().catch((err: unknown) => process.stderr.write(`cleanup failed: ${String(err)}\n`));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reporting
+
+const ms = (v: number) => (Number.isFinite(v) ? v.toFixed(2) : '–');
+
+function machine(): string {
+  const cpus = os.cpus();
+  return `${cpus[0]?.model.trim() ?? 'unknown CPU'}, ${cpus.length} cores, ${(os.totalmem() / 1024 ** 3).toFixed(1)} GiB RAM, ${os.type()} ${os.release()}, Node ${process.version}`;
+}
+
+function report(date: string, options: Options, loadBefore: readonly number[], ours: Row[], minimal: Row[], results: Map<string, Stats>): string {
+  const lines = [
+    `## ${date} — subgraphs against a minimal Apollo subgraph (\`--suite subgraphs\`)`,
+    '',
+    `- Machine: ${machine()}`,
+    `- Load average before the run (1/5/15 min): ${loadBefore.map((l) => l.toFixed(2)).join(' / ')}${(loadBefore[0] ?? 0) > os.cpus().length / 2 ? ' — the machine was busy with other work: only the ratios (same run) mean something' : ''}`,
+    `- ${options.duration} s per row after a ${WARMUP_SECONDS} s warm-up, ${options.connections} connections, each server in its own process; ours on PostgreSQL${options.profileDir ? ', **under --cpu-prof** (slower)' : ''}`,
+    '',
+    '| Read | minimal req/s | minimal p99 ms | ours req/s | ours p99 ms | ours ÷ minimal (req/s) |',
+    '|---|---:|---:|---:|---:|---:|',
+  ];
+  for (let i = 0; i < ours.length; i++) {
+    const m = results.get(minimal[i]!.key)!;
+    const o = results.get(ours[i]!.key)!;
+    lines.push(`| ${ours[i]!.label.replace(/ — ours$/, '')} | ${m.rps.toFixed(0)} | ${ms(m.p99)} | ${o.rps.toFixed(0)} | ${ms(o.p99)} | **${(o.rps / m.rps).toFixed(2)}** |`);
+  }
+  const rest = results.get('rest')!;
+  const twin = results.get('twin')!;
+  lines.push(
+    '',
+    '| Facade row | req/s | p50 ms | p99 ms |',
+    '|---|---:|---:|---:|',
+    `| POST /graphql (GetIdentity, the route's document) | ${twin.rps.toFixed(0)} | ${ms(twin.p50)} | ${ms(twin.p99)} |`,
+    `| REST GET /api/identity/{gpid} | ${rest.rps.toFixed(0)} | ${ms(rest.p50)} | ${ms(rest.p99)} |`,
+    '',
+    `REST facade ÷ its GraphQL twin (same run): req/s ${(rest.rps / twin.rps).toFixed(2)}×, p50 ${(rest.p50 / twin.p50).toFixed(2)}×, p99 ${(rest.p99 / twin.p99).toFixed(2)}× (target: the facade adds at most 10%: req/s ≥ 0.90×, latency ≤ 1.10×).`,
+    '',
+  );
+  return lines.join('\n');
+}
+
