@@ -1,6 +1,5 @@
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { Knex } from '@mikro-orm/knex';
-import type { Orm } from './db/database.js';
+import { knexOf, type Orm } from './db/database.js';
 
 /** One registry per running system, exposed at /metrics in the Prometheus text format. */
 export interface Metrics {
@@ -34,7 +33,7 @@ const TABLE = /\b(?:from|into|update|join)\s+[`"]?([a-z0-9_]+)[`"]?/i;
 
 /** Count every statement an owner's ORM sends, so batching is observable from outside. */
 export function countQueries(orm: Orm, owner: string, metrics: Metrics): void {
-  const knex = (orm.em.getConnection() as unknown as { getKnex(): Knex }).getKnex();
+  const knex = knexOf(orm);
   knex.on('query', (data: { sql?: string }) => {
     const sql = data.sql ?? '';
     const verb = (sql.trimStart().split(/\s+/, 1)[0] ?? '').toLowerCase();

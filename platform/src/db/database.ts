@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { MikroORM, type Options } from '@mikro-orm/core';
+import { MikroORM, type EntityManager, type Options } from '@mikro-orm/core';
+import type { Knex } from '@mikro-orm/knex';
 import { BetterSqliteDriver } from '@mikro-orm/better-sqlite';
 import { PostgreSqlDriver } from '@mikro-orm/postgresql';
 import { Migrator, type Migration } from '@mikro-orm/migrations';
@@ -8,6 +9,17 @@ import { ensurePrivateDirectory, ensurePrivateFile, restrictToOwner } from './pr
 import type { Logger } from '../logging.js';
 
 export type Orm = MikroORM;
+
+/**
+ * The query builder behind an entity manager (or an ORM's global one): inside `em.transactional` it
+ * is that transaction, so a raw read or write joins what the caller is doing. For the statements the
+ * ORM does not express well (multi-row inserts, window functions) and for read paths that need plain
+ * rows rather than managed entities.
+ */
+export function knexOf(em: EntityManager | Orm): Knex {
+  const manager = em instanceof MikroORM ? em.em : em;
+  return manager.getTransactionContext<Knex.Transaction>() ?? (manager.getConnection() as unknown as { getKnex(): Knex }).getKnex();
+}
 
 export interface MigrationEntry {
   name: string;

@@ -1,5 +1,5 @@
 import type { Knex } from '@mikro-orm/knex';
-import type { Orm } from '../db/database.js';
+import { knexOf, type Orm } from '../db/database.js';
 import type { Logger } from '../logging.js';
 import type { EventBus } from './bus.js';
 import type { EventEnvelope } from './envelope.js';
@@ -10,10 +10,6 @@ import { runWithRetry, stoppableSleep, type ConsumerLag, type EventBackbone, typ
 export const OUTBOX_RETENTION_MS = 7 * 24 * 3600_000;
 const PRUNE_EVERY_MS = 3600_000;
 const BATCH = 200;
-
-function knexOf(orm: Orm): Knex {
-  return (orm.em.getConnection() as unknown as { getKnex(): Knex }).getKnex();
-}
 
 interface OutboxRecord {
   seq?: number;

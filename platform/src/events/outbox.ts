@@ -1,6 +1,6 @@
 import { EntitySchema, type EntityManager } from '@mikro-orm/core';
 import type { Knex } from '@mikro-orm/knex';
-import type { Orm } from '../db/database.js';
+import { knexOf, type Orm } from '../db/database.js';
 import type { EventBus } from './bus.js';
 import type { EventEnvelope } from './envelope.js';
 import type { StreamAppender } from './stream.js';
@@ -76,7 +76,7 @@ export async function insertEvents(em: EntityManager, events: readonly EventEnve
   if (events.length === 0) return;
   await em.flush();
   const table = em.getMetadata().find('OutboxEvent')!.tableName;
-  const knex = em.getTransactionContext<Knex.Transaction>() ?? (em.getConnection() as unknown as { getKnex(): Knex }).getKnex();
+  const knex = knexOf(em);
   const date = (at: string) => em.getPlatform().processDateProperty(new Date(at)) as Knex.Value;
   const columns = ['id', 'type', 'partner_gpid', 'occurred_at', 'data', 'published_at'];
   const size = Math.floor(MAX_OUTBOX_PARAMS / columns.length);
@@ -169,7 +169,7 @@ export class OutboxRelay {
   }
 
   private async sweep(): Promise<number> {
-    const knex = (this.orm.em.getConnection() as unknown as { getKnex(): Knex }).getKnex();
+    const knex = knexOf(this.orm);
     const table = outboxTable(this.owner);
     const rows: PendingRow[] = await knex(table).whereNull('published_at').orderBy('id').limit(100).select('id', 'type', 'partner_gpid', 'occurred_at', 'data');
     if (rows.length === 0) return 0;

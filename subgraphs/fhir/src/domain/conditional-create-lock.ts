@@ -1,5 +1,5 @@
+import { knexOf } from '@svc/platform';
 import type { EntityManager } from '@mikro-orm/core';
-import { knexOf } from '../entities/resource-store.js';
 
 /**
  * Conditional create (If-None-Exist) is "search, then insert when nothing matched". Two transactions

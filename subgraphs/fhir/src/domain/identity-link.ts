@@ -13,8 +13,8 @@
  * `keepServerGpid`).
  */
 import type { EntityManager } from '@mikro-orm/core';
-import { demographicsDiffer, hasMatchableDemographics, makeEvent, patientDemographics, recordEvent, type Principal } from '@svc/platform';
-import { knexOf, resourceStore } from '../entities/resource-store.js';
+import { demographicsDiffer, hasMatchableDemographics, makeEvent, patientDemographics, recordEvent, type Principal, knexOf } from '@svc/platform';
+import { resourceStore } from '../entities/resource-store.js';
 import { extractSearchIndex } from './search-index.js';
 import { validateFhirResource, type FhirResource } from './validation.js';
 import type { StoredResource } from '../entities/resource-store.js';

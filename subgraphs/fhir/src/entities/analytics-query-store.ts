@@ -1,6 +1,6 @@
+import { knexOf } from '@svc/platform';
 import type { EntityManager } from '@mikro-orm/core';
 import type { Reading, StructuredQuery } from '../domain/analytics/structured-query.js';
-import { knexOf } from './resource-store.js';
 
 const QUERIES = 'fhir_analytics_queries';
 

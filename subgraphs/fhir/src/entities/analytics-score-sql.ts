@@ -1,6 +1,7 @@
+import { knexOf } from '@svc/platform';
 import type { EntityManager } from '@mikro-orm/core';
 import type { CodedCondition } from '../domain/analytics/charlson.js';
-import { knexOf, RESOURCES, whereVisible, type ResourceView } from './resource-store.js';
+import { RESOURCES, whereVisible, type ResourceView } from './resource-store.js';
 
 /**
  * A patient's birth date and the codes of its Conditions, for a score: the Patient must be in the

@@ -1,8 +1,9 @@
+import { knexOf } from '@svc/platform';
 import type { EntityManager } from '@mikro-orm/core';
 import type { Knex } from '@mikro-orm/knex';
 import type { ConceptRef, StructuredQuery } from '../domain/analytics/structured-query.js';
 import { LOINC } from '../domain/analytics/vocabulary.js';
-import { knexOf, RESOURCES, whereVisible, type ResourceView } from './resource-store.js';
+import { RESOURCES, whereVisible, type ResourceView } from './resource-store.js';
 
 /**
  * A StructuredQuery as SQL over the FHIR store's search-index tables (the same tables and indexes

@@ -1,6 +1,7 @@
+import { knexOf } from '@svc/platform';
 import type { EntityManager } from '@mikro-orm/core';
 import type { Knex } from '@mikro-orm/knex';
-import { INDEX_TABLES, RESOURCES, knexOf, whereVisible, type ResourceView, type TenancyView } from './resource-store.js';
+import { INDEX_TABLES, RESOURCES, whereVisible, type ResourceView, type TenancyView } from './resource-store.js';
 
 export const JOBS = 'fhir_export_jobs';
 export const FILES = 'fhir_export_files';

@@ -1,3 +1,4 @@
+import { knexOf } from '@svc/platform';
 import type { EntityManager } from '@mikro-orm/core';
 import type { Knex } from '@mikro-orm/knex';
 import type { SearchIndexRows } from '../domain/search-index.js';
@@ -44,12 +45,6 @@ export const INDEX_TABLES: Readonly<Record<keyof SearchIndexRows, string>> = {
   uri: 'fhir_sp_uri',
   composite: 'fhir_sp_composite',
 };
-
-/** The knex of a (possibly transactional) entity manager: inside `em.transactional` it is the transaction. */
-export function knexOf(em: EntityManager): Knex {
-  const trx = em.getTransactionContext<Knex.Transaction>();
-  return trx ?? (em.getConnection() as unknown as { getKnex(): Knex }).getKnex();
-}
 
 /**
  * The tenancy part of a view: every partner's resources (`undefined`, an operator), none (`null`, a

@@ -1,9 +1,10 @@
+import { knexOf } from '@svc/platform';
 import type { EntityManager } from '@mikro-orm/core';
 import type { Knex } from '@mikro-orm/knex';
 import { TOTAL_EXACT_LIMIT, type Criterion, type Prefix, type SearchRequest, type SearchValue, type SortKey } from '../domain/search-request.js';
 import type { PageCursor, RowPosition } from '../domain/search-cursor.js';
 import { normalizeString } from '../domain/search-index.js';
-import { INDEX_TABLES, RESOURCES, knexOf, toStored, whereVisible, type ResourceView, type StoredResource } from './resource-store.js';
+import { INDEX_TABLES, RESOURCES, toStored, whereVisible, type ResourceView, type StoredResource } from './resource-store.js';
 
 type QB = Knex.QueryBuilder;
 

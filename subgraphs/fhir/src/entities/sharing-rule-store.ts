@@ -1,5 +1,5 @@
+import { knexOf } from '@svc/platform';
 import type { EntityManager } from '@mikro-orm/core';
-import { knexOf } from './resource-store.js';
 
 const RULES = 'fhir_sharing_rules';
 

@@ -1,5 +1,5 @@
+import { knexOf } from '@svc/platform';
 import type { EntityManager } from '@mikro-orm/core';
-import { knexOf } from './resource-store.js';
 
 export const SYNC_JOBS = 'fhir_sync_jobs';
 export const SYNC_PAYLOADS = 'fhir_sync_payloads';

@@ -1,6 +1,7 @@
+import { storedDate, storedJson } from '@svc/platform';
 import type { ChangeActor, SourceOrigin } from '../domain/index.js';
 import { CHANGE_REQUESTS } from './identity-record.js';
-import { readDate, readJson, type Sql } from './sql.js';
+import { type Sql } from './sql.js';
 
 export type ChangeKind = 'merge' | 'split';
 /** PENDING until approved (APPLIED) or rejected (REJECTED); a PENDING request past its expiry reads as EXPIRED. */
@@ -30,7 +31,7 @@ export interface ChangeRequest {
 }
 
 function fromRow(row: Record<string, unknown>, now: Date): ChangeRequest {
-  const expiresAt = readDate(row['expires_at']);
+  const expiresAt = storedDate(row['expires_at']);
   const stored = row['status'] as ChangeStatus;
   return {
     id: String(row['id']),
@@ -39,14 +40,14 @@ function fromRow(row: Record<string, unknown>, now: Date): ChangeRequest {
     reason: String(row['reason']),
     note: (row['note'] as string | null) ?? null,
     survivorGpid: (row['survivor_gpid'] as string | null) ?? null,
-    gpids: readJson<string[]>(row['gpids']),
-    requestedBy: readJson<ChangeActor>(row['requested_by']),
+    gpids: storedJson<string[]>(row['gpids']),
+    requestedBy: storedJson<ChangeActor>(row['requested_by']),
     requestedSource: row['requested_source'] as SourceOrigin,
-    requestedAt: readDate(row['requested_at']),
+    requestedAt: storedDate(row['requested_at']),
     expiresAt,
-    decidedBy: row['decided_by'] ? readJson<ChangeActor>(row['decided_by']) : null,
+    decidedBy: row['decided_by'] ? storedJson<ChangeActor>(row['decided_by']) : null,
     decidedSource: (row['decided_source'] as SourceOrigin | null) ?? null,
-    decidedAt: row['decided_at'] === null || row['decided_at'] === undefined ? null : readDate(row['decided_at']),
+    decidedAt: row['decided_at'] === null || row['decided_at'] === undefined ? null : storedDate(row['decided_at']),
     decisionNote: (row['decision_note'] as string | null) ?? null,
     auditSeq: row['audit_seq'] === null || row['audit_seq'] === undefined ? null : Number(row['audit_seq']),
   };

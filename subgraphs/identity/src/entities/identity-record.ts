@@ -3,8 +3,9 @@
  * a golden record: status, `mergedInto`, fingerprints). Demographics are never stored in clear:
  * `fields` and `blocking_keys` hold keyed fingerprints only.
  */
+import { storedDate, storedJson } from '@svc/platform';
 import type { EntityTypeId, FieldSets, IdentityRecord, IdentityStatus, SourceOrigin } from '../domain/index.js';
-import { readDate, readJson, type Sql } from './sql.js';
+import { type Sql } from './sql.js';
 
 export const RECORDS = 'identity_records';
 export const BLOCKING_KEYS = 'identity_blocking_keys';
@@ -40,12 +41,12 @@ export function recordFromRow(row: IdentityRecordRow): IdentityRecord {
     status: row.status as IdentityStatus,
     mergedInto: row.merged_into ?? null,
     version: Number(row.version),
-    fields: readJson<FieldSets>(row.fields),
-    blockingKeys: readJson<string[]>(row.blocking_keys),
-    sources: readJson<SourceOrigin[]>(row.sources),
-    links: readJson<string[]>(row.links),
-    createdAt: readDate(row.created_at).toISOString(),
-    updatedAt: readDate(row.updated_at).toISOString(),
+    fields: storedJson<FieldSets>(row.fields),
+    blockingKeys: storedJson<string[]>(row.blocking_keys),
+    sources: storedJson<SourceOrigin[]>(row.sources),
+    links: storedJson<string[]>(row.links),
+    createdAt: storedDate(row.created_at).toISOString(),
+    updatedAt: storedDate(row.updated_at).toISOString(),
   };
 }
 

@@ -1,6 +1,7 @@
+import { storedDate, storedJson } from '@svc/platform';
 import type { MergeContribution } from '../domain/index.js';
 import { LINEAGE } from './identity-record.js';
-import { chunks, readDate, readJson, type Sql } from './sql.js';
+import { chunks, type Sql } from './sql.js';
 
 /** A merge or split between two GPIDs: `gpid` was merged into, or split from, `survivorGpid`. */
 export interface LineageEvent {
@@ -42,7 +43,7 @@ export async function lineageOf(sql: Sql, gpids: readonly string[]): Promise<Map
         gpid: String(row['gpid']),
         requestId: String(row['request_id']),
         reason: String(row['reason']),
-        at: readDate(row['created_at']),
+        at: storedDate(row['created_at']),
       };
       for (const side of new Set([event.gpid, event.survivorGpid])) out.get(side)?.push(event);
     }
@@ -53,5 +54,5 @@ export async function lineageOf(sql: Sql, gpids: readonly string[]): Promise<Map
 /** What `gpid` contributed at its latest merge into `survivorGpid`. */
 export async function latestContribution(tx: Sql, gpid: string, survivorGpid: string): Promise<MergeContribution | null> {
   const row = (await tx.table(LINEAGE).where({ gpid, survivor_gpid: survivorGpid, kind: 'merge' }).orderBy('id', 'desc').first('contribution')) as { contribution: unknown } | undefined;
-  return row?.contribution ? readJson<MergeContribution>(row.contribution) : null;
+  return row?.contribution ? storedJson<MergeContribution>(row.contribution) : null;
 }

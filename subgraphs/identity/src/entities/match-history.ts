@@ -1,6 +1,7 @@
+import { storedDate } from '@svc/platform';
 import type { MatchType, ResolutionOutcome, ResolveDecisionKind, SourceOrigin, IdentityStatus } from '../domain/index.js';
 import { MATCH_HISTORY } from './identity-record.js';
-import { chunks, readDate, type Sql } from './sql.js';
+import { chunks, type Sql } from './sql.js';
 
 /** One resolve that returned or created a GPID. Match (query only) never writes one. */
 export interface MatchHistoryEntry {
@@ -49,7 +50,7 @@ export async function historySummaries(sql: Sql, gpids: readonly string[], partn
       .min({ first_at: 'created_at' })
       .max({ last_at: 'created_at' })) as Array<Record<string, unknown>>;
     for (const row of rows) {
-      out.set(String(row['gpid']), { total: Number(row['total']), firstAt: readDate(row['first_at']), lastAt: readDate(row['last_at']) });
+      out.set(String(row['gpid']), { total: Number(row['total']), firstAt: storedDate(row['first_at']), lastAt: storedDate(row['last_at']) });
     }
   }
   return out;
@@ -70,6 +71,6 @@ export async function recentHistory(sql: Sql, gpid: string, limit: number, partn
     status: row['status'] as IdentityStatus,
     source: row['source'] as SourceOrigin,
     partnerGpid: (row['partner_gpid'] as string | null) ?? null,
-    at: readDate(row['created_at']),
+    at: storedDate(row['created_at']),
   }));
 }

@@ -6,9 +6,10 @@
  * a split takes the restored record out of the tree again. See the subgraph README, "Tenant
  * isolation".
  */
+import { storedDate } from '@svc/platform';
 import { MATCH_HISTORY, RECORDS } from './identity-record.js';
 import type { SourceConfirmation } from './sources.js';
-import { chunks, readDate, type Sql } from './sql.js';
+import { chunks, type Sql } from './sql.js';
 import type { SourceOrigin } from '../domain/index.js';
 
 /** A partner's view of one GPID. */
@@ -57,7 +58,7 @@ async function resolutionsOf(sql: Sql, partnerGpid: string, gpids: readonly stri
     for (const row of rows) {
       const gpid = String(row['gpid']);
       const list = out.get(gpid) ?? [];
-      list.push({ gpid, source: row['source'] as SourceOrigin, firstConfirmedAt: readDate(row['first_at']), lastConfirmedAt: readDate(row['last_at']), confirmations: Number(row['total']) });
+      list.push({ gpid, source: row['source'] as SourceOrigin, firstConfirmedAt: storedDate(row['first_at']), lastConfirmedAt: storedDate(row['last_at']), confirmations: Number(row['total']) });
       out.set(gpid, list);
     }
   }

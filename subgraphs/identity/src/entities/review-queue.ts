@@ -1,5 +1,6 @@
+import { storedDate, storedJson } from '@svc/platform';
 import type { ChangeActor, ReviewCandidate, SourceOrigin } from '../domain/index.js';
-import { readDate, readJson, type Sql } from './sql.js';
+import { type Sql } from './sql.js';
 
 export const REVIEW_ITEMS = 'identity_review_items';
 export const MATCH_LABELS = 'identity_match_labels';
@@ -42,9 +43,9 @@ function labelFromRow(row: Record<string, unknown>): MatchLabel {
     leftRecordId: String(row['left_gpid']),
     rightRecordId: String(row['right_gpid']),
     same: row['same'] === true || row['same'] === 1 || row['same'] === '1',
-    decidedBy: readJson<ChangeActor>(row['decided_by']),
+    decidedBy: storedJson<ChangeActor>(row['decided_by']),
     decidedSource: row['decided_source'] as SourceOrigin,
-    decidedAt: readDate(row['decided_at']),
+    decidedAt: storedDate(row['decided_at']),
     note: (row['note'] as string | null) ?? null,
     mergeRequestId: (row['merge_request_id'] as string | null) ?? null,
   };
@@ -68,11 +69,11 @@ function itemFromRow(row: Record<string, unknown>, labels: MatchLabel[]): Review
     id: String(row['id']),
     subjectGpid: String(row['subject_gpid']),
     status: row['status'] as ReviewStatus,
-    candidates: readJson<ReviewCandidate[]>(row['candidates']),
+    candidates: storedJson<ReviewCandidate[]>(row['candidates']),
     partnerGpid: (row['partner_gpid'] as string | null) ?? null,
     source: row['source'] as SourceOrigin,
-    createdAt: readDate(row['created_at']),
-    closedAt: row['closed_at'] === null || row['closed_at'] === undefined ? null : readDate(row['closed_at']),
+    createdAt: storedDate(row['created_at']),
+    closedAt: row['closed_at'] === null || row['closed_at'] === undefined ? null : storedDate(row['closed_at']),
     labels,
   };
 }

@@ -3,9 +3,10 @@
  * reads. Parameters are the domain's `ScoringModel` as JSON: probabilities and term frequencies of
  * keyed fingerprints, never clear demographics.
  */
+import { storedDate, storedJson } from '@svc/platform';
 import { DEFAULT_SCORING_MODEL, type ScoringModel, type TrainingRecord, type TrainingSummary } from '../domain/index.js';
 import { RECORDS } from './identity-record.js';
-import { readDate, readJson, type Sql } from './sql.js';
+import { type Sql } from './sql.js';
 
 export const SCORING_MODELS = 'identity_scoring_models';
 
@@ -29,9 +30,9 @@ function fromRow(row: Record<string, unknown>): StoredScoringModel {
     active: row['active'] === true || row['active'] === 1 || row['active'] === '1',
     seed: Number(row['seed']),
     trainedBy: (row['trained_by'] as string | null) ?? null,
-    createdAt: readDate(row['created_at']),
-    summary: readJson<TrainingSummary>(row['summary']),
-    model: readJson<ScoringModel>(row['parameters']),
+    createdAt: storedDate(row['created_at']),
+    summary: storedJson<TrainingSummary>(row['summary']),
+    model: storedJson<ScoringModel>(row['parameters']),
   };
 }
 
@@ -96,7 +97,7 @@ export async function trainingRecords(sql: Sql, limit: number): Promise<Training
       .limit(Math.min(page, limit - out.length))
       .select('gpid', 'fields', 'blocking_keys')) as Array<{ gpid: string; fields: unknown; blocking_keys: unknown }>;
     if (rows.length === 0) break;
-    for (const row of rows) out.push({ gpid: row.gpid, fields: readJson(row.fields), blockingKeys: readJson<string[]>(row.blocking_keys) });
+    for (const row of rows) out.push({ gpid: row.gpid, fields: storedJson(row.fields), blockingKeys: storedJson<string[]>(row.blocking_keys) });
     after = rows[rows.length - 1]!.gpid;
   }
   return out;

@@ -1,6 +1,7 @@
+import { storedDate } from '@svc/platform';
 import type { SourceOrigin } from '../domain/index.js';
 import { SOURCES } from './identity-record.js';
-import { chunks, readDate, type Sql } from './sql.js';
+import { chunks, type Sql } from './sql.js';
 
 /** One source origin's confirmations of a GPID. */
 export interface SourceConfirmation {
@@ -32,8 +33,8 @@ export async function sourcesOf(sql: Sql, gpids: readonly string[]): Promise<Map
       out.get(String(row['gpid']))?.push({
         gpid: String(row['gpid']),
         source: row['source'] as SourceOrigin,
-        firstConfirmedAt: readDate(row['first_confirmed_at']),
-        lastConfirmedAt: readDate(row['last_confirmed_at']),
+        firstConfirmedAt: storedDate(row['first_confirmed_at']),
+        lastConfirmedAt: storedDate(row['last_confirmed_at']),
         confirmations: Number(row['confirmations']),
       });
     }

@@ -12,6 +12,7 @@
  *   hashed key inside the transaction, which holds across replicas. SQLite has a single writer per
  *   file and this process is its only user, so the mutex is enough there.
  */
+import { storedJson } from '@svc/platform';
 import { createHash } from 'node:crypto';
 import {
   isRetryableRegistryConflict,
@@ -24,7 +25,7 @@ import {
   type RegistryChange,
 } from '../domain/index.js';
 import { BLOCKING_KEYS, indexedKeys, RECORD_COLUMNS, RECORDS, recordFromRow, rowFromRecord, SEQUENCES, type IdentityRecordRow } from './identity-record.js';
-import { chunks, isRetryableDatabaseError, readJson, type Sql } from './sql.js';
+import { chunks, isRetryableDatabaseError, type Sql } from './sql.js';
 
 /** Writes that belong to the same transaction as a registry change (history, events, …). */
 export type CommitEffects = (sql: Sql, change: RegistryChange) => Promise<void>;
@@ -175,7 +176,7 @@ async function writeChange(tx: Sql, change: RegistryChange): Promise<void> {
     const changed = await tx.table(RECORDS).where({ gpid: record.gpid, version: expectedVersion }).update(values);
     if (Number(changed) !== 1) throw registryConflict('stale_version', record.gpid);
     const current = stored.get(record.gpid)!;
-    const before = new Set(current.status === 'MERGED' ? [] : readJson<string[]>(current.blocking_keys));
+    const before = new Set(current.status === 'MERGED' ? [] : storedJson<string[]>(current.blocking_keys));
     const after = new Set(indexedKeys(record));
     const removed = [...before].filter((k) => !after.has(k));
     if (removed.length > 0) removals.push({ gpid: record.gpid, keys: removed });

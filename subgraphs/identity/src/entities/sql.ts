@@ -1,5 +1,5 @@
 import type { Knex } from '@mikro-orm/knex';
-import { isPostgres, type Orm } from '@svc/platform';
+import { knexOf, isPostgres, type Orm } from '@svc/platform';
 
 /**
  * The identity subgraph's way to the database: MikroORM's knex, optionally bound to one transaction,
@@ -15,8 +15,7 @@ export class Sql {
   ) {}
 
   static of(orm: Orm): Sql {
-    const knex = (orm.em.getConnection() as unknown as { getKnex(): Knex }).getKnex();
-    return new Sql(knex, null, isPostgres(orm));
+    return new Sql(knexOf(orm), null, isPostgres(orm));
   }
 
   /** A query builder on `table`, inside this transaction when there is one. */
@@ -45,20 +44,6 @@ export class Sql {
   date(value: Date): Date | number {
     return this.postgres ? value : value.getTime();
   }
-}
-
-/** A stored date (Date, epoch ms or text) as a Date. */
-export function readDate(value: unknown): Date {
-  if (value instanceof Date) return value;
-  if (typeof value === 'number') return new Date(value);
-  if (typeof value === 'bigint') return new Date(Number(value));
-  if (typeof value === 'string') return /^\d+$/.test(value) ? new Date(Number(value)) : new Date(value);
-  throw new TypeError(`Not a stored date: ${String(value)}`);
-}
-
-/** A stored JSON column (parsed by the PostgreSQL driver, text on SQLite). */
-export function readJson<T>(value: unknown): T {
-  return (typeof value === 'string' ? JSON.parse(value) : value) as T;
 }
 
 /** Splits a list into chunks (bound parameters are limited per statement). */

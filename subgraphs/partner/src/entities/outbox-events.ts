@@ -1,6 +1,5 @@
 import type { EntityManager } from '@mikro-orm/core';
-import type { Knex } from '@mikro-orm/knex';
-import { outboxTable } from '@svc/platform';
+import { knexOf, outboxTable } from '@svc/platform';
 
 const POLL_MS = 5;
 
@@ -12,7 +11,7 @@ export const outboxEvents = {
    * about to have) evicted the credential: "revoked" means refused from the next request on.
    */
   async awaitPublished(em: EntityManager, eventId: string, timeoutMs: number): Promise<boolean> {
-    const knex = (em.getConnection() as unknown as { getKnex(): Knex }).getKnex();
+    const knex = knexOf(em);
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const row = (await knex(outboxTable('partner')).where('id', eventId).first('published_at')) as { published_at: unknown } | undefined;

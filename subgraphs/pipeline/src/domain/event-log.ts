@@ -1,6 +1,5 @@
 import type { EntityManager } from '@mikro-orm/core';
-import type { Knex } from '@mikro-orm/knex';
-import { DomainError, type EventEnvelope } from '@svc/platform';
+import { knexOf, DomainError, type EventEnvelope } from '@svc/platform';
 import { LoggedEventEntity, type LoggedEvent } from '../entities/logged-event.js';
 
 /** How many readers of one process may wait for an event at once, unless configured. */
@@ -26,7 +25,7 @@ export class EventLog {
     // One INSERT by primary key, with bound values so the statement is prepared once (no lookup
     // first, no transaction around one statement); a redelivered event's insert does nothing.
     const date = (d: Date) => em.getPlatform().processDateProperty(d);
-    await (em.getConnection() as unknown as { getKnex(): Knex }).getKnex()('pipeline_events')
+    await knexOf(em)('pipeline_events')
       .insert({
         id: event.id,
         type: event.type,

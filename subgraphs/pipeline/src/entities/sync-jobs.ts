@@ -1,12 +1,8 @@
+import { knexOf, storedDate, storedDateOrNull, storedJson } from '@svc/platform';
 import type { EntityManager } from '@mikro-orm/core';
-import type { Knex } from '@mikro-orm/knex';
 import { SyncJobEntity, type SyncJob } from './sync-job.js';
 
 const TABLE = 'pipeline_sync_jobs';
-
-function knexOf(em: EntityManager): Knex {
-  return (em.getConnection() as unknown as { getKnex(): Knex }).getKnex();
-}
 
 /** What the metrics query answers for one partner. */
 export interface PartnerJobMetrics {
@@ -19,36 +15,28 @@ export interface PartnerJobMetrics {
   lastFailedAt: Date | null;
 }
 
-/** A timestamp as the driver returns it (Date on PostgreSQL, number or text on SQLite). */
-function toDate(value: unknown): Date | null {
-  if (value === null || value === undefined) return null;
-  const d = value instanceof Date ? value : new Date(typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : (value as string | number));
-  return Number.isNaN(d.getTime()) ? null : d;
-}
-
 const num = (value: unknown): number => (typeof value === 'number' ? value : Number(value));
 const numOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : num(value));
 const strOrNull = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
 
 /** A row of the sync-job table as the plain value the schema reads (json is text on SQLite, parsed on PostgreSQL). */
 function syncJobOfRow(row: Record<string, unknown>): SyncJob {
-  const types = row['resource_types'];
   return {
     id: String(row['id']),
     partnerGpid: String(row['partner_gpid']),
     kind: strOrNull(row['kind']) as SyncJob['kind'],
     entries: numOrNull(row['entries']),
     sequence: num(row['sequence']),
-    startedAt: toDate(row['started_at']),
-    updatedAt: toDate(row['updated_at']),
-    nextAttemptAt: toDate(row['next_attempt_at']),
-    resourceTypes: (typeof types === 'string' ? JSON.parse(types) : (types ?? [])) as string[],
+    startedAt: storedDateOrNull(row['started_at']),
+    updatedAt: storedDateOrNull(row['updated_at']),
+    nextAttemptAt: storedDateOrNull(row['next_attempt_at']),
+    resourceTypes: storedJson<string[] | null>(row['resource_types']) ?? [],
     status: String(row['status']) as SyncJob['status'],
     recordsProcessed: num(row['records_processed']),
     attempts: num(row['attempts']),
-    createdAt: toDate(row['created_at'])!,
-    completedAt: toDate(row['completed_at']),
-    failedAt: toDate(row['failed_at']),
+    createdAt: storedDate(row['created_at']),
+    completedAt: storedDateOrNull(row['completed_at']),
+    failedAt: storedDateOrNull(row['failed_at']),
     errorCode: strOrNull(row['error_code']),
     message: strOrNull(row['message']),
   };
@@ -123,8 +111,8 @@ export const syncJobs = {
     for (const row of last) {
       const m = metrics.get(row.partner_gpid);
       if (!m) continue;
-      m.lastCompletedAt = toDate(row.completed);
-      m.lastFailedAt = toDate(row.failed);
+      m.lastCompletedAt = storedDateOrNull(row.completed);
+      m.lastFailedAt = storedDateOrNull(row.failed);
     }
     for (const m of metrics.values()) m.errorCodes.sort((a, b) => b.count - a.count || a.code.localeCompare(b.code));
     return gpids.map((g) => metrics.get(g)!);

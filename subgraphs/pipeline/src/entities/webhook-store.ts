@@ -1,13 +1,9 @@
+import { knexOf, rowsOf, storedDateOrNull } from '@svc/platform';
 import type { EntityManager } from '@mikro-orm/core';
-import type { Knex } from '@mikro-orm/knex';
 import { WebhookEntity, type Webhook } from './webhook.js';
 import { WebhookAttemptEntity, WebhookDeliveryEntity, type WebhookAttempt, type WebhookDelivery } from './webhook-delivery.js';
 
 const DELIVERIES = 'pipeline_webhook_deliveries';
-
-function knexOf(em: EntityManager): Knex {
-  return (em.getConnection() as unknown as { getKnex(): Knex }).getKnex();
-}
 
 /** A delivery row as the intake inserts it. */
 export type NewDelivery = Pick<WebhookDelivery, 'id' | 'webhookId' | 'partnerGpid' | 'eventId' | 'eventType' | 'payload' | 'maxAttempts'>;
@@ -144,23 +140,10 @@ export const webhookStore = {
     return {
       pending: Number(backlog?.pending ?? 0),
       due: Number(backlog?.due ?? 0),
-      oldestPendingAt: dateOf(backlog?.oldest),
+      oldestPendingAt: storedDateOrNull(backlog?.oldest),
       attempts: Number(attempts?.attempts ?? 0),
       failedAttempts: Number(attempts?.failed ?? 0),
     };
   },
 };
 
-/** A date as a driver answers it: a Date (PostgreSQL), epoch milliseconds (SQLite), or text. */
-function dateOf(value: unknown): Date | null {
-  if (value === null || value === undefined) return null;
-  if (value instanceof Date) return value;
-  if (typeof value === 'number' || (typeof value === 'string' && /^\d+$/.test(value))) return new Date(Number(value));
-  return new Date(String(value));
-}
-
-/** Rows of a raw query, whichever driver answered (PostgreSQL: `{ rows }`, SQLite: an array). */
-function rowsOf<T>(result: unknown): T[] {
-  if (Array.isArray(result)) return result as T[];
-  return ((result as { rows?: T[] }).rows ?? []) as T[];
-}

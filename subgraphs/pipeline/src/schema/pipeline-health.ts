@@ -1,5 +1,4 @@
-import { actsFor, DependencyUnavailable, DomainError, isOperator, PROBE_TIMEOUT_MS, withTimeout, type ConsumerLag, type SubgraphBuilder, type SubgraphServices } from '@svc/platform';
-import type { Knex } from '@mikro-orm/knex';
+import { knexOf, actsFor, DependencyUnavailable, DomainError, isOperator, PROBE_TIMEOUT_MS, withTimeout, type ConsumerLag, type SubgraphBuilder, type SubgraphServices } from '@svc/platform';
 import { syncJobs } from '../entities/sync-jobs.js';
 import { webhookStore } from '../entities/webhook-store.js';
 import {
@@ -87,8 +86,7 @@ export function definePipelineHealth(builder: SubgraphBuilder, services: Subgrap
 
   const { orm, runtime } = services;
   const databaseUp = async (): Promise<boolean> => {
-    const knex = (orm.em.getConnection() as unknown as { getKnex(): Knex }).getKnex();
-    return withTimeout(knex.raw('select 1').then(() => true, () => false), PROBE_TIMEOUT_MS, false);
+    return withTimeout(knexOf(orm).raw('select 1').then(() => true, () => false), PROBE_TIMEOUT_MS, false);
   };
   const lagOf = (name: string): Promise<ConsumerLag | null> =>
     withTimeout(runtime.stream.lag(name).catch(() => null), PROBE_TIMEOUT_MS, null);
