@@ -1,10 +1,28 @@
 import { LockMode, type EntityManager } from '@mikro-orm/core';
-import { DomainError, newPartnerGpid } from '@svc/platform';
-import { PartnerEntity, type Partner } from './partner.js';
+import { DomainError, knexOf, newPartnerGpid, storedDate, storedJson } from '@svc/platform';
+import { PartnerEntity, type Partner, type PartnerStatus } from './partner.js';
 import { OPERATOR_PARTNER_GPID } from '../domain/operator-partner.js';
 import { defaultGrantFor } from '../domain/partner-scopes.js';
 
 export { OPERATOR_PARTNER_GPID };
+
+const TABLE = 'partner_partners';
+
+/**
+ * A partner row as a plain read-only value, for the read paths (a page, a DataLoader batch): the
+ * ORM's hydration, identity map and change-tracking snapshot were a quarter of this subgraph's CPU
+ * on `partners(first: 20)` (bench/RESULTS.md). Writes load managed entities with `byGpid`.
+ */
+function partnerOfRow(row: Record<string, unknown>): Partner {
+  return {
+    gpid: String(row['gpid']),
+    legalName: String(row['legal_name']),
+    organizationType: String(row['organization_type']),
+    status: String(row['status']) as PartnerStatus,
+    createdAt: storedDate(row['created_at']),
+    grantedScopes: storedJson<string[] | null>(row['granted_scopes']) ?? defaultGrantFor(String(row['gpid'])),
+  };
+}
 
 /** Partner queries: resolvers call these, never the ORM directly. */
 export const partners = {
@@ -30,16 +48,18 @@ export const partners = {
     partner.grantedScopes = [...scopes];
   },
 
-  /** Load many partners in one statement (DataLoader batch). */
+  /** Many partners in one statement (DataLoader batch), as plain values. */
   async byGpids(em: EntityManager, gpids: readonly string[]): Promise<(Partner | null)[]> {
-    const rows = await em.find(PartnerEntity, { gpid: { $in: [...gpids] } });
-    const byGpid = new Map(rows.map((p) => [p.gpid, p]));
+    const rows: Record<string, unknown>[] = await knexOf(em)(TABLE).whereIn('gpid', [...gpids]);
+    const byGpid = new Map(rows.map((row) => [String(row['gpid']), partnerOfRow(row)]));
     return gpids.map((g) => byGpid.get(g) ?? null);
   },
 
-  /** One page in GPID order, starting after `afterGpid`; fetches one extra row to tell if there is more. */
-  page(em: EntityManager, size: number, afterGpid: string | null): Promise<Partner[]> {
-    return em.find(PartnerEntity, afterGpid ? { gpid: { $gt: afterGpid } } : {}, { orderBy: { gpid: 'asc' }, limit: size + 1 });
+  /** One page in GPID order, starting after `afterGpid`, as plain values; one extra row tells if there is more. */
+  async page(em: EntityManager, size: number, afterGpid: string | null): Promise<Partner[]> {
+    const q = knexOf(em)(TABLE).orderBy('gpid', 'asc').limit(size + 1);
+    if (afterGpid) q.where('gpid', '>', afterGpid);
+    return ((await q) as Record<string, unknown>[]).map(partnerOfRow);
   },
 
   /** Create a partner under a fresh CMS GPID, retrying the rare collision of the 8-digit space. */
