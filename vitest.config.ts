@@ -14,13 +14,18 @@ export default defineConfig({
     exclude: ['**/node_modules/**', 'bench/**'],
     pool: 'forks',
     // Vitest's default is one worker fewer than the cores (one, on a 2-core machine); the files here
-    // mostly wait on databases, timers and child processes, so two run side by side.
+    // mostly wait on databases, timers and child processes, so two run side by side. The PostgreSQL
+    // pass (`npm run test:pg`) runs three: its files wait even more, on child processes and on the
+    // database and Redis servers, which run outside the test workers.
     maxWorkers: 2,
     // Files share a worker's module cache (the FHIR definitions, the schemas) instead of importing
     // everything again per file; every file boots its own system on its own storage, so no state
     // crosses files through modules.
     isolate: false,
-    testTimeout: 30_000,
+    // Generous, for a 2-core machine shared by three workers: a test that boots the system twice
+    // (restarts, persistence) must not fail on a busy moment. Tests that wait for something say how
+    // long they wait themselves.
+    testTimeout: 60_000,
     hookTimeout: 60_000,
   },
 });

@@ -87,7 +87,7 @@ describe('a bootstrap credential stored earlier stops working in production', ()
   const token = 'bootstrap-in-production-secret-0123456789';
   const fingerprintKey = 'fingerprint-key-for-this-test-0123456789abcdef';
 
-
+  // Four starts of the system on one storage.
   it('works in a sandbox, keeps working in production when allowed, and is revoked with a log line in production otherwise', async () => {
     const storage = await freshStorage();
     try {
@@ -125,5 +125,5 @@ describe('a bootstrap credential stored earlier stops working in production', ()
     } finally {
       await storage.dispose();
     }
-  });
+  }, 120_000);
 });
