@@ -168,9 +168,9 @@ export async function startSystem(config: Config, options: { logger?: Logger; no
   const bus = createBus(config, logger, health);
   if (bus instanceof RedisEventBus) await bus.ready();
   const backbone = createBackbone(config, logger, health, bus);
-  const runtime: SubgraphRuntime = { config, logger, bus, backbone, metrics, health };
   // Rate-limit counters: a command fails at once while Redis is away, so the request gets a 503.
-  const usesLimiter = config.role === 'all' || config.role === 'facade' || config.role === 'gateway';
+  // The partner subgraph reads them to show a partner its usage.
+  const usesLimiter = config.role === 'all' || config.role === 'facade' || config.role === 'gateway' || config.role === 'subgraph:partner';
   const redis = config.redisUrl && usesLimiter ? createRedisClient(config.redisUrl, health) : undefined;
   if (redis) await redisConnected(redis, 10_000);
   const redisChecks: string[] = [];
@@ -180,7 +180,8 @@ export async function startSystem(config: Config, options: { logger?: Logger; no
   }
   const now = options.now ?? (() => new Date());
   // One limiter for REST and GraphQL: the facade and the gateway's /graphql spend the same counters.
-  const limiter = config.rateLimits ? new RateLimiter(redis, config.redisPrefix) : null;
+  const limiter = config.rateLimits && usesLimiter ? new RateLimiter(redis, config.redisPrefix) : null;
+  const runtime: SubgraphRuntime = { config, logger, bus, backbone, metrics, health, ...(limiter ? { rateLimits: limiter } : {}) };
   // One per process: whatever accepts a credential or a signed principal here checks it against this.
   const revocations = new RevocationList().follow(tailAsBus(backbone));
   const closers: (() => Promise<unknown>)[] = [];

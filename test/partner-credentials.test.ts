@@ -619,6 +619,75 @@ describe('OAuth 2.0 client credentials', () => {
     expect(after.data!.partner.oauthClients.map((c) => c.clientId)).not.toContain(client.client.clientId);
   });
 
+  it('rotates a client secret over REST and GraphQL: the old one ends at once or after its grace period', async () => {
+    const registered = (await register(acme.session, { client_name: 'Rolling fleet', scope: 'identity.read' })).json();
+    const basic = (secret: string) => ({ authorization: `Basic ${Buffer.from(`${registered.client_id}:${secret}`).toString('base64')}` });
+    const works = async (secret: string) => (await tokenRequest({ grant_type: 'client_credentials' }, basic(secret))).statusCode;
+    expect(await works(registered.client_secret)).toBe(200);
+    const rotate = (body?: unknown, clientId = registered.client_id, bearer = acme.session) =>
+      t.request({ method: 'POST', url: `/cms/oauth/clients/${clientId}/secret`, token: bearer, ...(body === undefined ? {} : { body }) });
+
+    // Without a grace period the old secret stops at once.
+    const first = await rotate();
+    expect(first.statusCode).toBe(200);
+    expect(first.headers['cache-control']).toBe('no-store');
+    expect(first.json()).toMatchObject({ client_id: registered.client_id, client_secret: expect.stringMatching(/^svc_cs_/), client_secret_expires_at: 0, previous_secret_expires_at: null, secret_rotated_at: expect.any(String) });
+    const second = first.json().client_secret as string;
+    expect(second).not.toBe(registered.client_secret);
+    expect(await works(registered.client_secret)).toBe(401);
+    expect(await works(second)).toBe(200);
+
+    // With one, both are accepted until it ends; the list shows until when.
+    const rotated = await t.graphql<{ rotateOAuthClientSecret: { clientSecret: string; previousSecretExpiresAt: string | null; client: { clientId: string; secretRotatedAt: string } } }>(
+      'mutation($c: ID!, $g: Int) { rotateOAuthClientSecret(clientId: $c, previousSecretValidForSeconds: $g) { clientSecret previousSecretExpiresAt client { clientId secretRotatedAt } } }',
+      { c: registered.client_id, g: 1 },
+      acme.session,
+    );
+    expect(rotated.errors).toBeUndefined();
+    const third = rotated.data!.rotateOAuthClientSecret.clientSecret;
+    expect(rotated.data!.rotateOAuthClientSecret.previousSecretExpiresAt).not.toBeNull();
+    expect(await works(second)).toBe(200);
+    expect(await works(third)).toBe(200);
+    const listed = await t.request({ url: '/cms/oauth/clients', token: acme.session });
+    expect(listed.statusCode).toBe(200);
+    const entry = listed.json().clients.find((c: { client_id: string }) => c.client_id === registered.client_id);
+    expect(entry).toMatchObject({ client_name: 'Rolling fleet', scope: 'identity.read', partner_gpid: acme.gpid, previous_secret_expires_at: rotated.data!.rotateOAuthClientSecret.previousSecretExpiresAt });
+    expect(JSON.stringify(listed.json())).not.toContain('svc_cs_');
+    await new Promise((r) => setTimeout(r, 1_200));
+    expect(await works(second)).toBe(401);
+    expect(await works(third)).toBe(200);
+
+    // Bad input names the field; another partner's client reads like one nobody has.
+    const negative = await rotate({ previous_secret_valid_for_seconds: -1 });
+    expect(negative.statusCode).toBe(422);
+    expect(negative.json().errors).toEqual([expect.objectContaining({ field: 'previous_secret_valid_for_seconds' })]);
+    expect((await rotate({ previous_secret_valid_for_seconds: 'soon' })).json().errors).toEqual([expect.objectContaining({ field: 'previous_secret_valid_for_seconds' })]);
+    expect((await rotate({ previous_secret_valid_for_seconds: 86_401 })).statusCode).toBe(422);
+    const other = await newPartner('Rotation Bystander Clinic');
+    const foreign = await rotate(undefined, registered.client_id, other.session);
+    const unknown = await rotate(undefined, 'cli_00000000000000000000000000', other.session);
+    expect(foreign.statusCode).toBe(404);
+    const shape = (body: Record<string, unknown>) => ({ ...withoutRequestId(body), detail: String(body['detail']).replace(/cli_\w+/, 'cli_'), instance: undefined });
+    expect(shape(foreign.json())).toEqual(shape(unknown.json()));
+    expect(await works(third)).toBe(200);
+    expect((await t.request({ url: `/cms/oauth/clients?partner_gpid=${acme.gpid}`, token: other.session })).json()).toEqual({ clients: [] });
+
+    // A private_key_jwt client has no secret, and a revoked client gets none.
+    const { publicKey } = await generateKeyPair('ES256');
+    const keyed = (await register(acme.session, { client_name: 'Keyed', scope: 'identity.read', token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: [{ ...(await exportJWK(publicKey)), kid: 'k1', alg: 'ES256', use: 'sig' }] } })).json();
+    expect((await rotate(undefined, keyed.client_id)).statusCode).toBe(409);
+    await t.request({ method: 'DELETE', url: '/cms/tokens', token: acme.session, body: { token_id: registered.client_id } });
+    const revoked = await rotate(undefined, registered.client_id);
+    expect(revoked.statusCode).toBe(409);
+    expect(await works(third)).toBe(401);
+  });
+
+  it('reports that nothing is counted when the operator runs without rate limits', async () => {
+    const usage = await t.request({ url: `/cms/partners/${acme.gpid}/rate-limits`, token: acme.session });
+    expect(usage.statusCode).toBe(200);
+    expect(usage.json()).toEqual({ partner_gpid: acme.gpid, enforced: false, counters: [] });
+  });
+
   it('refuses tampered, foreign and non-access-token JWTs', async () => {
     const { privateKey } = await generateKeyPair('ES256');
     const [kid] = (await jwks()).keys.map((k) => k.kid);

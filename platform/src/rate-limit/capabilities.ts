@@ -77,6 +77,11 @@ export const CAPABILITIES = {
   'pipeline.partners': capability('pipeline.partners', 'partner-ecosystem', perMinute(30), ['Query.partners', 'Query.partner.syncJobs', 'Query.partner.pipelineMetrics']),
   // Both SDK catalog paths serve one capability and share its counter.
   'sdk.catalog': capability('sdk.catalog', 'partner-ecosystem', perMinute(60), ['Query.sdkCatalog']),
+  // A partner's own counters (the portal's usage chart); operators read any partner's.
+  'partners.rate-limits': capability('partners.rate-limits', 'partner-ecosystem', perMinute(60), ['Query.partner.rateLimitUsage']),
+  // OAuth clients: the list, and a new secret for a client (held tighter than reading, like registration).
+  'oauth.clients.list': capability('oauth.clients.list', 'partner-ecosystem', perMinute(30), ['Query.partner.oauthClients']),
+  'oauth.clients.rotate-secret': capability('oauth.clients.rotate-secret', 'partner-ecosystem', { points: 10, per: 'hour' }, ['Mutation.rotateOAuthClientSecret']),
   // Operators: replace a partner's granted scopes.
   'partners.scopes.update': capability('partners.scopes.update', 'partner-ecosystem', perMinute(30), ['Mutation.updatePartnerScopeGrant']),
   // Webhooks: the three REST routes and their twins; the portal's other webhook fields (no REST route) share one counter.

@@ -2,7 +2,7 @@ import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAb
 import type { Redis } from 'ioredis';
 import { DomainError } from '../errors.js';
 import { DependencyUnavailable } from '../dependency-health.js';
-import { PRODUCT_LIMITS, windowSeconds, type Capability, type RateLimit } from './capabilities.js';
+import { CAPABILITIES, PRODUCT_LIMITS, windowSeconds, type Capability, type Product, type RateLimit } from './capabilities.js';
 
 /** Failed authentications one client address may make per minute before unknown credentials from it are refused. */
 export const AUTH_FAILURES: RateLimit = { points: 30, per: 'minute' };
@@ -35,9 +35,34 @@ export interface CapabilityUse {
   points: number;
 }
 
+/** Where one subject stands against one counter, read without spending anything. */
+export interface CounterUsage {
+  policy: 'route' | 'partner' | 'burst';
+  /** The capability of a route limit, or the product of an overall or burst limit. */
+  name: string;
+  product: Product;
+  limit: number;
+  windowSeconds: number;
+  /** Points spent in the current window, at most the limit (refused attempts beyond it are not counted). */
+  used: number;
+  remaining: number;
+  /** Milliseconds until the window resets; 0 for a counter with nothing spent. */
+  resetMs: number;
+}
+
+/** Reads a subject's counters (the partner subgraph's usage view); RateLimiter is one. */
+export interface RateLimitUsageReader {
+  usage(subject: string): Promise<CounterUsage[]>;
+}
+
 /** The subject a request's counters are kept for: its partner when authenticated, else its address. */
 export function rateLimitSubject(principal: { kind: string; partnerGpid: string | null }, clientAddress: string): string {
-  return principal.kind !== 'anonymous' && principal.partnerGpid ? `partner:${principal.partnerGpid}` : `ip:${clientAddress}`;
+  return principal.kind !== 'anonymous' && principal.partnerGpid ? partnerSubject(principal.partnerGpid) : `ip:${clientAddress}`;
+}
+
+/** The subject whose counters every credential of one partner spends. */
+export function partnerSubject(partnerGpid: string): string {
+  return `partner:${partnerGpid}`;
 }
 
 /**
@@ -89,6 +114,39 @@ export class RateLimiter {
     const pool = denied.length > 0 ? denied : all;
     const binding = pool.reduce((a, b) => (b.remaining < a.remaining || (b.remaining === a.remaining && b.resetMs > a.resetMs) ? b : a));
     return { allowed: denied.length === 0, binding, all };
+  }
+
+  /**
+   * Where a subject stands against every limit: each product's overall limit always, and the burst
+   * and per-capability limits it has spent anything on in their current window.
+   */
+  async usage(subject: string): Promise<CounterUsage[]> {
+    const counters: { policy: CounterUsage['policy']; key: string; name: string; product: Product; limit: RateLimit; always: boolean }[] = [];
+    for (const [product, limits] of Object.entries(PRODUCT_LIMITS) as [Product, (typeof PRODUCT_LIMITS)[Product]][]) {
+      counters.push({ policy: 'partner', key: `overall:${product}`, name: product, product, limit: limits.overall, always: true });
+      counters.push({ policy: 'burst', key: `burst:${product}`, name: product, product, limit: limits.burst, always: false });
+    }
+    for (const c of Object.values(CAPABILITIES as Record<string, Capability>)) {
+      if (c.limit) counters.push({ policy: 'route', key: `route:${c.id}`, name: c.id, product: c.product, limit: c.limit, always: false });
+    }
+    const read = await Promise.all(
+      counters.map(async (c) => {
+        const res = await this.store(() => this.limiter(c.key, c.limit).get(subject));
+        const used = Math.min(c.limit.points, Math.max(0, res?.consumedPoints ?? 0));
+        const usage: CounterUsage = {
+          policy: c.policy,
+          name: c.name,
+          product: c.product,
+          limit: c.limit.points,
+          windowSeconds: windowSeconds(c.limit),
+          used,
+          remaining: c.limit.points - used,
+          resetMs: used > 0 ? Math.max(0, res?.msBeforeNext ?? 0) : 0,
+        };
+        return c.always || used > 0 ? usage : null;
+      }),
+    );
+    return read.filter((u): u is CounterUsage => u !== null);
   }
 
   /**

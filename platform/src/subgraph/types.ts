@@ -8,6 +8,7 @@ import type { Metrics } from '../metrics.js';
 import type { Principal } from '../auth/principal.js';
 import type { GraphQLRequest } from '../graphql/executor.js';
 import type { DependencyHealth } from '../dependency-health.js';
+import type { RateLimitUsageReader } from '../rate-limit/limiter.js';
 
 /** What the platform hands every subgraph when it is created. */
 export interface SubgraphRuntime {
@@ -22,6 +23,11 @@ export interface SubgraphRuntime {
   metrics: Metrics;
   /** The process's dependency tracker (one log line per outage; feeds /ready). */
   health?: DependencyHealth;
+  /**
+   * The rate-limit counters the gateway and the facade spend (the same memory in the embedded
+   * default, Redis in the distributed mode), read-only; absent when rate limits are off.
+   */
+  rateLimits?: RateLimitUsageReader;
 }
 
 /** The runtime a subgraph's schema and workers see: the stream is bound to the subgraph. */

@@ -20,6 +20,8 @@ import {
 } from './credential-operations.js';
 import { SDK_CATALOG_SCHEMA, sdkCatalogOperation } from '../catalog/sdk-catalog.js';
 import { updatePartnerScopes, updatePartnerScopesSchemas } from './partner-scope-grant-operation.js';
+import { listClients, listClientsSchemas, rotateClientSecret, rotateClientSecretSchemas } from './oauth-client-operations.js';
+import { rateLimitUsage, rateLimitUsageSchemas } from './rate-limit-usage-operation.js';
 
 const TOKEN_FIELDS = 'tokenId partnerGpid name scopes createdAt expiresAt';
 const METRIC_FIELDS = 'window since jobsTotal jobsCompleted jobsFailed jobsInFlight recordsProcessed successRate lastCompletedAt lastFailedAt errorCodes { code count }';
@@ -88,6 +90,20 @@ export const partnerEcosystemRoutes: RouteSpec[] = [
   },
   { id: 'tokens.revoke', method: 'DELETE', path: '/cms/tokens', ...capabilityRoute('tokens.revoke'), summary: 'Revoke token', auth: 'bearer', scopes: ['cms.tokens.manage'], successStatus: 200, latency: ['60ms', '150ms'], operation: revokeToken, ...revokeTokenSchemas },
   { id: 'oauth.register', method: 'POST', path: '/cms/oauth/register', ...capabilityRoute('oauth.register'), summary: 'Register OAuth client', auth: 'bearer', scopes: ['cms.tokens.manage'], successStatus: 201, latency: ['200ms', '500ms'], operation: registerClient, ...registerClientSchemas },
+  // Not in the spec's table: the clients registered above, and a new secret for one.
+  { id: 'oauth.clients.list', method: 'GET', path: '/cms/oauth/clients', ...capabilityRoute('oauth.clients.list'), summary: 'List OAuth clients', auth: 'bearer', scopes: ['cms.tokens.manage'], successStatus: 200, operation: listClients, ...listClientsSchemas },
+  {
+    id: 'oauth.clients.rotate-secret',
+    method: 'POST',
+    path: '/cms/oauth/clients/{client_id}/secret',
+    ...capabilityRoute('oauth.clients.rotate-secret'),
+    summary: 'Rotate an OAuth client secret',
+    auth: 'bearer',
+    scopes: ['cms.tokens.manage'],
+    successStatus: 200,
+    operation: rotateClientSecret,
+    ...rotateClientSecretSchemas,
+  },
   {
     id: 'oauth.token',
     method: 'POST',
@@ -196,6 +212,19 @@ export const partnerEcosystemRoutes: RouteSpec[] = [
     successStatus: 200,
     operation: updatePartnerScopes,
     ...updatePartnerScopesSchemas,
+  },
+  // Not in the spec's table: a partner's standing against its rate limits (the portal's usage chart).
+  {
+    id: 'partners.rate-limits',
+    method: 'GET',
+    path: '/cms/partners/{gpid}/rate-limits',
+    ...capabilityRoute('partners.rate-limits'),
+    summary: "A partner's rate-limit usage",
+    auth: 'bearer',
+    scopes: ['cms.partner.read', 'cms.pipeline.read', 'cms.tokens.manage', 'cms.admin'],
+    successStatus: 200,
+    operation: rateLimitUsage,
+    ...rateLimitUsageSchemas,
   },
   { id: 'sdk.catalog', method: 'GET', path: '/cms-ecosystem/sdk-catalog', ...capabilityRoute('sdk.catalog'), summary: 'SDK catalog', auth: 'bearer', scopes: ['cms.sdk.read'], successStatus: 200, latency: ['30ms', '80ms'], operation: sdkCatalogOperation, responseBody: SDK_CATALOG_SCHEMA },
 ];

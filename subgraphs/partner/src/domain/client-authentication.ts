@@ -45,11 +45,19 @@ function requireMethod(client: OAuthClient, used: TokenEndpointAuthMethod): void
   }
 }
 
-async function bySecret(em: EntityManager, clientId: string, secret: string, used: TokenEndpointAuthMethod): Promise<OAuthClient> {
+/** The current secret, or the one before the last rotation while its grace period lasts. */
+function secretMatches(client: OAuthClient, presentedHash: string, now: Date): boolean {
+  const current = client.secretHash !== null && safeEqual(presentedHash, client.secretHash);
+  const previous =
+    client.previousSecretHash !== null && client.previousSecretExpiresAt !== null && client.previousSecretExpiresAt > now && safeEqual(presentedHash, client.previousSecretHash);
+  return current || previous;
+}
+
+async function bySecret(em: EntityManager, clientId: string, secret: string, used: TokenEndpointAuthMethod, now: Date): Promise<OAuthClient> {
   const client = isId('cli', clientId) ? await oauthClients.byId(em, clientId) : null;
   // Hash either way so unknown and known clients cost the same.
   const presented = sha256Hex(secret);
-  if (!client || client.secretHash === null || !safeEqual(presented, client.secretHash)) throw invalidClient();
+  if (!client || !secretMatches(client, presented, now)) throw invalidClient();
   requireMethod(client, used);
   return client;
 }
@@ -109,11 +117,11 @@ export async function authenticateClient(em: EntityManager, credentials: Present
   if (usesBasic) {
     const basic = credentials.basic!;
     if (present(credentials.clientId) && credentials.clientId !== basic.clientId) throw oauthError('invalid_request', 'client_id does not match the Authorization header.');
-    return bySecret(em, basic.clientId, basic.clientSecret, 'client_secret_basic');
+    return bySecret(em, basic.clientId, basic.clientSecret, 'client_secret_basic', now);
   }
   if (usesPost) {
     if (!present(credentials.clientId)) throw oauthError('invalid_request', 'client_secret needs client_id.');
-    return bySecret(em, credentials.clientId, credentials.clientSecret!, 'client_secret_post');
+    return bySecret(em, credentials.clientId, credentials.clientSecret!, 'client_secret_post', now);
   }
   if (usesAssertion) {
     if (credentials.clientAssertionType !== JWT_BEARER_ASSERTION_TYPE) {

@@ -19,6 +19,11 @@ export interface OAuthClient {
   tokenEndpointAuthMethod: TokenEndpointAuthMethod;
   /** SHA-256 of the client secret (secret methods only). */
   secretHash: string | null;
+  /** SHA-256 of the secret before the last rotation, while its grace period lasts. */
+  previousSecretHash: string | null;
+  /** When the previous secret stops being accepted; null when there is none. */
+  previousSecretExpiresAt: Date | null;
+  secretRotatedAt: Date | null;
   /** The client's public keys (private_key_jwt only). */
   jwks: PublicJwks | null;
   /**
@@ -42,6 +47,9 @@ export const OAuthClientEntity = new EntitySchema<OAuthClient>({
     scopes: { type: 'json' },
     tokenEndpointAuthMethod: { type: 'string' },
     secretHash: { type: 'string', nullable: true, unique: true },
+    previousSecretHash: { type: 'string', nullable: true },
+    previousSecretExpiresAt: { type: 'datetime', nullable: true },
+    secretRotatedAt: { type: 'datetime', nullable: true },
     jwks: { type: 'json', nullable: true },
     patient: { type: 'string', nullable: true },
     createdBy: { type: 'string', nullable: true },

@@ -3,6 +3,7 @@ import { M001PartnersAndTokens } from './m001-partners-and-tokens.js';
 import { M002Credentials } from './m002-credentials.js';
 import { M003OnboardingLegalCertification } from './m003-onboarding-legal-certification.js';
 import { M004OAuthClientPatient } from './m004-oauth-client-patient.js';
+import { M005OAuthClientSecretRotation } from './m005-oauth-client-secret-rotation.js';
 
 /** The partner subgraph's migration history, in order. Append new entries; never reorder or rename. */
 export const migrations: MigrationEntry[] = [
@@ -10,4 +11,5 @@ export const migrations: MigrationEntry[] = [
   { name: 'm002-credentials', class: M002Credentials },
   { name: 'm003-onboarding-legal-certification', class: M003OnboardingLegalCertification },
   { name: 'm004-oauth-client-patient', class: M004OAuthClientPatient },
+  { name: 'm005-oauth-client-secret-rotation', class: M005OAuthClientSecretRotation },
 ];

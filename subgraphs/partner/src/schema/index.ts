@@ -9,6 +9,7 @@ import { definePartner } from './partner.js';
 import { definePartnerCredentials } from './partner-credentials.js';
 import { definePartnerScopeGrant } from './partner-scope-grant.js';
 import { definePortalAccount } from './portal-account.js';
+import { defineRateLimitUsage } from './rate-limit-usage.js';
 import { defineTokenRevocation } from './token-revocation.js';
 import { defineViewer } from './viewer.js';
 import { defineOnboardingLegalCertification, withCertificationObservation } from './onboarding-legal-certification.js';
@@ -27,6 +28,7 @@ export function buildPartnerSchema(services: SubgraphServices): GraphQLSchema {
   const oauthClient = defineOAuthClient(builder, services, revocation);
   const portalAccount = definePortalAccount(builder, services);
   definePartnerCredentials(builder, partner, { oauthClient, portalAccount });
+  defineRateLimitUsage(builder, services, partner);
   defineOAuthServer(builder, services, new SigningKeyRing(services.runtime.config.internalSecret, services.runtime.logger, services.publishCommitted));
   return withCertificationObservation(builder.toSubGraphSchema({ linkUrl: 'https://specs.apollo.dev/federation/v2.6' }), services);
 }

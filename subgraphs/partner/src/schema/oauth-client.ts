@@ -1,6 +1,7 @@
 import type { SubgraphServices, SubgraphBuilder as Builder } from '@svc/platform';
 import type { OAuthClient } from '../entities/oauth-client.js';
 import { CLIENT_GRANT_TYPES, MAX_ACTIVE_CLIENTS_PER_PARTNER, registerOAuthClient, revokeOAuthClient, TOKEN_ENDPOINT_AUTH_METHODS } from '../domain/oauth-client-registration.js';
+import { MAX_PREVIOUS_SECRET_GRACE_SECONDS, rotateOAuthClientSecret, type RotatedClientSecret } from '../domain/oauth-client-secret-rotation.js';
 import { publishRevocation } from './publish.js';
 import type { TokenRevocationRef } from './token-revocation.js';
 
@@ -18,6 +19,13 @@ export function defineOAuthClient(builder: Builder, services: SubgraphServices, 
       jwks: t.field({ type: 'JSONObject', nullable: true, description: 'Registered public keys (private_key_jwt).', resolve: (c) => c.jwks as Record<string, unknown> | null }),
       patient: t.exposeString('patient', { nullable: true, description: "SMART patient launch context: the FHIR Patient id the client's tokens are bound to; null for none." }),
       createdAt: t.expose('createdAt', { type: 'DateTime', description: 'RFC 7591 client_id_issued_at.' }),
+      secretRotatedAt: t.expose('secretRotatedAt', { type: 'DateTime', nullable: true, description: 'When the secret was last replaced; null if never.' }),
+      previousSecretExpiresAt: t.field({
+        type: 'DateTime',
+        nullable: true,
+        description: 'Until when the secret replaced by the last rotation is still accepted; null when none is.',
+        resolve: (c) => (c.previousSecretExpiresAt && c.previousSecretExpiresAt > new Date() ? c.previousSecretExpiresAt : null),
+      }),
       revokedAt: t.expose('revokedAt', { type: 'DateTime', nullable: true }),
     }),
   });
@@ -43,7 +51,27 @@ export function defineOAuthClient(builder: Builder, services: SubgraphServices, 
     }),
   });
 
+  const Rotation = builder.objectRef<RotatedClientSecret>('OAuthClientSecretRotation').implement({
+    description: 'A client with its new secret. The secret is shown here once and cannot be retrieved again.',
+    fields: (t) => ({
+      client: t.field({ type: ref, resolve: (r) => r.client }),
+      clientSecret: t.exposeString('clientSecret', { description: 'svc_cs_…, the new secret.' }),
+      previousSecretExpiresAt: t.expose('previousSecretExpiresAt', { type: 'DateTime', nullable: true, description: 'Until when the replaced secret is still accepted; null: it stopped at once.' }),
+    }),
+  });
+
   builder.mutationFields((t) => ({
+    rotateOAuthClientSecret: t.field({
+      type: Rotation,
+      description: `Give a secret client a new secret. The old one stops at once, or after previousSecretValidForSeconds (at most ${MAX_PREVIOUS_SECRET_GRACE_SECONDS}) so running instances can switch over. Access tokens already issued keep their expiry; revoke the client to end them at once. CONFLICT for a revoked or private_key_jwt client.`,
+      args: {
+        clientId: t.arg.id({ required: true, description: 'cli_…' }),
+        previousSecretValidForSeconds: t.arg.int({ description: `0 (default) to ${MAX_PREVIOUS_SECRET_GRACE_SECONDS}.` }),
+      },
+      authScopes: { scope: 'cms.tokens.manage' },
+      resolve: (_root, { clientId, previousSecretValidForSeconds }, ctx) =>
+        ctx.em.transactional((tx) => rotateOAuthClientSecret(tx, ctx.principal, String(clientId), previousSecretValidForSeconds, new Date())),
+    }),
     registerOAuthClient: t.field({
       type: Registration,
       description: `Register a client_credentials client (at most ${MAX_ACTIVE_CLIENTS_PER_PARTNER} active per partner).`,
