@@ -11,6 +11,8 @@ export class ApiError extends Error {
     message: string,
     readonly code: string | undefined,
     readonly fieldErrors: { field: string; message: string }[] = [],
+    /** The error's other extensions (e.g. what an analytics question was read as). */
+    readonly details: Record<string, unknown> = {},
   ) {
     super(message);
   }
@@ -54,15 +56,21 @@ export async function signOut(): Promise<void> {
   session = { signedIn: false };
 }
 
-/** Run a GraphQL operation with the cookie (and its CSRF token), or anonymously when signed out. */
-export async function gql<T>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
+/**
+ * Run a GraphQL operation with the cookie (and its CSRF token), or anonymously when signed out; or,
+ * given `bearer`, with that API token alone and no cookie (the data-plane playgrounds: a session
+ * carries no data-plane scopes).
+ */
+export async function gql<T>(query: string, variables: Record<string, unknown> = {}, bearer?: string): Promise<T> {
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
-  if (session.csrfToken) headers['x-csrf-token'] = session.csrfToken;
-  const res = await fetch('/graphql', { method: 'POST', credentials: 'same-origin', headers, body: JSON.stringify({ query, variables }) });
+  if (bearer) headers['authorization'] = `Bearer ${bearer}`;
+  else if (session.csrfToken) headers['x-csrf-token'] = session.csrfToken;
+  const res = await fetch('/graphql', { method: 'POST', credentials: bearer ? 'omit' : 'same-origin', headers, body: JSON.stringify({ query, variables }) });
   const body = (await res.json().catch(() => ({}))) as { data?: T; errors?: GqlError[] };
   if (body.errors && body.errors.length > 0) {
     const first = body.errors[0]!;
-    throw new ApiError(first.message, first.extensions?.code, first.extensions?.fieldErrors ?? []);
+    const { code, fieldErrors, ...details } = first.extensions ?? {};
+    throw new ApiError(first.message, code, fieldErrors ?? [], details);
   }
   if (!res.ok || !body.data) throw new ApiError(`HTTP ${res.status}`, undefined);
   return body.data;

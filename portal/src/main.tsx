@@ -14,6 +14,8 @@ import { WebhooksPage } from './pages/webhooks.js';
 import { PipelinePage } from './pages/pipeline.js';
 import { CatalogPage, OpenApiPage } from './pages/catalog.js';
 import { ChangelogPage } from './pages/changelog.js';
+import { TefcaPage } from './pages/tefca.js';
+import { AnalyticsPage } from './pages/analytics.js';
 import { ApplicationsPage, IdentityChangesPage, PartnersPage } from './pages/operator.js';
 import type { FunctionComponent } from 'preact';
 
@@ -34,6 +36,8 @@ const PARTNER_PAGES: { page: string; title: string; component: FunctionComponent
   { page: 'oauth-clients', title: 'OAuth clients', component: OAuthClientsPage },
   { page: 'webhooks', title: 'Webhooks', component: WebhooksPage },
   { page: 'pipeline', title: 'Pipeline & usage', component: PipelinePage },
+  { page: 'tefca', title: 'TEFCA exchange', component: TefcaPage },
+  { page: 'analytics', title: 'Analytics', component: AnalyticsPage as FunctionComponent<Props> },
   { page: 'legal', title: 'Legal & BAA', component: LegalPage },
   { page: 'certification', title: 'Certification', component: CertificationPage },
   { page: 'catalog', title: 'Route catalog', component: CatalogPage },

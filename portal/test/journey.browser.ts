@@ -7,6 +7,9 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootSystem, type TestSystem } from '../../test/support/system.js';
+import { apiToken, fhir, registerPartner } from '../../test/support/fhir.js';
+import { eventually } from '../../test/support/identity.js';
+import { freePort } from '../../test/support/processes.js';
 
 const require = createRequire(import.meta.url);
 const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
@@ -15,8 +18,35 @@ const SHOTS = fileURLToPath(new URL('./screenshots/', import.meta.url));
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const PASSWORD = 'Tidal7!Quokka#Lantern';
 
+const PEER_ID = 'urn:oid:2.999.77';
+
+/** A peer TEFCA community (a second instance of the service) holding one patient with one document. */
+async function peerCommunity(operatorToken: string): Promise<{ peer: TestSystem; url: string }> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const peer = await bootSystem({ SVC_BOOTSTRAP_TOKEN: operatorToken, SVC_PUBLIC_URL: url, SVC_TEFCA_HOME_COMMUNITY_ID: PEER_ID, SVC_TEFCA_HOME_COMMUNITY_NAME: 'Lakeside Community', SVC_RATE_LIMITS: 'off' });
+  await peer.system.app.listen({ port, host: '127.0.0.1' });
+  const writer = await apiToken(peer, await registerPartner(peer, 'Lakeside Hospital'), ['cms.fhir.r4.read', 'cms.fhir.rest.write']);
+  const patient = await fhir(peer, writer, 'POST', '/Patient', { resourceType: 'Patient', name: [{ given: ['Amélie'], family: 'Côté' }], birthDate: '1984-03-07', gender: 'female' }, { 'x-svc-source': 'provider' });
+  expect(patient.statusCode).toBe(201);
+  const id = patient.json().id as string;
+  // The identity registry links the Patient to a GPID, which is what discovery finds.
+  await eventually(async () => expect((await fhir(peer, writer, 'GET', `/Patient/${id}`)).json().identifier).toEqual([expect.objectContaining({ system: 'urn:svc:gpid' })]), 10_000);
+  const doc = await fhir(peer, writer, 'POST', '/DocumentReference', {
+    resourceType: 'DocumentReference',
+    status: 'current',
+    type: { coding: [{ system: 'http://loinc.org', code: '18842-5', display: 'Discharge summary' }] },
+    subject: { reference: `Patient/${id}` },
+    date: '2026-10-02T09:30:00Z',
+    content: [{ attachment: { contentType: 'text/plain', data: Buffer.from('Discharged home.').toString('base64'), title: 'Discharge summary' } }],
+  });
+  expect(doc.statusCode).toBe(201);
+  return { peer, url };
+}
+
 describe('partner portal in a real browser', () => {
   let t: TestSystem;
+  let peer: TestSystem;
   let base: string;
   let context: BrowserContext;
   let page: Page;
@@ -27,7 +57,14 @@ describe('partner portal in a real browser', () => {
   const checked: string[] = [];
 
   beforeAll(async () => {
-    t = await bootSystem({ SVC_RATE_LIMITS: 'off', SVC_WEBHOOK_ALLOW_PRIVATE: 'true' });
+    const peerToken = `op_${'p'.repeat(32)}`;
+    const lakeside = await peerCommunity(peerToken);
+    peer = lakeside.peer;
+    t = await bootSystem({
+      SVC_WEBHOOK_ALLOW_PRIVATE: 'true',
+      SVC_TEFCA_ALLOW_PRIVATE: 'true',
+      SVC_TEFCA_PEERS: JSON.stringify([{ home_community_id: PEER_ID, name: 'Lakeside Community', base_url: lakeside.url, capabilities: ['xcpd', 'xca'], token: peerToken }]),
+    });
     base = await t.system.app.listen({ port: 0, host: '127.0.0.1' });
     receiver = createServer((req, res) => {
       let body = '';
@@ -54,6 +91,7 @@ describe('partner portal in a real browser', () => {
     if (profile) rmSync(profile, { recursive: true, force: true });
     await new Promise((resolve) => receiver?.close(resolve));
     await t?.close();
+    await peer?.close();
   });
 
   /** Open a page, wait for its data, check accessibility (axe: no serious or critical violation), screenshot it at desktop and phone width. */
@@ -123,6 +161,11 @@ describe('partner portal in a real browser', () => {
     await page.getByRole('cell', { name: `Riverbend Health ${tag}` }).waitFor();
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('button', { name: 'Sign in', exact: true }).waitFor();
+    // The operator also grants the TEFCA and analytics products (over the API: the portal has no grant page).
+    const partners = await t.graphql<{ partners: { edges: { node: { gpid: string; legalName: string; grantedScopes: string[] } }[] } }>('{ partners(first: 100) { edges { node { gpid legalName grantedScopes } } } }');
+    const approved = partners.data!.partners.edges.map((e) => e.node).find((p) => p.legalName === `Riverbend Health ${tag}`)!;
+    const granted = await t.request({ method: 'PUT', url: `/cms/partners/${approved.gpid}/scopes`, body: { scopes: [...approved.grantedScopes, 'tefca.xcpd.*', 'tefca.xca.*', 'analytics.query'] } });
+    expect(granted.statusCode).toBe(200);
 
     // 3. The new partner signs in.
     await page.getByLabel('E-mail').fill(email);
@@ -160,9 +203,66 @@ describe('partner portal in a real browser', () => {
     expect(received.some((r) => r.body.includes('test.ping') && typeof r.headers['webhook-signature'] === 'string')).toBe(true);
     await audit('webhooks-delivered');
 
-    // The remaining partner pages.
+    // 6. An OAuth client: registered, its secret rotated with a grace period (the id stays), deleted.
     await visit('/oauth-clients', 'oauth-clients');
+    await page.getByLabel('Client name').fill('browser client');
+    await page.getByRole('group', { name: 'Scopes' }).getByRole('checkbox').first().check();
+    await page.getByRole('button', { name: 'Register client' }).click();
+    await page.getByTestId('secret').waitFor();
+    const firstSecret = await page.getByTestId('secret').textContent();
+    expect(firstSecret).toMatch(/svc_cs_/);
+    await page.getByLabel('When rotating a secret').selectOption({ label: 'Old secret works 1 more hour' });
+    await page.getByRole('button', { name: 'Rotate secret of browser client' }).click();
+    await page.getByText(/old secret until/).waitFor();
+    const rotatedSecret = await page.getByTestId('secret').textContent();
+    expect(rotatedSecret).toMatch(/svc_cs_/);
+    expect(rotatedSecret).not.toBe(firstSecret);
+    expect(await page.getByRole('row', { name: /browser client/ }).count()).toBe(1);
+    await audit('oauth-clients-rotated');
+    await page.getByRole('button', { name: 'Delete browser client' }).click();
+    await page.getByText('No clients yet.').waitFor();
+
+    // 7. Usage: the partner's rate-limit counters, spent by this session's own requests.
     await visit('/pipeline', 'pipeline');
+    await page.getByRole('img', { name: /Spent in the current window/ }).waitFor();
+    expect(await page.getByRole('img', { name: /Spent in the current window/ }).getAttribute('aria-label')).toMatch(/partner-ecosystem \(500\/min\) [1-9]\d* used/);
+
+    // 8. The TEFCA playground: the patient is found in the peer community, then its documents; the exchanges are in the audit log.
+    await visit('/tefca', 'tefca');
+    await page.getByLabel('Given names').fill('Amelie');
+    await page.getByLabel('Family name').fill('Cote');
+    await page.getByLabel('Date of birth').fill('1984-03-07');
+    await page.getByRole('button', { name: 'Search peer communities' }).click();
+    await page.getByTestId('tefca-matches').getByText('Lakeside Community').waitFor();
+    await page.getByRole('button', { name: /^Find documents of / }).first().click();
+    await page.getByRole('cell', { name: 'Discharge summary' }).first().waitFor();
+    await audit('tefca-documents');
+    await page.reload();
+    await page.getByTestId('tefca-exchanges').getByRole('cell', { name: 'T-TRTMNT' }).first().waitFor();
+
+    // 9. The analytics playground: a question is read into a query, reviewed, then executed.
+    // Its questions run over health data, so with an API token (a session has no data-plane scope).
+    await page.goto(`${base}/portal/tokens`);
+    await page.getByLabel('Name').fill('analytics playground');
+    await page.getByRole('checkbox', { name: /^analytics\.query / }).check();
+    await page.getByRole('checkbox', { name: /^cms\.fhir\.r4\.read / }).check();
+    await page.getByRole('button', { name: 'Create token' }).click();
+    await page.getByTestId('secret').waitFor();
+    const analyticsToken = (await page.getByTestId('secret').textContent())!;
+    await visit('/analytics', 'analytics');
+    await page.getByLabel('API token').fill(analyticsToken);
+    await page.getByLabel('Question').fill('How many patients with diabetes?');
+    await page.getByRole('button', { name: 'Read the question' }).click();
+    await page.getByTestId('analytics-summary').waitFor();
+    await page.getByRole('button', { name: 'Execute' }).click();
+    await page.getByTestId('analytics-result').waitFor();
+    expect(await page.getByTestId('analytics-result').textContent()).toMatch(/from 0 patients/);
+    await audit('analytics-executed');
+    await page.getByLabel('Question').fill('How many unicorns on the moon?');
+    await page.getByRole('button', { name: 'Read the question' }).click();
+    await page.getByText('Questions it can read:').waitFor();
+
+    // The remaining partner pages.
     await visit('/legal', 'legal');
     await visit('/certification', 'certification');
     await visit('/catalog', 'catalog');
@@ -187,11 +287,12 @@ describe('partner portal in a real browser', () => {
     expect(cspErrors).toEqual([]);
     await page.screenshot({ path: join(SHOTS, 'rest-explorer-desktop.png') });
 
-    // 6. Revoke the token.
+    // 10. Revoke the token.
     await page.goto(`${base}/portal/tokens`);
     await page.getByRole('button', { name: 'Revoke browser journey' }).click();
-    await page.getByText('No tokens yet.').waitFor();
+    await page.getByRole('row', { name: /browser journey/ }).waitFor({ state: 'detached' });
+    await page.getByRole('row', { name: /analytics playground/ }).waitFor();
 
-    expect(checked.length).toBeGreaterThanOrEqual(18);
+    expect(checked.length).toBeGreaterThanOrEqual(23);
   });
 });

@@ -4,11 +4,19 @@ import type { Viewer } from '../main.js';
 import { ErrorBox, Field, formValue, Loading, Page, SecretOnce, useAction, useQuery, when } from '../ui.js';
 import { scopeDescription } from './tokens.js';
 
-const LIST = `query Clients($gpid: ID!) { partner(gpid: $gpid) { grantedScopes oauthClients { clientId clientName scopes tokenEndpointAuthMethod createdAt revokedAt } } }`;
+const LIST = `query Clients($gpid: ID!) { partner(gpid: $gpid) { grantedScopes oauthClients { clientId clientName scopes tokenEndpointAuthMethod createdAt revokedAt secretRotatedAt previousSecretExpiresAt } } }`;
 const REGISTER = `mutation RegisterClient($input: RegisterOAuthClientInput!) { registerOAuthClient(input: $input) { clientSecret client { clientId } } }`;
-const REVOKE = `mutation RevokeClient($clientId: ID!) { revokeOAuthClient(clientId: $clientId) { clientId } }`;
+const REVOKE = `mutation RevokeClient($clientId: ID!) { revokeOAuthClient(clientId: $clientId) { tokenId } }`;
+const ROTATE = `mutation RotateClientSecret($clientId: ID!, $grace: Int) { rotateOAuthClientSecret(clientId: $clientId, previousSecretValidForSeconds: $grace) { clientSecret client { clientId } } }`;
 
-interface Client { clientId: string; clientName: string; scopes: string[]; tokenEndpointAuthMethod: string; createdAt: string; revokedAt: string | null }
+/** How long the replaced secret keeps working, so running instances can switch over. */
+const GRACE_CHOICES = [
+  { seconds: 0, label: 'Old secret stops now' },
+  { seconds: 3600, label: 'Old secret works 1 more hour' },
+  { seconds: 86400, label: 'Old secret works 24 more hours' },
+];
+
+interface Client { clientId: string; clientName: string; scopes: string[]; tokenEndpointAuthMethod: string; createdAt: string; revokedAt: string | null; secretRotatedAt: string | null; previousSecretExpiresAt: string | null }
 
 export function OAuthClientsPage({ viewer }: { viewer: Viewer }) {
   const state = useQuery<{ partner: { grantedScopes: string[]; oauthClients: Client[] } | null }>(LIST, { gpid: viewer.partnerGpid });
@@ -23,10 +31,11 @@ export function OAuthClientsPage({ viewer }: { viewer: Viewer }) {
     await register(formValue(form, 'name'), scopes);
     form.reset();
   });
-  // Rotation: a new client with the same name and scopes, then the old one revoked (a client's secret is never re-shown).
+  // Rotation keeps the client id: only the secret changes, and the old one may keep working a while.
+  const [grace, setGrace] = useState(0);
   const rotate = useAction(async (c: Client) => {
-    await register(c.clientName, c.scopes);
-    await gql(REVOKE, { clientId: c.clientId });
+    const res = await gql<{ rotateOAuthClientSecret: { clientSecret: string; client: { clientId: string } } }>(ROTATE, { clientId: c.clientId, grace });
+    setSecret({ id: res.rotateOAuthClientSecret.client.clientId, secret: res.rotateOAuthClientSecret.clientSecret });
     state.reload();
   });
   const remove = useAction(async (clientId: string) => {
@@ -51,21 +60,30 @@ export function OAuthClientsPage({ viewer }: { viewer: Viewer }) {
         <button type="submit" disabled={create.busy}>Register client</button>
       </form>
       <h2>Clients</h2>
+      <div class="field inline">
+        <label for="rotation-grace">When rotating a secret</label>
+        <select id="rotation-grace" value={grace} onChange={(e) => setGrace(Number(e.currentTarget.value))}>
+          {GRACE_CHOICES.map((g) => <option key={g.seconds} value={g.seconds}>{g.label}</option>)}
+        </select>
+      </div>
       <ErrorBox error={rotate.error ?? remove.error} />
       <div class="table-wrap">
         <table>
-          <thead><tr><th scope="col">Name</th><th scope="col">Client id</th><th scope="col">Scopes</th><th scope="col">Auth</th><th scope="col">Created</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
+          <thead><tr><th scope="col">Name</th><th scope="col">Client id</th><th scope="col">Scopes</th><th scope="col">Auth</th><th scope="col">Created</th><th scope="col">Secret rotated</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
           <tbody>
             {clients.map((c) => (
               <tr key={c.clientId}>
                 <td>{c.clientName}</td><td><code>{c.clientId}</code></td><td>{c.scopes.join(' ')}</td><td>{c.tokenEndpointAuthMethod}</td><td>{when(c.createdAt)}</td>
+                <td>{when(c.secretRotatedAt)}{c.previousSecretExpiresAt && <small class="hint"> · old secret until {when(c.previousSecretExpiresAt)}</small>}</td>
                 <td class="actions">
-                  <button type="button" onClick={() => void rotate.run(c)} aria-label={`Rotate ${c.clientName}`}>Rotate</button>
+                  {c.tokenEndpointAuthMethod !== 'private_key_jwt' && (
+                    <button type="button" onClick={() => void rotate.run(c)} aria-label={`Rotate secret of ${c.clientName}`} disabled={rotate.busy}>Rotate secret</button>
+                  )}
                   <button type="button" class="danger" onClick={() => confirm(`Delete ${c.clientName}?`) && void remove.run(c.clientId)} aria-label={`Delete ${c.clientName}`}>Delete</button>
                 </td>
               </tr>
             ))}
-            {clients.length === 0 && <tr><td colSpan={6}>No clients yet.</td></tr>}
+            {clients.length === 0 && <tr><td colSpan={7}>No clients yet.</td></tr>}
           </tbody>
         </table>
       </div>

@@ -1,6 +1,7 @@
 import { useEffect } from 'preact/hooks';
 import { subscribe } from '../api.js';
 import type { Viewer } from '../main.js';
+import { BarChart, UsageChart, type UsageCounter } from '../charts.js';
 import { Loading, Page, useQuery, when } from '../ui.js';
 
 const QUERY = `query Pipeline($gpid: ID!) { partner(gpid: $gpid) {
@@ -9,29 +10,12 @@ const QUERY = `query Pipeline($gpid: ID!) { partner(gpid: $gpid) {
   syncJobs { jobId resourceTypes status recordsProcessed attempts createdAt completedAt failedAt errorCode message }
 } }`;
 const LIVE = 'subscription PipelineEvents { events { id type } }';
+const USAGE = `query RateLimitUsage($gpid: ID!) { partner(gpid: $gpid) { rateLimitUsage { enforced counters { policy name product limit windowSeconds used remaining resetsAt } } } }`;
+/** Events come in bursts (a sync job emits several); the page re-reads at most this often. */
+const LIVE_RELOAD_MS = 1500;
 
 interface Metrics { jobsTotal: number; jobsCompleted: number; jobsFailed: number; jobsInFlight: number; recordsProcessed: number; successRate: number | null; errorCodes: { code: string; count: number }[] }
 interface Job { jobId: string; resourceTypes: string[]; status: string; recordsProcessed: number; attempts: number; createdAt: string; completedAt: string | null; failedAt: string | null; errorCode: string | null; message: string | null }
-
-/** A horizontal bar chart in plain SVG, with the numbers also written out for screen readers. */
-export function BarChart({ title, bars }: { title: string; bars: { label: string; value: number; tone?: string }[] }) {
-  const max = Math.max(1, ...bars.map((b) => b.value));
-  const rowHeight = 28;
-  return (
-    <figure class="chart">
-      <svg viewBox={`0 0 320 ${bars.length * rowHeight}`} role="img" aria-label={`${title}: ${bars.map((b) => `${b.label} ${b.value}`).join(', ')}`} preserveAspectRatio="xMinYMin meet">
-        {bars.map((b, i) => (
-          <g key={b.label} transform={`translate(0 ${i * rowHeight})`}>
-            <text x="0" y="18" class="chart-label">{b.label}</text>
-            <rect x="110" y="6" height="16" width={Math.max(2, (b.value / max) * 170)} class={`bar ${b.tone ?? ''}`} />
-            <text x={116 + Math.max(2, (b.value / max) * 170)} y="18" class="chart-value">{b.value}</text>
-          </g>
-        ))}
-      </svg>
-      <figcaption>{title}</figcaption>
-    </figure>
-  );
-}
 
 function MetricsBlock({ title, m }: { title: string; m: Metrics }) {
   return (
@@ -46,8 +30,23 @@ function MetricsBlock({ title, m }: { title: string; m: Metrics }) {
 
 export function PipelinePage({ viewer }: { viewer: Viewer }) {
   const state = useQuery<{ partner: { day: Metrics; week: Metrics; syncJobs: Job[] } | null }>(QUERY, { gpid: viewer.partnerGpid });
-  // Sync jobs update live: each pipeline event of the partner re-reads the page's data.
-  useEffect(() => subscribe<{ events: { type: string } }>(LIVE, {}, (d) => d.events.type.startsWith('pipeline.') && state.reload()), []);
+  const usage = useQuery<{ partner: { rateLimitUsage: { enforced: boolean; counters: UsageCounter[] } } | null }>(USAGE, { gpid: viewer.partnerGpid });
+  // Sync jobs update live: pipeline events of the partner re-read the page's data, a burst once.
+  useEffect(() => {
+    let pending: ReturnType<typeof setTimeout> | null = null;
+    const unsubscribe = subscribe<{ events: { type: string } }>(LIVE, {}, (d) => {
+      if (!d.events.type.startsWith('pipeline.') || pending) return;
+      pending = setTimeout(() => {
+        pending = null;
+        state.reload();
+      }, LIVE_RELOAD_MS);
+    });
+    return () => {
+      if (pending) clearTimeout(pending);
+      unsubscribe();
+    };
+  }, []);
+  const limits = usage.data?.partner?.rateLimitUsage;
   const p = state.data?.partner;
   return (
     <Page title="Pipeline & usage">
@@ -58,7 +57,14 @@ export function PipelinePage({ viewer }: { viewer: Viewer }) {
             <MetricsBlock title="last 24 hours" m={p.day} />
             <MetricsBlock title="last 7 days" m={p.week} />
           </div>
-          <p class="hint">Rate limits per route are listed in the <a href="/portal/catalog">route catalog</a>; every answer carries its X-RateLimit-Remaining.</p>
+          <h2>Rate-limit usage</h2>
+          <Loading state={usage} />
+          {limits && !limits.enforced && <p>This deployment runs without rate limits.</p>}
+          {limits?.enforced && <UsageChart title="Spent in the current window (all of your credentials, REST and GraphQL)" counters={limits.counters} />}
+          <p>
+            <button type="button" onClick={usage.reload}>Refresh usage</button>{' '}
+            <span class="hint">Every limit is in the <a href="/portal/catalog">route catalog</a>; every answer carries its X-RateLimit-Remaining.</span>
+          </p>
           <h2>Sync jobs</h2>
           <div class="table-wrap">
             <table aria-live="polite">
