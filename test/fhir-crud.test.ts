@@ -134,6 +134,24 @@ describe('FHIR R4 create, read, update, delete and history', () => {
     expect((await fhir(t, writer, 'GET', '/Patient?family=vanishing')).json().total).toBe(0);
   });
 
+  it('lands concurrent unconditional writes on successive versions, losing none; concurrent If-Match writes get one 200 and 412s', async () => {
+    // Three writers at once: each can lose the race for a version at most twice, and is retried.
+    const { id } = (await fhir(t, writer, 'POST', '/Patient', { ...patient, name: [{ family: 'Racing' }] })).json();
+    const puts = await Promise.all(['A', 'B'].map((tag) => fhir(t, writer, 'PUT', `/Patient/${id}`, { ...patient, id, name: [{ family: 'Racing', given: [tag] }] })));
+    const patched = await fhir(t, writer, 'PATCH', `/Patient/${id}`, [{ op: 'add', path: '/telecom', value: [{ system: 'phone', value: '+1 202 555 0199' }] }], { 'content-type': 'application/json-patch+json' });
+    expect([...puts.map((r) => r.statusCode), patched.statusCode]).toEqual([200, 200, 200]);
+    const versions = [...puts, patched].map((r) => Number(r.json().meta.versionId)).sort();
+    expect(versions).toEqual([...new Set(versions)]);
+    expect((await fhir(t, writer, 'GET', `/Patient/${id}`)).json().meta.versionId).toBe('4');
+
+    const racers = await Promise.all(['C', 'D', 'E'].map((tag) => fhir(t, writer, 'PUT', `/Patient/${id}`, { ...patient, id, name: [{ family: 'Racing', given: [tag] }] }, { 'if-match': 'W/"4"' })));
+    expect(racers.map((r) => r.statusCode).sort()).toEqual([200, 412, 412]);
+    const deletes = await Promise.all([fhir(t, writer, 'DELETE', `/Patient/${id}`), fhir(t, writer, 'PUT', `/Patient/${id}`, { ...patient, id })]);
+    expect(deletes[0].statusCode).toBe(204);
+    expect([200, 410]).toContain(deletes[1].statusCode);
+    expect((await fhir(t, writer, 'GET', `/Patient/${id}`)).statusCode).toBe(410);
+  });
+
   it('honours Prefer: return=minimal and return=OperationOutcome', async () => {
     const minimal = await fhir(t, writer, 'POST', '/Patient', patient, { prefer: 'return=minimal' });
     expect(minimal.statusCode).toBe(201);

@@ -1,7 +1,7 @@
 import { applyPatch, Pointer, type Operation } from 'rfc6902';
 import { DomainError } from '@svc/platform';
 import { assertMayPerform } from './access.js';
-import { create, etagOf, matchOne, remove, update, visibleCurrent, type FhirCall, type FhirOutcome } from './interactions.js';
+import { create, etagOf, matchOne, remove, update, visibleCurrent, WRITE_ATTEMPTS, type FhirCall, type FhirOutcome } from './interactions.js';
 import { assertKnownType, type FhirResource } from './validation.js';
 import { numericView, withExactNumbersAsTokens } from './exact-json.js';
 import { parseStoredResource } from './stored-content.js';
@@ -75,22 +75,26 @@ export function applyJsonPatch(resource: FhirResource, patchBody: unknown): Fhir
   return current;
 }
 
-/** PATCH [type]/[id]: the current version patched, then stored as a normal update (If-Match honoured). */
+/**
+ * PATCH [type]/[id]: the current version patched, then stored as a normal update of exactly that
+ * version (If-Match honoured). Without If-Match, a write in between is patched again on the new
+ * version, as an unconditional update is; it is never a lost update.
+ */
 export async function patch(call: FhirCall, resourceType: string, id: string, patchBody: unknown, ifMatch: string | null): Promise<FhirOutcome> {
   assertKnownType(resourceType);
   assertMayPerform(call.principal, 'update', resourceType);
-  // The write view: own resources only, and within the patient compartment of a patient context.
-  const current = await visibleCurrent(call, resourceType, id);
-  if (current.deleted) throw new DomainError('GONE', `${resourceType}/${id} was deleted.`);
-  const patched = applyJsonPatch(parseStoredResource(current.content!), patchBody);
-  try {
-    // Update exactly the version that was patched: a write in between is a conflict, not a lost update.
-    return await update(call, resourceType, id, patched, ifMatch ?? etagOf(current.versionId));
-  } catch (err) {
-    if (ifMatch === null && err instanceof DomainError && err.code === 'PRECONDITION_FAILED') {
-      throw new DomainError('CONFLICT', `${resourceType}/${id} was changed while it was being patched; retry.`);
+  for (let attempt = 1; ; attempt++) {
+    // The write view: own resources only, and within the patient compartment of a patient context.
+    const current = await visibleCurrent(call, resourceType, id);
+    if (current.deleted) throw new DomainError('GONE', `${resourceType}/${id} was deleted.`);
+    const patched = applyJsonPatch(parseStoredResource(current.content!), patchBody);
+    try {
+      return await update(call, resourceType, id, patched, ifMatch ?? etagOf(current.versionId));
+    } catch (err) {
+      const raced = ifMatch === null && err instanceof DomainError && err.code === 'PRECONDITION_FAILED';
+      if (!raced) throw err;
+      if (attempt >= WRITE_ATTEMPTS) throw new DomainError('CONFLICT', `${resourceType}/${id} was changed by other requests while it was being patched; retry.`);
     }
-    throw err;
   }
 }
 

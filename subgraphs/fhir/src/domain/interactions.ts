@@ -281,6 +281,13 @@ function versionFromEtag(etag: string): number {
   return Number(m[1]);
 }
 
+/**
+ * Attempts of an unconditional update or delete whose version was taken by a concurrent write (the
+ * GPID link writes a Patient's new version moments after its create): each re-reads the current
+ * version. A conditional one (If-Match) is never retried: its version is the client's to choose.
+ */
+export const WRITE_ATTEMPTS = 3;
+
 export async function update(call: FhirCall, resourceType: string, id: string, body: unknown, ifMatch: string | null = null): Promise<FhirOutcome> {
   prepare(call, 'update', resourceType);
   assertId(id);
@@ -288,10 +295,21 @@ export async function update(call: FhirCall, resourceType: string, id: string, b
   if (input.id !== id) {
     throw new DomainError('BAD_REQUEST', `The body's id must be ${id}, the id in the URL.`, { fieldErrors: [{ field: `${resourceType}.id`, message: `must equal the URL id ${id}` }] });
   }
+  const expected = ifMatch === null ? null : versionFromEtag(ifMatch);
+  for (let attempt = 1; ; attempt++) {
+    const outcome = await tryUpdate(call, resourceType, id, input, expected);
+    if (outcome) return outcome;
+    if (expected !== null) throw new DomainError('PRECONDITION_FAILED', `${resourceType}/${id} was changed by another request after the version If-Match names.`);
+    if (attempt >= WRITE_ATTEMPTS) throw new DomainError('CONFLICT', `${resourceType}/${id} was changed by other requests while this one wrote it; read it again and retry.`);
+  }
+}
+
+/** One update on the current version; null when another write took that version first. */
+async function tryUpdate(call: FhirCall, resourceType: string, id: string, input: FhirResource, expected: number | null): Promise<FhirOutcome | null> {
   // updateCreate is false: this server assigns ids, so PUT never creates (404 for an unknown id).
   const current = await visibleCurrent(call, resourceType, id);
   if (current.deleted) throw new DomainError('GONE', `${resourceType}/${id} was deleted; create a new resource instead.`);
-  if (ifMatch !== null && versionFromEtag(ifMatch) !== current.versionId) {
+  if (expected !== null && expected !== current.versionId) {
     throw new DomainError('PRECONDITION_FAILED', `${resourceType}/${id} is at version ${current.versionId}, not the version If-Match names.`, { details: { current_version: String(current.versionId) } });
   }
   const now = new Date().toISOString();
@@ -302,34 +320,35 @@ export async function update(call: FhirCall, resourceType: string, id: string, b
   const stored: StoredResource = { ...current, versionId, lastUpdated: now, deleted: false, content: storedContentOf(resource) };
   const index = extractSearchIndex(resource);
   assertWritableInCompartment(call.principal, resourceType, id, index.reference);
-  await inTransaction(call.em, async (em) => {
-    if (!(await resourceStore.replace(em, stored, current.versionId))) {
-      throw new DomainError('CONFLICT', `${resourceType}/${id} was changed by another request; read it again and retry.`);
-    }
+  const written = await inTransaction(call.em, async (em) => {
+    if (!(await resourceStore.replace(em, stored, current.versionId))) return false;
     await resourceStore.reindex(em, resourceType, id, index);
     writeEvent(call, em, 'updated', stored);
     requestIdentityIfChanged(call, em, stored, resource, previous);
+    return true;
   });
-  return outcomeOf(call, stored, 200);
+  return written ? outcomeOf(call, stored, 200) : null;
 }
 
 /** Soft delete: a new version marked deleted; reads then answer 410. Deleting again is a no-op. */
 export async function remove(call: FhirCall, resourceType: string, id: string): Promise<FhirOutcome> {
   prepare(call, 'delete', resourceType);
-  const current = await visibleCurrent(call, resourceType, id);
-  if (current.deleted) return { status: 204, resource: null, etag: etagOf(current.versionId), location: null, lastModified: null };
-  const now = new Date().toISOString();
-  const stored: StoredResource = { ...current, versionId: current.versionId + 1, lastUpdated: now, deleted: true };
-  await inTransaction(call.em, async (em) => {
-    if (!(await resourceStore.replace(em, stored, current.versionId))) {
-      throw new DomainError('CONFLICT', `${resourceType}/${id} was changed by another request; retry.`);
-    }
-    // History keeps no content for the deletion itself; earlier versions stay readable by vread.
-    await resourceStore.clearVersionContent(em, resourceType, id, stored.versionId);
-    await resourceStore.reindex(em, resourceType, id, null);
-    writeEvent(call, em, 'deleted', stored);
-  });
-  return { status: 204, resource: null, etag: etagOf(stored.versionId), location: null, lastModified: null };
+  for (let attempt = 1; ; attempt++) {
+    const current = await visibleCurrent(call, resourceType, id);
+    if (current.deleted) return { status: 204, resource: null, etag: etagOf(current.versionId), location: null, lastModified: null };
+    const now = new Date().toISOString();
+    const stored: StoredResource = { ...current, versionId: current.versionId + 1, lastUpdated: now, deleted: true };
+    const written = await inTransaction(call.em, async (em) => {
+      if (!(await resourceStore.replace(em, stored, current.versionId))) return false;
+      // History keeps no content for the deletion itself; earlier versions stay readable by vread.
+      await resourceStore.clearVersionContent(em, resourceType, id, stored.versionId);
+      await resourceStore.reindex(em, resourceType, id, null);
+      writeEvent(call, em, 'deleted', stored);
+      return true;
+    });
+    if (written) return { status: 204, resource: null, etag: etagOf(stored.versionId), location: null, lastModified: null };
+    if (attempt >= WRITE_ATTEMPTS) throw new DomainError('CONFLICT', `${resourceType}/${id} was changed by other requests while this one deleted it; retry.`);
+  }
 }
 
 /** `a=1&b=2&a=3` → { a: ['1','3'], b: ['2'] }; a map without a prototype, so `toString=` or `__proto__=` are plain names. */
