@@ -38,13 +38,14 @@ interface Options {
   clients: number;
   bundleSize: number;
   duration: number;
-  connections: number;
+  /** Each row is measured at each of these: 1 for the latency of one caller, more for throughput. */
+  connections: number[];
 }
 
-const USAGE = 'usage: npm run bench -- --suite fhir [--database sqlite,postgres] [--sizes 10000,100000] [--clients 4] [--bundle-size 300] [--duration 10] [--connections 8]';
+const USAGE = 'usage: npm run bench -- --suite fhir [--database sqlite,postgres] [--sizes 10000,100000] [--clients 4] [--bundle-size 300] [--duration 10] [--connections 1,8]';
 
 export function parseFhirArgs(argv: readonly string[]): Options {
-  const options: Options = { databases: ['sqlite', 'postgres'], sizes: [10_000, 100_000], clients: 4, bundleSize: 300, duration: 10, connections: 8 };
+  const options: Options = { databases: ['sqlite', 'postgres'], sizes: [10_000, 100_000], clients: 4, bundleSize: 300, duration: 10, connections: [1, 8] };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '--help' || arg === '-h') {
@@ -81,9 +82,12 @@ export function parseFhirArgs(argv: readonly string[]): Options {
       case 'duration':
         options.duration = int(1, 600);
         break;
-      case 'connections':
-        options.connections = int(1, 256);
+      case 'connections': {
+        const list = raw.split(',').map(Number);
+        if (list.length === 0 || list.some((n) => !Number.isInteger(n) || n < 1 || n > 256)) throw new Error(`--connections takes counts from 1 to 256 (got "${raw}")`);
+        options.connections = [...new Set(list)].sort((a, b) => a - b);
         break;
+      }
     }
   }
   return options;
@@ -294,9 +298,9 @@ async function probe(baseUrl: string, token: string, path: string): Promise<void
   if (!body.resourceType) throw new Error(`probe ${path}: not a FHIR resource: ${text.slice(0, 300)}`);
 }
 
-async function measure(load: ChildRunner<LoadSpec, LoadRun>, base: Booted, token: string, row: Row, options: Options): Promise<Stats> {
+async function measure(load: ChildRunner<LoadSpec, LoadRun>, base: Booted, token: string, row: Row, connections: number, options: Options): Promise<Stats> {
   await probe(base.baseUrl, token, row.paths[0]!);
-  const spec = { url: `${base.baseUrl}${row.paths[0]}`, method: 'GET' as const, headers: { authorization: `Bearer ${token}`, accept: 'application/fhir+json' }, paths: row.paths, connections: options.connections };
+  const spec = { url: `${base.baseUrl}${row.paths[0]}`, method: 'GET' as const, headers: { authorization: `Bearer ${token}`, accept: 'application/fhir+json' }, paths: row.paths, connections };
   await load.run({ ...spec, duration: WARMUP_SECONDS });
   const cpuBefore = process.cpuUsage();
   const run = await load.run({ ...spec, duration: options.duration });
@@ -361,7 +365,12 @@ async function runDatabase(database: Database, options: Options): Promise<Step[]
       const sortedLatencies = Float64Array.from(total.latencies).sort();
       const step: Step = { size: stored, ingest: { resources: total.resources, seconds: total.seconds, bundleP95: percentile(sortedLatencies, 95), failures: total.failures, cpuMs: (cpu.user + cpu.system) / 1000, drainSeconds }, rows: [] };
       process.stderr.write(`${(total.resources / total.seconds).toFixed(0)} resources/s, server CPU ${(step.ingest.cpuMs / total.resources).toFixed(2)} ms per resource, events delivered ${step.ingest.drainSeconds.toFixed(1)} s later\n`);
-      for (const row of rowsFor(patients, observations)) step.rows.push({ row, stats: await measure(load, base, token, row, options) });
+      for (const connections of options.connections) {
+        for (const row of rowsFor(patients, observations)) {
+          const measured = { ...row, key: `${row.key}@${connections}`, label: `${row.label}, ${connections} conn.` };
+          step.rows.push({ row: measured, stats: await measure(load, base, token, measured, connections, options) });
+        }
+      }
       steps.push(step);
     }
     return steps;
@@ -401,7 +410,7 @@ export function fhirReport(date: string, argv: readonly string[], options: Optio
     `- Machine: ${machine()}`,
     `- Load average (1/5/15 min) before: ${loadBefore.map((l) => l.toFixed(2)).join(' / ')}, after: ${loadAfter.map((l) => l.toFixed(2)).join(' / ')}${(loadBefore[0] ?? 0) > os.cpus().length / 2 ? ' — the machine was busy with other work: treat these numbers as rough' : ''}`,
     `- Ingest: transaction Bundles of ${Math.max(1, Math.round(options.bundleSize / FAMILY_SIZE)) * FAMILY_SIZE} resources (per patient: 1 Patient, 2 Encounters, 12 Observations, linked by \`urn:uuid:\` references), ${options.clients} concurrent clients, \`Prefer: return=minimal\`, a partner's token, through the REST facade and the gateway; resources/s = resources stored ÷ wall-clock time of the step`,
-    `- Reads and searches: ${options.duration} s per row after a ${WARMUP_SECONDS} s warm-up, ${options.connections} connections, autocannon in a child process, each request a random path of the row's list (ms)`,
+    `- Reads and searches: ${options.duration} s per row after a ${WARMUP_SECONDS} s warm-up, ${options.connections.join(' and ')} connections (each row at each), autocannon in a child process, each request a random path of the row's list (ms)`,
     '',
   ];
   for (const { database, steps } of results) {
@@ -428,7 +437,8 @@ export function fhirReport(date: string, argv: readonly string[], options: Optio
     }
     lines.push('', `Statuses: ${steps.map((s) => `${thousands(s.size)}: ${s.rows.map((r) => `${r.row.key} ${statuses(r.stats)}`).join('; ')}`).join(' — ')}`, '');
   }
-  lines.push('Rows:', '', ...results[0]!.steps[0]!.rows.map((r) => `- **${r.row.label}**: ${r.row.example}`), '');
+  const examples = new Map(results[0]!.steps[0]!.rows.map((r) => [r.row.label.replace(/, \d+ conn\.$/, ''), r.row.example]));
+  lines.push('Rows:', '', ...[...examples].map(([label, example]) => `- **${label}**: ${example}`), '');
   return lines.join('\n');
 }
 
