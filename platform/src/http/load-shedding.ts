@@ -36,7 +36,9 @@ export function shedLoad(app: FastifyInstance, settings: LoadSheddingSettings): 
   let lagged = false;
   const histogram = settings.maxEventLoopDelayMs > 0 ? monitorEventLoopDelay({ resolution: 10 }) : undefined;
   let timer: NodeJS.Timeout | undefined;
-  if (histogram) {
+  // Measured from the moment the app is ready: the long synchronous steps of start-up (definitions,
+  // schemas, the query planner) are not overload, and must not refuse the first requests.
+  if (histogram) app.addHook('onReady', async () => {
     histogram.enable();
     timer = setInterval(() => {
       // The histogram's floor is its resolution; what exceeds it is the loop's lag.
@@ -48,7 +50,7 @@ export function shedLoad(app: FastifyInstance, settings: LoadSheddingSettings): 
       histogram.reset();
     }, SAMPLE_MS);
     timer.unref();
-  }
+  });
   app.addHook('onClose', async () => {
     if (timer) clearInterval(timer);
     histogram?.disable();
