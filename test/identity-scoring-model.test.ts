@@ -22,7 +22,10 @@ describe('identity scoring model: explanations, versions, retraining, names', ()
       { name: 'Lucas Smith', dob: '1965-05-05', email: 'lucas@example.net' },
       { name: 'Mia Smith', dob: '1999-09-19', email: 'mia@example.net' },
     ];
-    for (const person of people) expect((await id.resolve(person, 'pulse')).statusCode).toBe(200);
+    for (const person of people) {
+      const res = await id.resolve(person, 'pulse');
+      expect(res.statusCode, res.body).toBe(200);
+    }
   });
   afterAll(async () => {
     await t?.close();
@@ -88,6 +91,45 @@ describe('identity scoring model: explanations, versions, retraining, names', ()
     const active = await t.request({ url: '/api/identity/scoring-models/active' });
     expect(active.json()).toMatchObject({ version: again.version, active: true });
     expect((await t.request({ url: `/api/identity/scoring-models/${trained.version}` })).json()).toMatchObject({ version: trained.version, active: false });
+  });
+
+  it('rolls back to an earlier version and forward again, each change in the audit chain', async () => {
+    const listed = await t.request({ url: '/api/identity/scoring-models' });
+    expect(listed.statusCode).toBe(200);
+    const models = listed.json().models as { version: number; active: boolean; parameters?: unknown }[];
+    const latest = models[0]!;
+    expect(latest.active).toBe(true);
+    expect(models.at(-1)).toMatchObject({ version: 1, active: false, trained_by: null });
+    expect(models.every((m) => m.parameters === undefined)).toBe(true);
+
+    const back = await t.request({ method: 'POST', url: '/api/identity/scoring-models/1/activate' });
+    expect(back.statusCode).toBe(200);
+    expect(back.json()).toMatchObject({ version: 1, active: true });
+    expect((await id.match({ name: 'Isabelle Martin', dob: '1990-02-14' })).json().candidates[0].agreement.model_version).toBe(1);
+    expect((await t.request({ url: '/api/identity/scoring-models/active' })).json().version).toBe(1);
+    // Activating the active version changes and records nothing.
+    expect((await t.request({ method: 'POST', url: '/api/identity/scoring-models/1/activate' })).json()).toMatchObject({ version: 1, active: true });
+
+    const forward = await t.graphql<{ activateIdentityScoringModel: { version: number; active: boolean } }>('mutation($v: Int!) { activateIdentityScoringModel(version: $v) { version active } }', { v: latest.version });
+    expect(forward.data!.activateIdentityScoringModel).toEqual({ version: latest.version, active: true });
+    expect((await id.match({ name: 'Isabelle Martin', dob: '1990-02-14' })).json().candidates[0].agreement.model_version).toBe(latest.version);
+
+    const audit = await t.graphql<{ identityAuditEntries: { edges: { node: { type: string; payload: Record<string, unknown> } }[] } }>(
+      '{ identityAuditEntries(first: 50, types: ["identity.scoring_model.trained.v1", "identity.scoring_model.activated.v1"]) { edges { node { type payload } } } }',
+    );
+    const entries = audit.data!.identityAuditEntries.edges.map((e) => e.node);
+    expect(entries.filter((e) => e.type === 'identity.scoring_model.trained.v1').map((e) => e.payload['version'])).toEqual(models.filter((m) => m.version > 1).map((m) => m.version).reverse());
+    expect(entries.filter((e) => e.type === 'identity.scoring_model.activated.v1').map((e) => [e.payload['previous_version'], e.payload['version']])).toEqual([
+      [latest.version, 1],
+      [1, latest.version],
+    ]);
+    expect((await t.graphql<{ identityAuditVerification: { valid: boolean } }>('{ identityAuditVerification { valid } }')).data!.identityAuditVerification.valid).toBe(true);
+
+    expect((await t.request({ method: 'POST', url: '/api/identity/scoring-models/999/activate' })).statusCode).toBe(404);
+    expect((await t.request({ method: 'POST', url: '/api/identity/scoring-models/latest/activate' })).statusCode).toBe(422);
+    const partner = await mintToken(t, ['identity.match', 'identity.read']);
+    expect((await t.request({ method: 'POST', url: '/api/identity/scoring-models/1/activate', token: partner })).statusCode).toBe(403);
+    expect((await t.request({ url: '/api/identity/scoring-models', token: partner })).statusCode).toBe(403);
   });
 
   it('refuses bad training input naming the field, and anyone but an operator', async () => {

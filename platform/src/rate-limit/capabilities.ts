@@ -106,7 +106,8 @@ export const CAPABILITIES = {
   // The review queue (ours): the list and one item share a counter; a decision may open a merge request.
   'identity.review.read': capability('identity.review.read', 'identity', perMinute(120), ['Query.identityReviewQueue', 'Query.identityReviewItem']),
   'identity.review.decide': capability('identity.review.decide', 'identity', perMinute(30), ['Mutation.decideIdentityReview']),
-  'identity.model.get': capability('identity.model.get', 'identity', perMinute(30), ['Query.identityScoringModel']),
+  'identity.model.get': capability('identity.model.get', 'identity', perMinute(30), ['Query.identityScoringModel', 'Query.identityScoringModels']),
+  'identity.model.activate': capability('identity.model.activate', 'identity', perMinute(10), ['Mutation.activateIdentityScoringModel']),
   'identity.model.train': capability('identity.model.train', 'identity', perMinute(2), ['Mutation.trainIdentityScoringModel']),
   // Legal documents and certification
   'legal.documents.list': capability('legal.documents.list', 'partner-ecosystem', perMinute(60), ['Query.legalDocuments']),

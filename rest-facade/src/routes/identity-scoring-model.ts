@@ -9,8 +9,11 @@ import { snakeKeys } from './snake-case.js';
  *
  *   GET  /api/identity/scoring-models/{version}   version number, or `active`
  *                                                 → { version, active, seed, trained_by, created_at, summary, parameters }
+ *   GET  /api/identity/scoring-models             → { models: [{ version, active, seed, trained_by, created_at, summary }] }
  *   POST /api/identity/scoring-models             { seed?, labels?: [{ left_record_id, right_record_id, same }] }
  *                                                 → 201, the new version, now active
+ *   POST /api/identity/scoring-models/{version}/activate
+ *                                                 → the version, now active (a rollback, or forward)
  *
  * `parameters` and `summary` are returned as the model stores them (camelCase keys inside:
  * comparison and level names are part of the model, not of this API's spelling).
@@ -59,6 +62,21 @@ function trainingVariables(body: unknown) {
 }
 
 export const identityScoringModelRoutes: RouteSpec[] = [
+  {
+    id: 'identity.model.list',
+    method: 'GET',
+    path: '/api/identity/scoring-models',
+    ...capabilityRoute('identity.model.get'),
+    summary: 'Every version of the identity match scoring model, newest first (operators)',
+    auth: 'bearer',
+    scopes: ['cms.admin'],
+    successStatus: 200,
+    responseBody: { type: 'object', required: ['models'], properties: { models: { type: 'array', items: { ...MODEL_SCHEMA, description: 'Without parameters: GET /api/identity/scoring-models/{version} has them.' } } } },
+    operation: {
+      document: 'query IdentityScoringModels { identityScoringModels { version active seed trainedBy createdAt summary } }',
+      result: (data) => ({ models: (data['identityScoringModels'] as Record<string, unknown>[]).map(modelBody) }),
+    },
+  },
   {
     id: 'identity.model.get',
     method: 'GET',
@@ -112,6 +130,27 @@ export const identityScoringModelRoutes: RouteSpec[] = [
       document: `mutation TrainIdentityScoringModel($seed: Int, $labels: [IdentityTrainingLabelInput!]) { trainIdentityScoringModel(seed: $seed, labels: $labels) { ${MODEL_FIELDS} } }`,
       variables: ({ body }) => trainingVariables(body),
       result: (data) => modelBody(data['trainIdentityScoringModel'] as Record<string, unknown>),
+    },
+  },
+  {
+    id: 'identity.model.activate',
+    method: 'POST',
+    path: '/api/identity/scoring-models/{version}/activate',
+    ...capabilityRoute('identity.model.activate'),
+    summary: 'Make a stored version of the identity match scoring model the active one: a rollback, or forward (operators)',
+    auth: 'bearer',
+    scopes: ['cms.admin'],
+    successStatus: 200,
+    pathParameters: { version: { schema: { type: 'string', pattern: '^[1-9][0-9]{0,8}$' }, description: 'A stored version; 1 is the built-in model.' } },
+    responseBody: { ...MODEL_SCHEMA, description: 'The version, now active. Recorded in the audit chain (identity.scoring_model.activated.v1) unless it already was active. 404 for an unknown version.' },
+    operation: {
+      document: `mutation ActivateIdentityScoringModel($version: Int!) { activateIdentityScoringModel(version: $version) { ${MODEL_FIELDS} } }`,
+      variables: ({ params }) => {
+        const raw = params['version'] ?? '';
+        if (!/^[1-9][0-9]{0,8}$/.test(raw)) throw validationError([{ field: 'version', message: 'must be a version number' }]);
+        return { version: Number(raw) };
+      },
+      result: (data) => modelBody(data['activateIdentityScoringModel'] as Record<string, unknown>),
     },
   },
 ];

@@ -11,6 +11,7 @@
  */
 import {
   DomainError,
+  validationError,
   hasScope,
   isId,
   isOperator,
@@ -64,9 +65,11 @@ import { partnerLinks, type PartnerLink } from './entities/partner-links.js';
 import { confirmSources, inheritConfirmations, sourcesOf, type SourceConfirmation } from './entities/sources.js';
 import { SqlIdentityRegistry } from './entities/sql-registry.js';
 import {
+  activateScoringModel,
   activeScoringModel,
   activeScoringModelVersion,
   insertActiveScoringModel,
+  listScoringModels,
   nextScoringModelVersion,
   scoringModelVersion,
   trainingRecords,
@@ -93,6 +96,12 @@ export const IDENTITY_EVENTS = {
   split: 'identity.split.v1',
   statusChanged: 'identity.status.changed',
   boundaryObserved: 'identity.boundary_headers.observed',
+} as const;
+
+/** Audit entries of the scoring model (no event: the event catalog has none for them). */
+export const SCORING_MODEL_AUDIT = {
+  trained: 'identity.scoring_model.trained.v1',
+  activated: 'identity.scoring_model.activated.v1',
 } as const;
 
 const DAY_MS = 86_400_000;
@@ -224,10 +233,17 @@ export class IdentityService {
     return scoringModelVersion(this.sql, version);
   }
 
+  /** Operators only: every version, newest first (without parameters). */
+  async scoringModelVersions(principal: Principal): Promise<Omit<StoredScoringModel, 'model'>[]> {
+    assertOperator(principal, 'list the identity scoring models');
+    return listScoringModels(this.sql);
+  }
+
   /**
    * Operators only: trains a new model version on the registry's records (EM, see
    * domain/stage4-training.ts) with the given labels and the review queue's decisions, stores it
-   * and makes it active in this replica at once (in the others within MODEL_RECHECK_MS).
+   * and makes it active in this replica at once (in the others within MODEL_RECHECK_MS), with an
+   * entry in the audit chain.
    */
   async trainScoringModel(principal: Principal, input: TrainingRequest): Promise<StoredScoringModel> {
     assertOperator(principal, 'train the identity scoring model');
@@ -240,9 +256,40 @@ export class IdentityService {
     const { model, summary } = await trainScoringModel(records, { seed: request.seed, version, labels });
     const at = new Date();
     const trainedBy = principal.partnerGpid ?? principal.clientId ?? principal.tokenId ?? null;
-    await insertActiveScoringModel(this.sql, { version, seed: request.seed, trainedBy, summary, model, at });
+    const previous = await activeScoringModelVersion(this.sql);
+    await this.sql.transaction(async (tx) => {
+      await insertActiveScoringModel(tx, { version, seed: request.seed, trainedBy, summary, model, at });
+      const { records: n, randomPairs, blockedPairs, labelledPairs, iterations, converged, matchShare, mFrom } = summary;
+      await this.auditScoringModel(tx, SCORING_MODEL_AUDIT.trained, { version, previous_version: previous, seed: request.seed, trained_by: actorPayload(actorOf(principal)), summary: { records: n, randomPairs, blockedPairs, labelledPairs, iterations, converged, matchShare, mFrom } }, at);
+    });
     this.model = { value: model, checkedAt: Date.now() };
     return { version, active: true, seed: request.seed, trainedBy, createdAt: at, summary, model };
+  }
+
+  /**
+   * Operators only: make a stored version the active one again (roll back to an earlier version,
+   * or forward to a later one), with an entry in the audit chain; the active version answers
+   * unchanged and records nothing. Active in this replica at once, in the others within
+   * MODEL_RECHECK_MS. NOT_FOUND for an unknown version.
+   */
+  async activateScoringModel(principal: Principal, version: number): Promise<StoredScoringModel> {
+    assertOperator(principal, 'activate an identity scoring model');
+    if (!Number.isInteger(version) || version < 1) throw validationError([{ field: 'version', message: 'must be a version number (1 or more)' }]);
+    const target = await scoringModelVersion(this.sql, version);
+    if (!target) throw new DomainError('NOT_FOUND', `No scoring model has version ${version}.`);
+    if (target.active) return target;
+    const at = new Date();
+    await this.sql.transaction(async (tx) => {
+      const previous = await activeScoringModelVersion(tx);
+      await activateScoringModel(tx, version);
+      await this.auditScoringModel(tx, SCORING_MODEL_AUDIT.activated, { version, previous_version: previous, activated_by: actorPayload(actorOf(principal)) }, at);
+    });
+    this.model = { value: target.model, checkedAt: Date.now() };
+    return { ...target, active: true };
+  }
+
+  private async auditScoringModel(tx: Sql, type: string, payload: Record<string, unknown>, at: Date): Promise<void> {
+    await appendAudit(tx, { eventId: newId('evt', at.getTime()), type, occurredAt: at.toISOString(), payload: canonicalJson({ event: type, ...payload, at: at.toISOString() }), partnerGpid: null });
   }
 
   // -------------------------------------------------------------------------------------------

@@ -61,23 +61,41 @@ export async function nextScoringModelVersion(sql: Sql): Promise<number> {
   return Math.max(Number(row?.version ?? 0), BUILT_IN_MODEL.version) + 1;
 }
 
-/** Stores a trained model and makes it the active one, in one transaction. */
+/** Stores a trained model and makes it the active one. Call inside a transaction. */
 export async function insertActiveScoringModel(
-  sql: Sql,
+  tx: Sql,
   entry: { version: number; seed: number; trainedBy: string | null; summary: TrainingSummary; model: ScoringModel; at: Date },
 ): Promise<void> {
-  await sql.transaction(async (tx) => {
-    await tx.table(SCORING_MODELS).where('active', true).update({ active: false });
-    await tx.table(SCORING_MODELS).insert({
-      version: entry.version,
-      active: true,
-      seed: entry.seed,
-      parameters: JSON.stringify(entry.model),
-      summary: JSON.stringify(entry.summary),
-      trained_by: entry.trainedBy,
-      created_at: tx.date(entry.at),
-    });
+  await tx.table(SCORING_MODELS).where('active', true).update({ active: false });
+  await tx.table(SCORING_MODELS).insert({
+    version: entry.version,
+    active: true,
+    seed: entry.seed,
+    parameters: JSON.stringify(entry.model),
+    summary: JSON.stringify(entry.summary),
+    trained_by: entry.trainedBy,
+    created_at: tx.date(entry.at),
   });
+}
+
+/**
+ * Makes a stored version the active one (the built-in version 1 by leaving no row active). Call
+ * inside a transaction, after checking that the version exists.
+ */
+export async function activateScoringModel(tx: Sql, version: number): Promise<void> {
+  await tx.table(SCORING_MODELS).where('active', true).update({ active: false });
+  if (version !== BUILT_IN_MODEL.version) await tx.table(SCORING_MODELS).where('version', version).update({ active: true });
+}
+
+/** Every version, newest first, the built-in one last (without their parameters). */
+export async function listScoringModels(sql: Sql): Promise<Omit<StoredScoringModel, 'model'>[]> {
+  const rows = (await sql.table(SCORING_MODELS).orderBy('version', 'desc').select('version', 'active', 'seed', 'trained_by', 'created_at', 'summary')) as Record<string, unknown>[];
+  const trained = rows.map((row) => {
+    const { model: _model, ...rest } = fromRow({ ...row, parameters: null });
+    return rest;
+  });
+  const { model: _builtIn, ...builtIn } = BUILT_IN_MODEL;
+  return [...trained, { ...builtIn, active: !trained.some((m) => m.active) }];
 }
 
 /**

@@ -31,7 +31,7 @@ export function defineAudit(builder: SubgraphBuilder, service: IdentityService, 
     identityAuditEntries: t.field({
       type: Connection,
       description: "The audit chain in order, oldest first (a partner's approver: the changes its partner requested).",
-      args: { first: t.arg.int(), after: t.arg.string(), types: t.arg.stringList({ description: 'identity.merged.v1, identity.split.v1' }) },
+      args: { first: t.arg.int(), after: t.arg.string(), types: t.arg.stringList({ description: 'identity.merged.v1, identity.split.v1, identity.scoring_model.trained.v1, identity.scoring_model.activated.v1' }) },
       authScopes: AUDIT_SCOPES,
       resolve: async (_root, args, ctx) => {
         const size = pageSize(args.first);

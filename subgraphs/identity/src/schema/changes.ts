@@ -19,10 +19,10 @@ function readNote(note: string | null | undefined): string | null {
 /** The audit entry type (shared with the audit queries). */
 export function defineAuditEntry(builder: SubgraphBuilder) {
   return builder.objectRef<StoredAuditEntry>('IdentityAuditEntry').implement({
-    description: 'An immutable, hash-chained audit event (identity.merged.v1 or identity.split.v1).',
+    description: 'An immutable, hash-chained audit event: identity.merged.v1 or identity.split.v1, and for operators identity.scoring_model.trained.v1 and identity.scoring_model.activated.v1.',
     fields: (t) => ({
       seq: t.exposeInt('seq', { description: 'Position in the chain, from 1, without gaps.' }),
-      eventId: t.exposeID('eventId', { description: 'evt_… of the same event on the bus and in the event log.' }),
+      eventId: t.exposeID('eventId', { description: 'evt_…: for a merge or split, the same event on the bus and in the event log (a scoring-model entry has no event).' }),
       type: t.exposeString('type'),
       occurredAt: t.exposeString('occurredAt', { description: 'ISO 8601 UTC, exactly as hashed.' }),
       partnerGpid: t.exposeID('partnerGpid', { nullable: true }),

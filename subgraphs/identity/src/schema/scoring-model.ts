@@ -2,7 +2,7 @@ import type { SubgraphBuilder } from '@svc/platform';
 import type { StoredScoringModel } from '../entities/scoring-models.js';
 import type { IdentityService } from '../identity-service.js';
 
-/** identityScoringModel (read a version) and trainIdentityScoringModel (retrain), operators only. */
+/** The versions of the scoring model: read, list, train, activate (roll back or forward); operators only. */
 export function defineScoringModel(builder: SubgraphBuilder, service: IdentityService) {
   const Model = builder.objectRef<StoredScoringModel>('IdentityScoringModel').implement({
     description:
@@ -15,6 +15,18 @@ export function defineScoringModel(builder: SubgraphBuilder, service: IdentitySe
       createdAt: t.expose('createdAt', { type: 'DateTime', nullable: true }),
       summary: t.field({ type: 'JSONObject', nullable: true, description: 'Records, random pairs (u), blocked and labelled pairs (m by EM), iterations, convergence, match share, which levels were estimated.', resolve: (m) => (m.summary ? { ...m.summary } : null) }),
       parameters: t.field({ type: 'JSONObject', description: 'The model: per comparison, m and u of each level; priorLog2Odds; termFrequencies.', resolve: (m) => ({ ...m.model }) }),
+    }),
+  });
+
+  const Version = builder.objectRef<Omit<StoredScoringModel, 'model'>>('IdentityScoringModelVersion').implement({
+    description: 'A version of the match scoring model without its parameters (read them with identityScoringModel(version)).',
+    fields: (t) => ({
+      version: t.exposeInt('version'),
+      active: t.exposeBoolean('active'),
+      seed: t.exposeInt('seed'),
+      trainedBy: t.exposeString('trainedBy', { nullable: true }),
+      createdAt: t.expose('createdAt', { type: 'DateTime', nullable: true }),
+      summary: t.field({ type: 'JSONObject', nullable: true, resolve: (m) => (m.summary ? { ...m.summary } : null) }),
     }),
   });
 
@@ -36,6 +48,12 @@ export function defineScoringModel(builder: SubgraphBuilder, service: IdentitySe
       authScopes: { scope: 'cms.admin' },
       resolve: (_root, { version }, ctx) => service.scoringModelVersion(ctx.principal, version ?? null),
     }),
+    identityScoringModels: t.field({
+      type: [Version],
+      description: 'Operators: every version of the match scoring model, newest first, the built-in version 1 last.',
+      authScopes: { scope: 'cms.admin' },
+      resolve: (_root, _args, ctx) => service.scoringModelVersions(ctx.principal),
+    }),
   }));
 
   builder.mutationFields((t) => ({
@@ -50,6 +68,14 @@ export function defineScoringModel(builder: SubgraphBuilder, service: IdentitySe
       authScopes: { scope: 'cms.admin' },
       resolve: (_root, { seed, labels }, ctx) =>
         service.trainScoringModel(ctx.principal, { seed: seed ?? null, labels: labels ? labels.map((l) => ({ leftRecordId: String(l.leftRecordId), rightRecordId: String(l.rightRecordId), same: l.same })) : null }),
+    }),
+    activateIdentityScoringModel: t.field({
+      type: Model,
+      description:
+        'Operators: make a stored version the active one again (roll back to an earlier model, or forward to a later one; version 1 is the built-in model). Recorded in the audit chain (identity.scoring_model.activated.v1); the active version answers unchanged and records nothing. NOT_FOUND for an unknown version.',
+      args: { version: t.arg.int({ required: true }) },
+      authScopes: { scope: 'cms.admin' },
+      resolve: (_root, { version }, ctx) => service.activateScoringModel(ctx.principal, version),
     }),
   }));
 }
