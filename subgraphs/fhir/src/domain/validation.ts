@@ -1,4 +1,4 @@
-import { crawlTypedValue, toTypedValue, validateResource, OperationOutcomeError } from '@medplum/core';
+import { getDataType, validateResource, OperationOutcomeError } from '@medplum/core';
 import type { Coding, CodeableConcept, OperationOutcomeIssue, Resource } from '@medplum/fhirtypes';
 import { DomainError, type FieldError } from '@svc/platform';
 import { definitions, enumeratedValueSet, isFhirResourceType } from './definitions.js';
@@ -93,35 +93,95 @@ function inValueSet(codes: ReadonlyMap<string, ReadonlySet<string>>, system: str
   return false;
 }
 
+/** One property of a type as the binding check walks it: its JSON key, its type, its required enumeration. */
+interface PlannedProperty {
+  jsonKey: string;
+  type: string;
+  /** The codes of a required binding to a small enumeration; undefined when nothing is checked here. */
+  codes?: ReadonlyMap<string, ReadonlySet<string>>;
+  valueSetName?: string;
+  /** A complex type (or a contained resource) to walk into. */
+  complex: boolean;
+}
+
+const plans = new Map<string, PlannedProperty[]>();
+const isPrimitive = (type: string) => /^[a-z]/.test(type) || type.startsWith('http://hl7.org/fhirpath/');
+
+/**
+ * The properties of a type, from its StructureDefinition, once: a choice element (`value[x]`) is one
+ * property per type (`valueQuantity`, `valueCoding`, …). Unknown types have none.
+ */
+function planOf(typeName: string): PlannedProperty[] {
+  const cached = plans.get(typeName);
+  if (cached) return cached;
+  const plan: PlannedProperty[] = [];
+  let elements: ReturnType<typeof getDataType>['elements'] = {};
+  try {
+    elements = getDataType(typeName).elements;
+  } catch {
+    // Not a type of the definitions: nothing to check in it.
+  }
+  for (const [key, element] of Object.entries(elements)) {
+    const binding = element.binding?.strength === 'required' && element.binding.valueSet ? element.binding.valueSet : undefined;
+    const codes = binding ? enumeratedValueSet(binding) : undefined;
+    const choice = key.endsWith('[x]');
+    for (const { code: type } of element.type ?? []) {
+      const jsonKey = choice ? key.slice(0, -3) + type.charAt(0).toUpperCase() + type.slice(1) : key;
+      const complex = !isPrimitive(type);
+      if (!codes && !complex) continue;
+      plan.push({ jsonKey, type, complex, ...(codes ? { codes, valueSetName: binding!.split('|')[0]! } : {}) });
+    }
+  }
+  plans.set(typeName, plan);
+  return plan;
+}
+
+function checkBinding(p: PlannedProperty, value: unknown, path: string, errors: FieldError[]): void {
+  const codes = p.codes!;
+  const name = p.valueSetName!;
+  if (p.type === 'Coding') {
+    const coding = value as Coding;
+    if (typeof coding === 'object' && coding !== null && !inValueSet(codes, coding.system, coding.code)) errors.push({ field: path, message: `${coding.system ?? ''}|${coding.code ?? ''} is not in the required value set ${name}` });
+  } else if (p.type === 'CodeableConcept') {
+    const codings = typeof value === 'object' && value !== null ? ((value as CodeableConcept).coding ?? []) : [];
+    if (codings.length > 0 && !codings.some((c) => inValueSet(codes, c.system, c.code))) errors.push({ field: path, message: `no coding is in the required value set ${name}` });
+  } else if (typeof value === 'string' && !inValueSet(codes, undefined, value)) {
+    errors.push({ field: path, message: `${JSON.stringify(value)} is not in the required value set ${name}` });
+  }
+}
+
+function walkBindings(value: Record<string, unknown>, typeName: string, path: string, errors: FieldError[]): void {
+  for (const p of planOf(typeName)) {
+    const raw = value[p.jsonKey];
+    if (raw === undefined || raw === null) continue;
+    const many = Array.isArray(raw);
+    const items: unknown[] = many ? raw : [raw];
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i];
+      if (item === undefined || item === null) continue;
+      const at = `${path}.${p.jsonKey}${many ? `[${i}]` : ''}`;
+      if (p.codes) checkBinding(p, item, at, errors);
+      if (p.complex && typeof item === 'object' && !Array.isArray(item)) {
+        const record = item as Record<string, unknown>;
+        // A contained or Bundle entry resource is walked as its own type.
+        const type = p.type === 'Resource' ? record['resourceType'] : p.type;
+        if (typeof type === 'string') walkBindings(record, type, at, errors);
+      }
+    }
+  }
+}
+
 /**
  * Required bindings whose value set is a small enumeration shipped with the definitions
  * (administrative-gender, observation-status, name-use, …): `code`, `Coding` and `CodeableConcept`
  * values must come from it. A CodeableConcept with text only passes (nothing coded to check).
+ * The JSON is walked along a plan made once per type from its StructureDefinition (every complex
+ * property, each choice type on its own key), nested types, extensions and contained resources
+ * included.
  */
 export function requiredBindingErrors(resource: FhirResource): FieldError[] {
+  definitions();
   const errors: FieldError[] = [];
-  crawlTypedValue(toTypedValue(resource), {
-    visitProperty(_parent, key, _path, propertyValues, schema) {
-      const binding = schema.elements[key]?.binding;
-      if (binding?.strength !== 'required' || !binding.valueSet) return;
-      const codes = enumeratedValueSet(binding.valueSet);
-      if (!codes) return;
-      const name = binding.valueSet.split('|')[0];
-      for (const value of propertyValues.flat()) {
-        if (value.value === undefined || value.value === null) continue;
-        if (value.type === 'code' || value.type === 'string' || value.type === 'uri') {
-          if (typeof value.value === 'string' && !inValueSet(codes, undefined, value.value)) errors.push({ field: value.path, message: `${JSON.stringify(value.value)} is not in the required value set ${name}` });
-        } else if (value.type === 'Coding') {
-          const coding = value.value as Coding;
-          if (!inValueSet(codes, coding.system, coding.code)) errors.push({ field: value.path, message: `${coding.system ?? ''}|${coding.code ?? ''} is not in the required value set ${name}` });
-        } else if (value.type === 'CodeableConcept') {
-          const codings = (value.value as CodeableConcept).coding ?? [];
-          if (codings.length > 0 && !codings.some((c) => inValueSet(codes, c.system, c.code))) {
-            errors.push({ field: value.path, message: `no coding is in the required value set ${name}` });
-          }
-        }
-      }
-    },
-  });
+  walkBindings(resource, resource.resourceType, resource.resourceType, errors);
   return errors;
 }
