@@ -169,8 +169,9 @@ export async function startSystem(config: Config, options: { logger?: Logger; no
   if (bus instanceof RedisEventBus) await bus.ready();
   const backbone = createBackbone(config, logger, health, bus);
   // Rate-limit counters: a command fails at once while Redis is away, so the request gets a 503.
-  // The partner subgraph reads them to show a partner its usage.
-  const usesLimiter = config.role === 'all' || config.role === 'facade' || config.role === 'gateway' || config.role === 'subgraph:partner';
+  // A partner subgraph of its own process reads them from Redis to show a partner its usage (without
+  // Redis the counters live in the gateway's and the facade's memory, out of its reach).
+  const usesLimiter = config.role === 'all' || config.role === 'facade' || config.role === 'gateway' || (config.role === 'subgraph:partner' && config.redisUrl !== undefined);
   const redis = config.redisUrl && usesLimiter ? createRedisClient(config.redisUrl, health) : undefined;
   if (redis) await redisConnected(redis, 10_000);
   const redisChecks: string[] = [];

@@ -23,7 +23,9 @@ export function defineRateLimitUsage(builder: Builder, services: SubgraphService
   const Usage = builder.objectRef<RateLimitUsage>('RateLimitUsage').implement({
     description: 'A partner\'s standing against the limits all of its credentials share. Reading it spends nothing but its own route limit.',
     fields: (t) => ({
-      enforced: t.exposeBoolean('enforced', { description: 'False when the operator runs without rate limits; then nothing is counted.' }),
+      enforced: t.exposeBoolean('enforced', {
+        description: 'False when the operator runs without rate limits (nothing is counted), or runs the partner subgraph in a process of its own without Redis (the counters are out of its reach).',
+      }),
       counters: t.field({
         type: [Counter],
         description: 'Each product\'s overall limit, then the burst and route limits with anything spent, fullest first.',
