@@ -92,8 +92,9 @@ function rssMiB(pid: number): number {
 /**
  * One `GET /health` a second on a new connection (no keep-alive agent) until `stop` settles: the
  * time to its answer includes the wait to be accepted, which is what a new caller or a balancer's
- * probe sees. Returns the slowest, in ms; a probe still unanswered when `stop` settles counts as
- * the time it had waited so far, negated (so that the window can say "unanswered after").
+ * probe sees. Returns the slowest, in ms; a probe still unanswered after a second when `stop`
+ * settles counts as the time it had waited so far, negated (so that the window can say
+ * "unanswered after").
  */
 async function probeHealthEverySecond(base: string, stop: Promise<unknown>): Promise<number> {
   const probes: { started: number; answeredMs?: number }[] = [];
@@ -114,9 +115,11 @@ async function probeHealthEverySecond(base: string, stop: Promise<unknown>): Pro
     await Promise.race([new Promise((r) => setTimeout(r, 1000)), stop.catch(() => undefined)]);
   }
   const now = performance.now();
-  const unanswered = probes.filter((p) => p.answeredMs === undefined).map((p) => now - p.started);
+  // The last probe may have been sent just before the end: only one that waited a full second counts.
+  const unanswered = probes.filter((p) => p.answeredMs === undefined && now - p.started >= 1000).map((p) => now - p.started);
   if (unanswered.length) return -Math.max(...unanswered);
-  return probes.length ? Math.max(...probes.map((p) => p.answeredMs!)) : Number.NaN;
+  const answered = probes.flatMap((p) => (p.answeredMs === undefined ? [] : [p.answeredMs]));
+  return answered.length ? Math.max(...answered) : Number.NaN;
 }
 
 interface Window {
