@@ -65,7 +65,7 @@ export interface Config {
   /** How many `event(waitMs:)` reads one pipeline process lets wait at once. */
   eventMaxWaiters: number;
   /** Admission control of every HTTP listener (platform/src/http/load-shedding.ts). */
-  loadShedding: { maxInFlight: number; maxEventLoopDelayMs: number };
+  loadShedding: { maxInFlight: number; maxEventLoopDelayMs: number; maxTurnMs: number };
   /** Distributed mode: how long an event held unacknowledged by a consumer process is left before another member takes it over. */
   eventClaimIdleMs: number;
   /** FHIR Bulk Data $export: resources read (and written as one chunk) per page, and a pause between pages. */
@@ -238,7 +238,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     upstreamTimeoutMs: int('SVC_UPSTREAM_TIMEOUT_MS', 30_000, 100, 600_000),
     operationLimits: readOperationLimits(int),
     eventMaxWaiters: int('SVC_EVENT_MAX_WAITERS', 1000, 1, 1_000_000),
-    loadShedding: { maxInFlight: int('SVC_MAX_IN_FLIGHT', 64, 0, 1_000_000), maxEventLoopDelayMs: int('SVC_SHED_EVENT_LOOP_DELAY_MS', 1000, 0, 60_000) },
+    loadShedding: { maxInFlight: int('SVC_MAX_IN_FLIGHT', 64, 0, 1_000_000), maxEventLoopDelayMs: int('SVC_SHED_EVENT_LOOP_DELAY_MS', 1000, 0, 60_000), maxTurnMs: int('SVC_SHED_TURN_MS', 100, 0, 60_000) },
     eventClaimIdleMs: int('SVC_EVENT_CLAIM_IDLE_MS', 15_000, 1_000, 600_000),
     fhirExport: { pageSize: int('SVC_FHIR_EXPORT_PAGE_SIZE', 500, 1, 10_000), pagePauseMs: int('SVC_FHIR_EXPORT_PAGE_PAUSE_MS', 0, 0, 60_000), expirySeconds: int('SVC_FHIR_EXPORT_EXPIRY_SECONDS', 86_400, 1, 30 * 86_400) },
     fhirSync: {
