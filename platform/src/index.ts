@@ -2,6 +2,7 @@ export * from './config.js';
 export * from './errors.js';
 export * from './operation-outcome.js';
 export * from './ids.js';
+export * from './event-loop-slices.js';
 export * from './source-origins.js';
 export * from './wearable-products.js';
 export * from './fhir-patient-demographics.js';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { DomainError, hasAnyScope, operationOutcomeFor, type FieldError, type Principal } from '@svc/platform';
+import { DomainError, eventLoopSlices, hasAnyScope, operationOutcomeFor, type FieldError, type Principal } from '@svc/platform';
 import { create, history, inTransaction, matchOne, PendingCreates, queryFromString, read, remove, search, update, vread, type FhirCall, type FhirOutcome } from './interactions.js';
 import { isFhirResourceType } from './definitions.js';
 import { conditionalDelete, conditionalPatch, conditionalUpdate, patch } from './conditional-and-patch.js';
@@ -218,9 +218,12 @@ export async function processBundle(call: FhirCall, body: unknown, options: Bund
   assertMayIngest(call.principal);
   const { type, entries } = parseBundle(body, call.fhirBase);
   const responses: Record<string, unknown>[] = new Array(entries.length);
+  // A Bundle of hundreds of entries is seconds of work: the rest of the process gets its turns.
+  const slice = eventLoopSlices();
 
   if (type === 'batch') {
     for (const entry of entries) {
+      await slice();
       try {
         responses[entry.index] = await runBatchEntry(call, entry, options.returnResources);
       } catch (err) {
@@ -237,6 +240,7 @@ export async function processBundle(call: FhirCall, body: unknown, options: Bund
     const assigned = new Map<number, string>();
     const existing = new Set<number>();
     for (const entry of entries.filter((e) => e.method === 'POST')) {
+      await slice();
       try {
         const { type: resourceType } = splitUrl(entry.index, entry.url);
         let target: string;
@@ -257,6 +261,7 @@ export async function processBundle(call: FhirCall, body: unknown, options: Bund
     // 2. References to those fullUrls, and conditional references, rewritten to Type/id.
     for (const entry of entries) {
       if (!entry.resource) continue;
+      await slice();
       try {
         await rewriteReferences(entry.resource, entry.resource.resourceType, async (reference, path) => {
           const target = targets.get(reference);
@@ -277,6 +282,7 @@ export async function processBundle(call: FhirCall, body: unknown, options: Bund
     const pending = new PendingCreates();
     const batched: FhirCall = { ...tx, pending };
     for (const entry of ordered) {
+      await slice();
       try {
         const plainCreate = entry.method === 'POST' && !entry.ifNoneExist && !existing.has(entry.index);
         if (!plainCreate) await pending.flush(em);
