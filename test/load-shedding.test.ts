@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { bootSystem, type TestSystem } from './support/system.js';
 
 /**
@@ -44,4 +45,31 @@ describe('load shedding', () => {
     expect((await t.graphql('{ viewer { kind } }')).status).toBe(200);
     expect(await readyLoad()).toBe(true);
   });
+
+  it('never keeps counting a request whose client left, answered or still waiting for its turn', async () => {
+    // A turn budget of 1 ms queues most of a burst; every client hangs up right after sending.
+    const small = await bootSystem({ SVC_MAX_IN_FLIGHT: '4', SVC_SHED_TURN_MS: '1' });
+    try {
+      const address = await small.system.app.listen({ port: 0, host: '127.0.0.1' });
+      const { port } = new URL(address);
+      // Long polls: the first ones are still at work, the others still waiting, when the clients leave.
+      const body = JSON.stringify({ query: '{ event(id: "evt_never_recorded", waitMs: 2000) { id } }' });
+      const request = `POST /graphql HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer ${small.operatorToken}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+      for (let round = 0; round < 3; round++) {
+        await Promise.all(
+          Array.from({ length: 12 }, () => new Promise<void>((resolve) => {
+            const socket = connect(Number(port), '127.0.0.1', () => socket.write(request, () => setTimeout(() => socket.destroy(), 100)));
+            socket.on('close', () => resolve());
+            socket.on('error', () => resolve());
+          })),
+        );
+      }
+      const load = async () => ((await small.request({ url: '/ready', token: null })).json() as { checks: { load?: boolean } }).checks.load;
+      await vi.waitFor(async () => expect(await load()).toBe(true), { timeout: 15_000, interval: 100 });
+      const answers = await Promise.all(Array.from({ length: 4 }, () => small.graphql('{ viewer { kind } }')));
+      expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200]);
+    } finally {
+      await small.close();
+    }
+  }, 120_000);
 });

@@ -158,13 +158,16 @@ export function shedLoad(app: FastifyInstance, settings: LoadSheddingSettings): 
     if (upgrade) return;
     inFlight++;
     counted.add(req);
+    // The response's 'close' comes in every case, answered or not: a request refused from the queue
+    // after its client left, or dropped mid-way, is never counted for good.
+    reply.raw.once('close', () => done(req));
     const verdict = admission(req);
     if ((typeof verdict === 'string' ? verdict : await verdict) === 'refuse') return refuse(req, reply);
   });
   // Whichever comes first ends the count: the response sent, or the socket gone (client abort).
-  const done = (req: object) => {
+  function done(req: object): void {
     if (counted.delete(req)) inFlight--;
-  };
+  }
   app.addHook('onResponse', async (req) => done(req));
   app.addHook('onRequestAbort', async (req) => done(req));
 
