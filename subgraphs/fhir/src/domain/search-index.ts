@@ -5,6 +5,7 @@ import { dateRange } from './fhir-dates.js';
 import { numericView } from './exact-json.js';
 import type { FhirResource } from './validation.js';
 import { compositeComponents, compositeRows } from './composite-index.js';
+import { compileJsonPath, type JsonPathReader } from './search-index-paths.js';
 
 /** The search-index rows of one resource, by table. Values are already normalised for matching. */
 export interface SearchIndexRows {
@@ -59,6 +60,8 @@ interface CompiledParam {
   code: string;
   type: IndexTable;
   expression: FhirPathAtom;
+  /** The same selection read straight from the JSON, when the expression is a plain path. */
+  read: JsonPathReader | null;
 }
 
 const compiled = new Map<string, CompiledParam[]>();
@@ -84,7 +87,7 @@ export function indexedParams(resourceType: string): CompiledParam[] {
     const expression = table === 'composite' ? compositeExpression(resourceType, sp.expression) : getExpressionForResourceType(resourceType, sp.expression);
     if (!expression) continue;
     try {
-      list.push({ code, type: table, expression: parseFhirPath(expression) });
+      list.push({ code, type: table, expression: parseFhirPath(expression), read: table === 'composite' ? null : compileJsonPath(resourceType, expression) });
     } catch {
       // An expression FHIRPath cannot parse is not indexed; the CapabilityStatement leaves it out.
     }
@@ -151,6 +154,18 @@ export function addDates(rows: SearchIndexRows['date'], param: string, v: TypedV
   }
 }
 
+function dropRepeatedRows(table: object[], from: number): void {
+  const seen = new Set<string>();
+  let kept = from;
+  for (let i = from; i < table.length; i++) {
+    const key = JSON.stringify(table[i]);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    table[kept++] = table[i]!;
+  }
+  table.length = kept;
+}
+
 export function addReference(rows: SearchIndexRows['reference'], param: string, v: TypedValue): void {
   const value = v.value as Record<string, unknown> | string;
   const raw = typeof value === 'string' ? value : typeof value?.['reference'] === 'string' ? (value['reference'] as string) : null;
@@ -161,20 +176,25 @@ export function addReference(rows: SearchIndexRows['reference'], param: string, 
 
 /**
  * Evaluate every search parameter of the resource's type (FHIRPath from the official
- * SearchParameters) and turn the values into index rows. Composite parameters of two or three
+ * SearchParameters; plain paths read straight from the JSON, see search-index-paths.ts, unless
+ * `jsonPaths` is false) and turn the values into index rows. Composite parameters of two or three
  * components are indexed by composite-index.ts; special parameters are not indexed.
  */
-export function extractSearchIndex(resource: FhirResource): SearchIndexRows {
+export function extractSearchIndex(resource: FhirResource, options: { jsonPaths?: boolean } = {}): SearchIndexRows {
   const rows: SearchIndexRows = { string: [], token: [], date: [], number: [], quantity: [], reference: [], uri: [], composite: [] };
   // FHIRPath reads exact number literals (125.00) as the numbers they denote.
-  const input = [toTypedValue(numericView(resource))];
+  const view = numericView(resource);
+  const input = [toTypedValue(view)];
+  const jsonPaths = options.jsonPaths ?? true;
   for (const p of indexedParams(resource.resourceType)) {
     let values: TypedValue[];
+    const fromJson = jsonPaths && p.read !== null;
     try {
-      values = evalFhirPathTyped(p.expression, input, {});
+      values = fromJson ? p.read!(view) : evalFhirPathTyped(p.expression, input, {});
     } catch {
       continue;
     }
+    const before = fromJson && p.read!.union ? rows[p.type].length : -1;
     for (const v of values) {
       if (v.value === undefined || v.value === null) continue;
       switch (p.type) {
@@ -219,6 +239,8 @@ export function extractSearchIndex(resource: FhirResource): SearchIndexRows {
           break;
       }
     }
+    // A union read from the JSON keeps each row once, as FHIRPath's union keeps each item once.
+    if (before >= 0) dropRepeatedRows(rows[p.type] as object[], before);
   }
   return rows;
 }
