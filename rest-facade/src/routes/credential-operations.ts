@@ -2,14 +2,13 @@ import { DomainError, isId, validationError } from '@svc/platform';
 import type { GatewayOperation, JsonSchema, RouteInput } from './route.js';
 import { BodyReader, singleQueryValue } from './body-readers.js';
 import { snakeKeys } from './snake-case.js';
+import { NO_STORE } from './no-store.js';
 
 /**
  * The credential routes of the partner ecosystem (sign-in, API tokens, OAuth): how each maps HTTP
  * to its one gateway operation, and the JSON Schemas OpenAPI shows for it.
  */
 
-/** Answers that carry a secret must never be stored by a cache (RFC 6749 §5.1 for the token endpoint). */
-const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' };
 
 const TOKEN_FIELDS = 'tokenId partnerGpid name scopes createdAt expiresAt';
 const CLIENT_FIELDS = 'clientId partnerGpid clientName scopes tokenEndpointAuthMethod grantTypes jwks patient createdAt';

@@ -39,6 +39,13 @@ const MODEL_SCHEMA: JsonSchema = {
   },
 };
 
+/** The `{version}` of a path: a version number, or `active` (null) where the route takes it. */
+function versionParam(raw: string | undefined, allowActive: boolean): number | null {
+  if (allowActive && raw === 'active') return null;
+  if (!/^[1-9][0-9]{0,8}$/.test(raw ?? '')) throw validationError([{ field: 'version', message: allowActive ? 'must be a version number or active' : 'must be a version number' }]);
+  return Number(raw);
+}
+
 function trainingVariables(body: unknown) {
   const reader = new BodyReader(body, { allowEmpty: true });
   for (const key of Object.keys((body ?? {}) as object)) if (key !== 'seed' && key !== 'labels') reader.fail(key, 'is not a field of this request (expected seed, labels)');
@@ -90,12 +97,7 @@ export const identityScoringModelRoutes: RouteSpec[] = [
     responseBody: MODEL_SCHEMA,
     operation: {
       document: `query IdentityScoringModel($version: Int) { identityScoringModel(version: $version) { ${MODEL_FIELDS} } }`,
-      variables: ({ params }) => {
-        const raw = params['version'] ?? '';
-        if (raw === 'active') return { version: null };
-        if (!/^[1-9][0-9]{0,8}$/.test(raw)) throw validationError([{ field: 'version', message: 'must be a version number or active' }]);
-        return { version: Number(raw) };
-      },
+      variables: ({ params }) => ({ version: versionParam(params['version'], true) }),
       result: (data, { params }) => {
         const model = data['identityScoringModel'] as Record<string, unknown> | null;
         if (!model) throw new DomainError('NOT_FOUND', `No scoring model has version ${params['version']}.`);
@@ -145,11 +147,7 @@ export const identityScoringModelRoutes: RouteSpec[] = [
     responseBody: { ...MODEL_SCHEMA, description: 'The version, now active. Recorded in the audit chain (identity.scoring_model.activated.v1) unless it already was active. 404 for an unknown version.' },
     operation: {
       document: `mutation ActivateIdentityScoringModel($version: Int!) { activateIdentityScoringModel(version: $version) { ${MODEL_FIELDS} } }`,
-      variables: ({ params }) => {
-        const raw = params['version'] ?? '';
-        if (!/^[1-9][0-9]{0,8}$/.test(raw)) throw validationError([{ field: 'version', message: 'must be a version number' }]);
-        return { version: Number(raw) };
-      },
+      variables: ({ params }) => ({ version: versionParam(params['version'], false) }),
       result: (data) => modelBody(data['activateIdentityScoringModel'] as Record<string, unknown>),
     },
   },

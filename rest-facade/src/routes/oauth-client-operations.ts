@@ -1,13 +1,13 @@
 import { isPartnerGpid, validationError } from '@svc/platform';
 import type { GatewayOperation, JsonSchema } from './route.js';
 import { BodyReader, singleQueryValue } from './body-readers.js';
+import { NO_STORE } from './no-store.js';
 
 /**
  * The OAuth client routes beside registration: listing a partner's clients and giving one a new
  * secret, each one gateway operation with the JSON Schemas OpenAPI shows for it.
  */
 
-const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' };
 const CLIENT_FIELDS = 'clientId partnerGpid clientName scopes tokenEndpointAuthMethod grantTypes patient createdAt secretRotatedAt previousSecretExpiresAt';
 
 interface ClientRow {

@@ -2,8 +2,7 @@ import { capabilityRoute, csrfTokenFor, DomainError, portalClearCookie, portalCo
 import type { JsonSchema, RouteInput, RouteSpec } from './route.js';
 import { BodyReader } from './body-readers.js';
 import { portalAsset } from '../portal/assets.js';
-
-const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' };
+import { NO_STORE } from './no-store.js';
 
 const SESSION_SCHEMA: JsonSchema = {
   type: 'object',
