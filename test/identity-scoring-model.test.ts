@@ -12,7 +12,7 @@ describe('identity scoring model: explanations, versions, retraining, names', ()
   let id: ReturnType<typeof identityClient>;
 
   beforeAll(async () => {
-    t = await bootSystem({ SVC_RATE_LIMITS: 'off' });
+    t = await bootSystem({ SVC_RATE_LIMITS: 'off', SVC_LOG_LEVEL: 'error' });
     id = identityClient(t);
     const people = [
       { name: 'Isabelle Martin', dob: '1990-02-14', phone: '617-555-0101' },
@@ -130,6 +130,35 @@ describe('identity scoring model: explanations, versions, retraining, names', ()
     const partner = await mintToken(t, ['identity.match', 'identity.read']);
     expect((await t.request({ method: 'POST', url: '/api/identity/scoring-models/1/activate', token: partner })).statusCode).toBe(403);
     expect((await t.request({ url: '/api/identity/scoring-models', token: partner })).statusCode).toBe(403);
+  });
+
+  it('learns m from the resolves: each one keeps its inbound fingerprints, and EM finds the duplicates among them', async () => {
+    // 24 people resolved twice (the registry keeps one record each); every third came back with a new phone.
+    const given = ['Ada', 'Bruno', 'Chloé', 'Dmitri', 'Eun-ji', 'Fatima', 'Gustavo', 'Hana'];
+    const family = ['Lovelace', 'Ferreira', 'Dubois', 'Ivanov', 'Park', 'Haddad', 'Álvarez', 'Sato', 'Nakamura'];
+    const people = Array.from({ length: 24 }, (_, i) => ({
+      name: `${given[i % given.length]} ${family[i % family.length]}`,
+      dob: `19${60 + i}-0${1 + (i % 9)}-1${i % 10}`,
+      phone: `+1 415 555 ${String(3000 + i)}`,
+    }));
+    for (const person of people) expect((await id.resolve(person, 'pulse')).statusCode).toBe(200);
+    for (const [i, person] of people.entries()) {
+      const again = await id.resolve(i % 3 === 0 ? { ...person, phone: `+1 415 555 ${String(4000 + i)}` } : person, 'provider');
+      expect(again.json()).toMatchObject({ decision: 'EXISTING' });
+    }
+    const res = await t.request({ method: 'POST', url: '/api/identity/scoring-models', body: { seed: 11 } });
+    expect(res.statusCode).toBe(201);
+    const { summary, parameters } = res.json() as {
+      summary: { observations: number; rounds: Array<{ rule: string; pairs: number; converged: boolean }>; estimated: { m: string[] } };
+      parameters: { phone: { exact: { m: number } } };
+    };
+    // Every resolve of this file so far: the six of the set-up, the one of the keyboard test, these 48.
+    expect(summary.observations).toBe(55);
+    expect(summary.rounds[0]).toMatchObject({ rule: 'given name and date of birth exact', converged: true });
+    expect(summary.rounds[0]!.pairs).toBeGreaterThanOrEqual(24);
+    expect(summary.estimated.m).toEqual(expect.arrayContaining(['family.exact', 'phone.exact']));
+    expect(parameters.phone.exact.m).toBeGreaterThan(0.5);
+    expect(parameters.phone.exact.m).toBeLessThan(0.85);
   });
 
   it('refuses bad training input naming the field, and anyone but an operator', async () => {

@@ -59,6 +59,7 @@ import { decideChangeRequest, getChangeRequest, getChangeRequests, insertChangeR
 import { assertFingerprintKey } from './entities/key-checks.js';
 import { addLineage, latestContribution, lineageOf, type LineageEvent } from './entities/lineage.js';
 import { historySummaries, recentHistory, recordResolution, type MatchHistoryEntry, type MatchHistorySummary } from './entities/match-history.js';
+import { recordObservation, trainingObservations } from './entities/resolve-observations.js';
 import { stageEvent } from './entities/outbox.js';
 import { closeReviewItem, getReviewItem, insertMatchLabel, insertReviewItem, listMatchLabels, listReviewItems, type MatchLabel, type ReviewItem, type ReviewStatus } from './entities/review-queue.js';
 import { partnerLinks, type PartnerLink } from './entities/partner-links.js';
@@ -107,7 +108,7 @@ export const SCORING_MODEL_AUDIT = {
 const DAY_MS = 86_400_000;
 /** How often a replica checks whether another one activated a newer scoring model. */
 const MODEL_RECHECK_MS = 30_000;
-/** Most records one training reads (the first ones in GPID order): bounds its time and memory. */
+/** Most registry records (the first in GPID order) and inbound records (the newest) one training reads: bounds its time and memory. */
 export const MAX_TRAINING_RECORDS = 200_000;
 /** Review decisions a training reads as labels (the oldest first). */
 const MAX_STORED_LABELS = 100_000;
@@ -252,15 +253,16 @@ export class IdentityService {
     // Every operator decision of the review queue is a label (up to MAX_STORED_LABELS).
     labels.push(...(await listMatchLabels(this.sql, { limit: MAX_STORED_LABELS })));
     const records = await trainingRecords(this.sql, MAX_TRAINING_RECORDS);
+    const observations = await trainingObservations(this.sql, MAX_TRAINING_RECORDS);
     const version = await nextScoringModelVersion(this.sql);
-    const { model, summary } = await trainScoringModel(records, { seed: request.seed, version, labels });
+    const { model, summary } = await trainScoringModel(records, { seed: request.seed, version, labels, observations });
     const at = new Date();
     const trainedBy = principal.partnerGpid ?? principal.clientId ?? principal.tokenId ?? null;
     const previous = await activeScoringModelVersion(this.sql);
     await this.sql.transaction(async (tx) => {
       await insertActiveScoringModel(tx, { version, seed: request.seed, trainedBy, summary, model, at });
-      const { records: n, randomPairs, blockedPairs, labelledPairs, iterations, converged, matchShare, mFrom } = summary;
-      await this.auditScoringModel(tx, SCORING_MODEL_AUDIT.trained, { version, previous_version: previous, seed: request.seed, trained_by: actorPayload(actorOf(principal)), summary: { records: n, randomPairs, blockedPairs, labelledPairs, iterations, converged, matchShare, mFrom } }, at);
+      const { records: n, observations: inbound, randomPairs, blockedPairs, labelledPairs, rounds } = summary;
+      await this.auditScoringModel(tx, SCORING_MODEL_AUDIT.trained, { version, previous_version: previous, seed: request.seed, trained_by: actorPayload(actorOf(principal)), summary: { records: n, observations: inbound, randomPairs, blockedPairs, labelledPairs, rounds } }, at);
     });
     this.model = { value: model, checkedAt: Date.now() };
     return { version, active: true, seed: request.seed, trainedBy, createdAt: at, summary, model };
@@ -359,6 +361,7 @@ export class IdentityService {
     const at = new Date(resolution.at);
     await confirmSources(tx, [resolution.gpid], resolution.source, at);
     await recordResolution(tx, resolution);
+    await recordObservation(tx, resolution);
     // A record linked for review is never a silent duplicate: its candidates wait in the review queue.
     if (resolution.review && resolution.review.length > 0) {
       await insertReviewItem(tx, { id: newId('rvw', at.getTime()), subjectGpid: resolution.gpid, candidates: resolution.review, partnerGpid: resolution.actor, source: resolution.source, createdAt: at });

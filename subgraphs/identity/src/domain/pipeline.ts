@@ -372,6 +372,7 @@ export function createIdentityPipeline(options: IdentityPipelineOptions): Identi
         ...(actor.via ? { via: actor.via } : {}),
         at,
         ...(result.created && result.links.length > 0 ? { review: queuedCandidates(result.links, scored) } : {}),
+        observed: fingerprints.write,
       };
       const commit: RegistryChange = { ...change, transitions, resolution };
       try {

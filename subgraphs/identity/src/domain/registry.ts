@@ -12,6 +12,7 @@ import { DomainError } from '@svc/platform';
 import type { IdentityStatus, MatchType, SourceOrigin } from './enums.js';
 import type { EntityTypeId } from './entity-types.js';
 import type { FieldSets } from './fields.js';
+import type { DemographicFingerprints } from './stage2-fingerprint.js';
 import { KeyedMutex } from './keyed-mutex.js';
 import type { TransitionTrigger } from './state-machine.js';
 import type { ResolveDecisionKind } from './stage5-assign.js';
@@ -86,6 +87,8 @@ export interface ResolutionOutcome {
    * to, with their scores and agreement, for the review queue (kept in the same transaction).
    */
   review?: readonly ReviewCandidate[];
+  /** The subject's own keyed fingerprints and blocking keys as this resolve read them (training's raw input). */
+  observed: DemographicFingerprints;
 }
 
 /** One atomic write: everything or nothing. */

@@ -77,6 +77,61 @@ describe('training the scoring model', () => {
   });
 });
 
+/**
+ * A stream of resolves: 60 people, each resolved twice; the second time, one in three with a new
+ * phone. The registry ends with one record per person, the stream keeps both inbound records.
+ */
+async function resolvedTwice(): Promise<{ registry: InMemoryIdentityRegistry; records: TrainingRecord[]; observations: TrainingRecord[] }> {
+  const { pipeline, registry } = testPipeline();
+  const people = Array.from({ length: 60 }, (_, i) => ({
+    name: `${GIVEN[i % GIVEN.length]} ${FAMILY[(i * 7) % FAMILY.length]}`,
+    dob: `19${50 + (i % 45)}-0${1 + (i % 9)}-${String(10 + (i % 18)).padStart(2, '0')}`,
+    phone: `617-555-${String(1000 + i).padStart(4, '0')}`,
+  }));
+  for (const person of people) await pipeline.resolve(person, { source: 'pulse' });
+  for (const [i, person] of people.entries()) {
+    await pipeline.resolve(i % 3 === 0 ? { ...person, phone: `508-555-${String(2000 + i).padStart(4, '0')}` } : person, { source: 'provider' });
+  }
+  const records = [...registry.all()].map((r) => ({ gpid: r.gpid, fields: r.fields, blockingKeys: r.blockingKeys }));
+  const observations = registry.resolutions.map((r) => ({ gpid: r.gpid, ...r.observed }));
+  return { registry, records, observations };
+}
+
+describe('training m from the resolves, not from the deduplicated registry', () => {
+  it('learns m by EM from the duplicates in the stream of resolves, the same model for the same seed', async () => {
+    const { records, observations } = await resolvedTwice();
+    expect(records).toHaveLength(60);
+    expect(observations).toHaveLength(120);
+    const first = await trainScoringModel(records, { seed: 3, version: 2, observations, randomPairs: 800 });
+    const { summary, model } = first;
+    expect(summary.observations).toBe(120);
+    const [byNameAndDob, byIdentifier] = summary.rounds;
+    expect(byNameAndDob).toMatchObject({ rule: 'given name and date of birth exact', converged: true });
+    expect(byNameAndDob!.pairs).toBeGreaterThanOrEqual(60);
+    expect(byNameAndDob!.matchShare).toBeGreaterThan(0.9);
+    // No identifiers in this stream: that round does not run, and given name and DOB keep the base m.
+    expect(byIdentifier).toMatchObject({ rule: 'identifier exact', pairs: 0, iterations: 0 });
+    expect(summary.estimated.m).toEqual(expect.arrayContaining(['family.exact', 'phone.exact']));
+    expect(summary.estimated.m).not.toContain('given.exact');
+    expect(model.given.exact.m).toBe(DEFAULT_SCORING_MODEL.given.exact.m);
+    // A third of the duplicates came with a new phone: m(phone exact) near 2/3, not the base 0.7 by chance.
+    expect(model.phone.exact.m).toBeGreaterThan(0.55);
+    expect(model.phone.exact.m).toBeLessThan(0.8);
+    expect(model.family.exact.m).toBeGreaterThan(0.95);
+    const again = await trainScoringModel(records, { seed: 3, version: 2, observations, randomPairs: 800 });
+    expect(JSON.stringify(again)).toBe(JSON.stringify(first));
+  });
+
+  it('keeps the base m when only the registry is given: its blocked pairs are relatives, not duplicates', async () => {
+    const { records } = await resolvedTwice();
+    const { summary, model } = await trainScoringModel(records, { seed: 3, version: 2, randomPairs: 800 });
+    expect(summary.observations).toBe(0);
+    expect(summary.rounds.every((r) => r.iterations === 0)).toBe(true);
+    expect(summary.estimated.m).toEqual([]);
+    expect(model.phone.exact.m).toBe(DEFAULT_SCORING_MODEL.phone.exact.m);
+  });
+});
+
 describe('the explanation adds up to the score', () => {
   it('Σ weights + prior = log2 odds, and the pairwise confidence is its logistic, for the default and a trained model', async () => {
     const { records } = await smallRegistry();

@@ -1,25 +1,30 @@
 /**
- * Training the stage-4 model from the registry's own records, unsupervised, the way Splink does:
+ * Training the stage-4 model unsupervised, the way Splink does:
  *
- * - u (P(level | different people)) from random pairs of records: two records drawn at random are
- *   almost never the same person, so the share of random pairs landing on a level estimates u;
+ * - u (P(level | different people)) from random pairs of the registry's records (one per person):
+ *   two records drawn at random are almost never the same person, so the share of random pairs
+ *   landing on a level estimates u;
  * - m (P(level | same person)) by expectation–maximisation over blocked pairs (records sharing a
- *   blocking key): each pair is a mixture of "same" and "different"; with u fixed, EM alternates
- *   the posterior of "same" for every pair (E) and the m that best explains the pairs so weighted
- *   (M), until m moves less than `tolerance`;
- * - labelled pairs (an operator's decision: same person or not) join the EM with their posterior
- *   fixed at 1 or 0;
+ *   blocking key) of the resolves' inbound records, which still hold each person's duplicates (the
+ *   registry's own blocked pairs are mostly relatives). EM runs once per blocking rule (see
+ *   ROUNDS), over the pairs that agree exactly on the rule's comparisons: with u fixed, it
+ *   alternates the posterior of "same" for every pair (E) and the m that best explains the pairs
+ *   so weighted (M), until m moves less than `tolerance`; the rule's own comparisons are scored
+ *   but not estimated. The rounds' masses are pooled, with the base m as a prior worth
+ *   `priorPairs` pairs;
+ * - labelled pairs (an operator's decision: same person) join the pooled mass at weight 1;
  * - term frequencies: for given name, family name and address, the share of records holding each
  *   common fingerprint (values more frequent than the level's u), so an agreement on a common value
  *   weighs less (see `ScoringModel.termFrequencies`).
  *
  * Everything is compared on fingerprints, with the scorer's own comparison levels, so the trained
- * parameters mean what the scorer means. A level seen fewer than `minEvidence` times keeps the base
- * model's value (DOB exact among random pairs, say: too rare to count). Identifiers, member ids,
- * the prior, the order-swap penalty and the dependence caps are not trained: the registry rarely
- * holds enough pairs of them, and the prior and caps carry the thresholds' calibration and the
- * corrections for relatives. Training is deterministic: the records are sorted by GPID and every
- * random choice comes from `seed`.
+ * parameters mean what the scorer means. A level seen fewer than `minEvidence` times among random
+ * pairs keeps the base u (DOB exact, say: too rare to count); a comparison with fewer pairs than
+ * that keeps the base m. Identifiers, member ids, the prior, the order-swap penalty and the
+ * dependence caps are not trained: pairs of them are rare, and the prior and caps carry the
+ * thresholds' calibration and the corrections for relatives. Training is deterministic: the
+ * records are sorted by GPID, the inbound records are taken in their order, and every random
+ * choice comes from `seed`.
  */
 import type { FieldSets } from './fields.js';
 import {
@@ -40,6 +45,14 @@ export interface TrainingRecord {
 }
 
 /** An operator's decision on a pair of records: the same person or not. */
+/**
+ * One inbound record as a resolve saw it: its keyed fingerprints and blocking keys, and the GPID it
+ * was resolved to. The registry keeps one record per person, so its own blocked pairs are mostly
+ * relatives; the stream of resolves still holds a person's duplicates, and EM learns m from those
+ * (as Splink does on raw input).
+ */
+export type TrainingObservation = TrainingRecord;
+
 export interface TrainingLabel {
   leftRecordId: string;
   rightRecordId: string;
@@ -54,6 +67,11 @@ export interface TrainingOptions {
   /** Starting point and fallback for what cannot be estimated. Default: the hand-set model. */
   base?: ScoringModel;
   labels?: readonly TrainingLabel[];
+  /**
+   * The resolves' inbound records, oldest first: EM's blocked pairs are drawn from them when there
+   * are any (u and term frequencies still come from the registry's records, one per person).
+   */
+  observations?: readonly TrainingObservation[];
   /** Random pairs drawn for u. Default 50,000. */
   randomPairs?: number;
   /** Blocked pairs used by EM (a seeded sample when there are more). Default 100,000. */
@@ -64,12 +82,11 @@ export interface TrainingOptions {
   maxIterations?: number;
   /** EM stops once no m moves more than this. Default 1e-6. */
   tolerance?: number;
-  /**
-   * Above this share of "same" among the blocked pairs EM is taken to have learnt households, and m
-   * comes from the labels only. Default 0.5.
-   */
-  maxMatchShare?: number;
-  /** Fewer observations than this on a level keep the base value. Default 5. */
+  /** Weight of the base m, in pairs, against EM's pairs (a Dirichlet prior). Default 10. */
+  priorPairs?: number;
+  /** A blocking rule that selects fewer pairs than this is not run (its comparisons keep the base m). Default 20. */
+  minRoundPairs?: number;
+  /** Fewer observations than this on a level keep its base u; fewer pairs than this for a comparison keep its base m. Default 5. */
   minEvidence?: number;
   /** Most term-frequency entries per field. Default 1,000. */
   termFrequencyEntries?: number;
@@ -77,19 +94,27 @@ export interface TrainingOptions {
 
 export interface TrainingSummary {
   records: number;
+  /** Inbound records EM's blocked pairs were drawn from (0: the registry's records were). */
+  observations: number;
   randomPairs: number;
   blockedPairs: number;
   labelledPairs: number;
   /** Labels naming a record that is not in the training set (merged since, or unknown). */
   labelsSkipped: number;
-  iterations: number;
-  converged: boolean;
-  /** EM's share of "same person" among the blocked pairs. */
-  matchShare: number;
-  /** Where m comes from: EM over blocked and labelled pairs, or the labels alone when EM learnt households (see maxMatchShare). */
-  mFrom: 'em' | 'labels';
+  /** EM's runs, one per blocking rule (see ROUNDS). */
+  rounds: TrainingRound[];
   /** Levels estimated from the data, as `comparison.level` (the others kept the base value). */
   estimated: { m: string[]; u: string[] };
+}
+
+export interface TrainingRound {
+  /** The blocking rule: which blocked pairs this round ran over. */
+  rule: string;
+  pairs: number;
+  iterations: number;
+  converged: boolean;
+  /** EM's share of "same person" among the round's pairs. */
+  matchShare: number;
 }
 
 export interface TrainedModel {
@@ -100,6 +125,23 @@ export interface TrainedModel {
 /** The comparisons EM estimates (the scorer's, minus the rare identifier fields). */
 const TRAINED = ['given', 'family', 'dob', 'email', 'phone', 'sex', 'address'] as const;
 type Trained = (typeof TRAINED)[number];
+
+/**
+ * EM's blocking rules, the way Splink estimates m without labels. A round runs over the blocked
+ * pairs that agree exactly on the rule's comparisons; those agree by construction, so the round
+ * neither scores nor estimates them, and the other comparisons' m is learnt from pairs that are
+ * mostly one person. Over every blocked pair instead, EM learns households: relatives share
+ * family name, address and phone, and outnumber a person's duplicates.
+ *
+ * - given name and date of birth exact: relatives rarely share both (twins have two names); gives
+ *   family name, e-mail, phone, sex and address;
+ * - an identifier exact (SSN, MRN with its authority, …): one person's; gives every comparison,
+ *   given name and date of birth included.
+ */
+const ROUNDS: ReadonlyArray<{ rule: string; fixed: readonly string[]; selects: (a: Agreement) => boolean }> = [
+  { rule: 'given name and date of birth exact', fixed: ['given', 'dob'], selects: (a) => a.given === 'exact' && a.dob === 'exact' },
+  { rule: 'identifier exact', fixed: ['identifier'], selects: (a) => a.identifier === 'exact' },
+];
 
 /** mulberry32: a tiny, well-known 32-bit PRNG; enough for sampling pairs reproducibly. */
 function prng(seed: number): () => number {
@@ -121,7 +163,10 @@ function levelNames(model: ScoringModel, c: Trained): string[] {
 }
 
 function vectorOf(a: FieldSets, b: FieldSets, model: ScoringModel, levels: Record<Trained, string[]>): Vector {
-  const agreement: Agreement = scoreFingerprints(a, b, model).agreement;
+  return vectorOfAgreement(scoreFingerprints(a, b, model).agreement, levels);
+}
+
+function vectorOfAgreement(agreement: Agreement, levels: Record<Trained, string[]>): Vector {
   const v = new Int8Array(TRAINED.length);
   TRAINED.forEach((c, i) => {
     const level = agreement[c] as string;
@@ -183,9 +228,12 @@ export async function trainScoringModel(input: readonly TrainingRecord[], option
     });
   }
 
-  // ---- Blocked pairs: records sharing a key, small blocks only, a seeded sample when too many.
+  // ---- Blocked pairs: records sharing a key, small blocks only, a seeded sample when too many;
+  // from the inbound records when there are any, else from the registry's.
+  const pool: readonly TrainingRecord[] = options.observations && options.observations.length > 1 ? options.observations : records;
+  const size = pool.length;
   const byKey = new Map<string, number[]>();
-  records.forEach((r, i) => {
+  pool.forEach((r, i) => {
     for (const key of r.blockingKeys) {
       let list = byKey.get(key);
       if (!list) byKey.set(key, (list = []));
@@ -196,7 +244,7 @@ export async function trainScoringModel(input: readonly TrainingRecord[], option
   const pairSet = new Set<number>();
   for (const list of byKey.values()) {
     if (list.length < 2 || list.length > maxBlockSize) continue;
-    for (let a = 0; a < list.length; a++) for (let b = a + 1; b < list.length; b++) pairSet.add(list[a]! * n + list[b]!);
+    for (let a = 0; a < list.length; a++) for (let b = a + 1; b < list.length; b++) pairSet.add(list[a]! * size + list[b]!);
   }
   const index = new Map(records.map((r, i) => [r.gpid, i]));
   const labelled = new Map<number, boolean>();
@@ -210,7 +258,8 @@ export async function trainScoringModel(input: readonly TrainingRecord[], option
     }
     labelled.set(Math.min(i, j) * n + Math.max(i, j), label.same);
   }
-  let blocked = [...pairSet].filter((p) => !labelled.has(p)).sort((x, y) => x - y);
+  // A labelled pair is counted once, with its label: in the registry's own pairs it is left out of EM.
+  let blocked = [...pairSet].filter((pair) => pool !== records || !labelled.has(pair)).sort((x, y) => x - y);
   const maxBlocked = options.maxBlockedPairs ?? 100_000;
   if (blocked.length > maxBlocked) {
     for (let k = blocked.length - 1; k > 0; k--) {
@@ -220,11 +269,14 @@ export async function trainScoringModel(input: readonly TrainingRecord[], option
     blocked = blocked.slice(0, maxBlocked).sort((x, y) => x - y);
   }
   const pairVectors: Vector[] = [];
-  for (const p of blocked) {
+  const pairAgreements: Agreement[] = [];
+  for (const pair of blocked) {
     if (pairVectors.length % SLICE === SLICE - 1) await pause();
-    pairVectors.push(vector(Math.floor(p / n), p % n));
+    const agreement = scoreFingerprints(pool[Math.floor(pair / size)]!.fields, pool[pair % size]!.fields, base).agreement;
+    pairAgreements.push(agreement);
+    pairVectors.push(vectorOfAgreement(agreement, levels));
   }
-  const labelVectors = [...labelled].sort((x, y) => x[0] - y[0]).map(([p, same]) => ({ v: vector(Math.floor(p / n), p % n), same }));
+  const labelVectors = [...labelled].sort((x, y) => x[0] - y[0]).map(([pair, same]) => ({ v: vector(Math.floor(pair / n), pair % n), same }));
 
   // ---- u: the random-pair shares; a level seen too rarely keeps its base value.
   const estimated = { m: [] as string[], u: [] as string[] };
@@ -240,99 +292,94 @@ export async function trainScoringModel(input: readonly TrainingRecord[], option
     });
   });
   const withDisagree = (probabilities: number[]) => [...probabilities, Math.max(1 - probabilities.reduce((s, x) => s + x, 0), 1e-6)];
-  const uFull = u.map(withDisagree);
 
-  // ---- m by EM, u fixed. The E step scores each pair with the scorer itself (its dependence caps
-  // included: relatives sharing a phone or an address are what a registry's blocked pairs mostly
-  // are, and the independence model alone would take a household for one person), with EM's own
-  // share of "same" as the prior.
-  const modelWith = (ms: number[][]): ScoringModel => {
+  // ---- m by EM, u fixed, once per blocking rule (see ROUNDS). The E step scores each pair with
+  // the scorer itself (its dependence caps and hard rules included), the rule's own comparisons
+  // made neutral (m = u), with the round's share of "same" as the prior; the M step sets each m to
+  // the posterior-weighted share of pairs on that level. The rounds' masses are pooled, with the
+  // labelled "same" pairs at weight 1.
+  const baseM = TRAINED.map((c) => withDisagree(levels[c].map((level) => (base[c] as Record<string, ProbabilityPair>)[level]!.m)));
+  const modelWith = (ms: number[][], fixed: ReadonlySet<string>): ScoringModel => {
     const next: ScoringModel = structuredClone({ ...base, version: options.version });
     delete next.termFrequencies;
     TRAINED.forEach((c, ci) => {
       const pairs = next[c] as Record<string, ProbabilityPair>;
-      levels[c].forEach((level, li) => (pairs[level] = { m: ms[ci]![li]!, u: u[ci]![li]! }));
+      levels[c].forEach((level, li) => (pairs[level] = { m: fixed.has(c) ? baseM[ci]![li]! : ms[ci]![li]!, u: u[ci]![li]! }));
     });
     return next;
   };
-  const pairFields = blocked.map((p) => [records[Math.floor(p / n)]!.fields, records[p % n]!.fields] as const);
-  let m = TRAINED.map((c) => withDisagree(levels[c].map((level) => (base[c] as Record<string, ProbabilityPair>)[level]!.m)));
-  let share = 0.01;
-  let iterations = 0;
-  let converged = false;
-  let mass = TRAINED.map((c) => new Float64Array(levels[c].length + 1));
-  while (iterations < maxIterations && pairVectors.length + labelVectors.length > 0) {
-    iterations++;
-    const current = modelWith(m.map((row) => row.slice(0, -1)));
-    mass = TRAINED.map((c) => new Float64Array(levels[c].length + 1));
-    let sameTotal = 0;
-    const add = (v: Vector, p: number) => {
-      TRAINED.forEach((_, c) => {
-        if (v[c]! >= 0) mass[c]![v[c]!]! += p;
+  const pairFields = blocked.map((pair) => [pool[Math.floor(pair / size)]!.fields, pool[pair % size]!.fields] as const);
+  const minRoundPairs = options.minRoundPairs ?? 20;
+  const mass = TRAINED.map((c) => new Float64Array(levels[c].length + 1));
+  const rounds: TrainingRound[] = [];
+  for (const round of ROUNDS) {
+    const fixed = new Set<string>(round.fixed);
+    const selected = pairAgreements.flatMap((agreement, k) => (round.selects(agreement) ? [k] : []));
+    if (selected.length < minRoundPairs) {
+      rounds.push({ rule: round.rule, pairs: selected.length, iterations: 0, converged: false, matchShare: 0 });
+      continue;
+    }
+    let m = baseM.map((row) => [...row]);
+    let share = 0.5;
+    let iterations = 0;
+    let converged = false;
+    let roundMass = TRAINED.map((c) => new Float64Array(levels[c].length + 1));
+    while (iterations < maxIterations) {
+      iterations++;
+      const current = modelWith(m.map((row) => row.slice(0, -1)), fixed);
+      roundMass = TRAINED.map((c) => new Float64Array(levels[c].length + 1));
+      let sameTotal = 0;
+      const logPrior = Math.log2(share / (1 - share));
+      for (let at = 0; at < selected.length; at++) {
+        if (at % SLICE === SLICE - 1) await pause();
+        const k = selected[at]!;
+        const [a, b] = pairFields[k]!;
+        const scored = scoreFingerprints(a, b, current);
+        // The hard rules are not applied here: they keep a pair from an automatic link, they do not
+        // say it is two people (one person's record with a given name typo and a nickname meets the
+        // twins rule; within a round, the rule's own agreement is the evidence).
+        const x = scored.weight + logPrior;
+        const posterior = x > 60 ? 1 : x < -60 ? 0 : 1 / (1 + 2 ** -x);
+        sameTotal += posterior;
+        const v = pairVectors[k]!;
+        TRAINED.forEach((c, ci) => {
+          if (!fixed.has(c) && v[ci]! >= 0) roundMass[ci]![v[ci]!]! += posterior;
+        });
+      }
+      let delta = 0;
+      m = m.map((row, ci) => {
+        const total = roundMass[ci]!.reduce((sum, x) => sum + x, 0);
+        if (total <= 0) return row;
+        const fresh = [...roundMass[ci]!].map((x) => Math.max(x / total, 1e-6));
+        fresh.forEach((x, l) => (delta = Math.max(delta, Math.abs(x - row[l]!))));
+        return fresh;
       });
-    };
-    const logPrior = Math.log2(share / (1 - share));
-    for (let k = 0; k < pairVectors.length; k++) {
-      if (k % SLICE === SLICE - 1) await pause();
-      const v = pairVectors[k]!;
-      const [a, b] = pairFields[k]!;
-      const scored = scoreFingerprints(a, b, current);
-      // A pair a hard rule keeps apart (twins, conflicting identifiers) is not evidence of how one
-      // person's records differ.
-      const x = scored.agreement.blockedBy ? -Infinity : scored.weight + logPrior;
-      const p = x > 60 ? 1 : x < -60 ? 0 : 1 / (1 + 2 ** -x);
-      sameTotal += p;
-      add(v, p);
+      share = Math.min(Math.max(sameTotal / selected.length, 1e-6), 1 - 1e-6);
+      if (delta < tolerance) {
+        converged = true;
+        break;
+      }
     }
-    for (const { v, same } of labelVectors) if (same) add(v, 1);
-    const next = mass.map((row) => {
-      const total = row.reduce((s, x) => s + x, 0);
-      return total > 0 ? [...row].map((x) => Math.max(x / total, 1e-6)) : null;
-    });
-    let delta = 0;
-    m = m.map((row, c) => {
-      const fresh = next[c];
-      if (!fresh) return row;
-      fresh.forEach((x, l) => (delta = Math.max(delta, Math.abs(x - row[l]!))));
-      return fresh;
-    });
-    share = pairVectors.length > 0 ? Math.min(Math.max(sameTotal / pairVectors.length, 1e-6), 1 - 1e-6) : share;
-    if (delta < tolerance) {
-      converged = true;
-      break;
-    }
+    roundMass.forEach((row, ci) => row.forEach((x, l) => (mass[ci]![l]! += x)));
+    rounds.push({ rule: round.rule, pairs: selected.length, iterations, converged, matchShare: share });
   }
-
-  // A golden-record registry is deduplicated: its blocked pairs are mostly relatives, and when EM
-  // calls most of them "same" it has learnt households, not how one person's records differ. Then
-  // m comes from the labelled pairs alone (and the base model where they are too few).
-  const degenerate = share > (options.maxMatchShare ?? 0.5);
-  if (degenerate) {
-    mass = TRAINED.map((c) => new Float64Array(levels[c].length + 1));
-    for (const { v, same } of labelVectors) {
-      if (!same) continue;
-      TRAINED.forEach((_, c) => {
-        if (v[c]! >= 0) mass[c]![v[c]!]! += 1;
-      });
-    }
-    m = mass.map((row, c) => {
-      const total = row.reduce((s, x) => s + x, 0);
-      return total > 0 ? [...row].map((x) => Math.max(x / total, 1e-6)) : m[c]!;
+  for (const { v, same } of labelVectors) {
+    if (!same) continue;
+    TRAINED.forEach((_, ci) => {
+      if (v[ci]! >= 0) mass[ci]![v[ci]!]! += 1;
     });
   }
-
-  // ---- The trained model: EM's m where the level had evidence, the base elsewhere.
+  // The base m is a prior worth `priorPairs` pairs (a Dirichlet prior): a level no pair showed keeps
+  // some of its base value, and a large sample outweighs it.
+  const priorPairs = options.priorPairs ?? 10;
   const model: ScoringModel = structuredClone({ ...base, version: options.version });
   delete model.termFrequencies;
   TRAINED.forEach((c, ci) => {
     const pairs = model[c] as Record<string, ProbabilityPair>;
-    const ms = levels[c].map((level, li) => {
-      if (iterations > 0 && mass[ci]![li]! >= minEvidence) {
-        estimated.m.push(`${c}.${level}`);
-        return m[ci]![li]!;
-      }
-      return pairs[level]!.m;
-    });
+    const total = mass[ci]!.reduce((sum, x) => sum + x, 0);
+    const learnt = total >= minEvidence;
+    if (learnt) estimated.m.push(...levels[c].map((level) => `${c}.${level}`));
+    const ms = levels[c].map((level, li) => (learnt ? (mass[ci]![li]! + priorPairs * baseM[ci]![li]!) / (total + priorPairs) : pairs[level]!.m));
     // Room for disagreement: levels never sum past 0.999.
     const sum = ms.reduce((s, x) => s + x, 0);
     const scale = sum > 0.999 ? 0.999 / sum : 1;
@@ -347,14 +394,12 @@ export async function trainScoringModel(input: readonly TrainingRecord[], option
     model,
     summary: {
       records: n,
+      observations: pool === records ? 0 : size,
       randomPairs,
       blockedPairs: pairVectors.length,
       labelledPairs: labelVectors.length,
       labelsSkipped,
-      iterations,
-      converged,
-      matchShare: share,
-      mFrom: degenerate ? 'labels' : 'em',
+      rounds,
       estimated,
     },
   };
