@@ -9,8 +9,10 @@
  * registry of the service (`SqlIdentityRegistry`, migrations applied) on a temporary SQLite file or
  * on a fresh PostgreSQL database (created under `--database-url`, default the test server's
  * postgres://postgres@127.0.0.1:5432/test, and dropped afterwards).
- *                                      [--train]   (after the load, train a model on the registry, seed
- *                                                   --seed, and score the queries with it)
+ *                                      [--stream N] (after the load, N resolves drawn like the queries)
+ *                                      [--train]   (after the load and the stream, train a model on the resolves'
+ *                                                   inbound records, seed --seed, and score the queries with it)
+ *                                      [--train-on-registry] (the same, EM over the registry's records)
  *
  * 1. Generates a seeded synthetic population in households (see synthetic.ts): `people` are loaded,
  *    25% more are held out (never loaded; many are relatives of loaded people: hard negatives).
@@ -44,7 +46,7 @@ import { SOURCE_ORIGINS, type SourceOrigin } from '../../subgraphs/identity/src/
 import { createIdentityPipeline, type MatchResult, type ResolveResult } from '../../subgraphs/identity/src/domain/pipeline.js';
 import { InMemoryIdentityRegistry } from '../../subgraphs/identity/src/domain/registry.js';
 import { DEFAULT_SCORING_MODEL, DEFAULT_THRESHOLDS, type ScoringModel } from '../../subgraphs/identity/src/domain/stage4-score.js';
-import { trainScoringModel, type TrainingSummary } from '../../subgraphs/identity/src/domain/stage4-training.js';
+import { trainScoringModel, type TrainingObservation, type TrainingSummary } from '../../subgraphs/identity/src/domain/stage4-training.js';
 import { resolveThresholds } from '../../subgraphs/identity/src/domain/stage5-assign.js';
 import {
   CORRUPTIONS,
@@ -77,7 +79,11 @@ function textArg(name: string, fallback: string): string {
 const DATABASE = textArg('database', 'memory');
 if (!['memory', 'sqlite', 'postgres'].includes(DATABASE)) throw new Error('--database is memory, sqlite or postgres');
 const DATABASE_URL = textArg('database-url', 'postgres://postgres@127.0.0.1:5432/test');
-const TRAIN = process.argv.includes('--train');
+/** Resolves of corrupted variants after the load, drawn like the queries (see "The stream"). */
+const STREAM = process.argv.includes('--stream') ? arg('stream', 0) : 0;
+const TRAIN = process.argv.includes('--train') || process.argv.includes('--train-on-registry');
+/** Train EM on the registry's records alone (the earlier way), not on the resolves' inbound records. */
+const TRAIN_ON_REGISTRY = process.argv.includes('--train-on-registry');
 const THRESHOLDS = {
   ...DEFAULT_THRESHOLDS,
   partial: arg('partial', DEFAULT_THRESHOLDS.partial, false),
@@ -87,15 +93,25 @@ const REVIEW = process.argv.includes('--review') ? arg('review', 0.5, false) : u
 const thresholdOptions = { ...THRESHOLDS, ...(REVIEW !== undefined ? { review: REVIEW } : {}) };
 
 /** The registry under test, and how to let it go. */
-async function openRegistry(): Promise<{ registry: IdentityRegistry; all(): Promise<IdentityRecord[]>; close(): Promise<void> }> {
+interface OpenRegistry {
+  registry: IdentityRegistry;
+  all(): Promise<IdentityRecord[]>;
+  /** The resolves' inbound records, oldest first (what the service's trainer reads). */
+  observations(): Promise<TrainingObservation[]>;
+  close(): Promise<void>;
+}
+
+async function openRegistry(): Promise<OpenRegistry> {
   if (DATABASE === 'memory') {
     const registry = new InMemoryIdentityRegistry();
-    return { registry, all: async () => [...registry.all()], close: async () => {} };
+    const observations = async () => registry.resolutions.map((r) => ({ gpid: r.gpid, ...r.observed }));
+    return { registry, all: async () => [...registry.all()], observations, close: async () => {} };
   }
   const { loadConfig, openDatabase } = await import('@svc/platform');
   const { migrations } = await import('../../subgraphs/identity/src/migrations/index.js');
   const { SqlIdentityRegistry } = await import('../../subgraphs/identity/src/entities/sql-registry.js');
   const { Sql } = await import('../../subgraphs/identity/src/entities/sql.js');
+  const { recordObservation, trainingObservations } = await import('../../subgraphs/identity/src/entities/resolve-observations.js');
   const { recordFromRow, RECORD_COLUMNS, RECORDS } = await import('../../subgraphs/identity/src/entities/identity-record.js');
   const dataDir = mkdtempSync(join(os.tmpdir(), 'svc-identity-accuracy-'));
   const env: Record<string, string> = { SVC_DATA_DIR: dataDir, SVC_LOG_LEVEL: 'silent' };
@@ -120,7 +136,8 @@ async function openRegistry(): Promise<{ registry: IdentityRegistry; all(): Prom
   const sql = Sql.of(orm);
   if (DATABASE === 'sqlite') await sql.rows('pragma cache_size = -65536');
   return {
-    registry: new SqlIdentityRegistry(sql),
+    registry: new SqlIdentityRegistry(sql, { effects: (tx, change) => (change.resolution ? recordObservation(tx, change.resolution) : Promise.resolve()) }),
+    observations: () => trainingObservations(sql, Number.MAX_SAFE_INTEGER),
     all: async () => ((await sql.table(RECORDS).select(...RECORD_COLUMNS)) as Parameters<typeof recordFromRow>[0][]).map(recordFromRow),
     close: async () => {
       await orm.close();
@@ -249,13 +266,27 @@ async function main() {
     else second.wrong++;
     track(result, person.id);
   }
+  // The stream: resolves drawn like the queries (corrupted variants, 80% of loaded people), from an
+  // RNG of its own so the queries stay the same with or without it. It is the raw input a trained
+  // model learns from; the run without --train resolves it too, so both score the same registry.
+  const streamRng = new Rng(SEED ^ 0x2545f491);
+  for (let i = 0; i < STREAM; i++) {
+    const known = streamRng.chance(0.8) || heldOut.length === 0;
+    const person = known ? streamRng.pick(loaded) : streamRng.pick(heldOut);
+    const variant = corruptedVariant(streamRng, person, corruptionCount(streamRng));
+    track(await pipeline.resolve(variant.payload, { source: streamRng.pick(SOURCE_ORIGINS) }), person.id);
+  }
   const loadMs = performance.now() - loadStart;
   const statusCounts = new Map<string, number>();
   for (const r of await store.all()) statusCounts.set(r.status, (statusCounts.get(r.status) ?? 0) + 1);
 
   if (TRAIN) {
     const trainStart = performance.now();
-    const trained = await trainScoringModel((await store.all()).filter((r) => r.status !== 'MERGED'), { seed: SEED, version: 2 });
+    const trained = await trainScoringModel((await store.all()).filter((r) => r.status !== 'MERGED'), {
+      seed: SEED,
+      version: 2,
+      ...(TRAIN_ON_REGISTRY ? {} : { observations: await store.observations() }),
+    });
     activeModel = trained.model;
     training = { summary: trained.summary, ms: performance.now() - trainStart };
     if (VERBOSE) {
@@ -372,8 +403,8 @@ async function main() {
   lines.push(`- Machine: ${cpu}, ${os.cpus().length} cores, Node ${process.version}, ${os.platform()} ${os.arch()}`);
   const overrides = THRESHOLDS.partial !== DEFAULT_THRESHOLDS.partial || THRESHOLDS.autoLink !== DEFAULT_THRESHOLDS.autoLink
     ? ` --partial ${THRESHOLDS.partial} --auto-link ${THRESHOLDS.autoLink}` : '';
-  const more = `${REVIEW !== undefined ? ` --review ${REVIEW}` : ''}${DATABASE !== 'memory' ? ` --database ${DATABASE}` : ''}`;
-  lines.push(`- Command: \`npx tsx bench/identity/accuracy.ts --people ${PEOPLE} --queries ${QUERIES} --seed ${SEED}${overrides}${more}${TRAIN ? ' --train' : ''}\``);
+  const more = `${REVIEW !== undefined ? ` --review ${REVIEW}` : ''}${DATABASE !== 'memory' ? ` --database ${DATABASE}` : ''}${STREAM > 0 ? ` --stream ${STREAM}` : ''}`;
+  lines.push(`- Command: \`npx tsx bench/identity/accuracy.ts --people ${PEOPLE} --queries ${QUERIES} --seed ${SEED}${overrides}${more}${TRAIN_ON_REGISTRY ? ' --train-on-registry' : TRAIN ? ' --train' : ''}\``);
   lines.push(`- Population: ${population.length} synthetic people in households; ${loaded.length} loaded, ${heldOut.length} held out`);
   lines.push(`- Registry: ${DATABASE === 'memory' ? 'in memory (InMemoryIdentityRegistry)' : `${DATABASE === 'sqlite' ? 'SQLite' : 'PostgreSQL'} (SqlIdentityRegistry)`}`);
   lines.push(`- Thresholds: PARTIAL ≥ ${THRESHOLDS.partial}, auto-link ≥ ${THRESHOLDS.autoLink}, candidate floor ${THRESHOLDS.candidateFloor}, review ≥ ${resolveThresholds(thresholdOptions).review}`);
@@ -392,7 +423,7 @@ async function main() {
   lines.push('');
   lines.push('| Phase | Operations | Time | Throughput |');
   lines.push('|---|---:|---:|---:|');
-  const loadOps = loaded.length + second.total;
+  const loadOps = loaded.length + second.total + STREAM;
   lines.push(`| Load (resolve) | ${loadOps} | ${(loadMs / 1000).toFixed(1)} s | ${Math.round(loadOps / (loadMs / 1000))}/s |`);
   lines.push(`| Match | ${queries.length} | ${(matchMs / 1000).toFixed(1)} s | ${Math.round(queries.length / (matchMs / 1000))}/s |`);
   lines.push(`| Resolve | ${queries.length} | ${(resolveMs / 1000).toFixed(1)} s | ${Math.round(queries.length / (resolveMs / 1000))}/s |`);
@@ -409,7 +440,7 @@ async function main() {
   if (training) {
     const t = training.summary;
     lines.push(
-      `Trained model (version ${activeModel.version}) on the loaded registry in ${(training.ms / 1000).toFixed(1)} s: ${t.records} records, ${t.randomPairs} random pairs (u), ${t.blockedPairs} blocked pairs (m by EM, ${t.iterations} iterations, ${t.converged ? 'converged' : 'not converged'}, match share ${(t.matchShare * 100).toFixed(2)}%); estimated m: ${t.estimated.m.join(' ')}; u: ${t.estimated.u.join(' ')}; term frequencies: ${Object.entries(activeModel.termFrequencies ?? {}).map(([f, table]) => `${f} ${Object.keys(table).length}`).join(', ') || 'none'}.`,
+      `Trained model (version ${activeModel.version}) after the load in ${(training.ms / 1000).toFixed(1)} s: ${t.records} registry records, ${t.randomPairs} random pairs of them (u), ${t.blockedPairs} blocked pairs of ${t.observations > 0 ? `the ${t.observations} resolves' inbound records` : 'registry records'} (m by EM: ${t.rounds.map((r) => `${r.rule}: ${r.pairs} pairs, ${r.iterations} iterations${r.converged ? ', converged' : ''}, match share ${(r.matchShare * 100).toFixed(2)}%`).join('; ')}; ${t.labelledPairs} labelled pairs); estimated m: ${t.estimated.m.join(' ')}; u: ${t.estimated.u.join(' ')}; term frequencies: ${Object.entries(activeModel.termFrequencies ?? {}).map(([f, table]) => `${f} ${Object.keys(table).length}`).join(', ') || 'none'}.`,
     );
     lines.push('');
   }
