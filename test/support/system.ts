@@ -25,7 +25,10 @@ export interface TestSystem {
 export async function bootSystem(env: Record<string, string> = {}, options: { now?: () => Date; storage?: TestStorage; logger?: Logger } = {}): Promise<TestSystem> {
   const storage = options.storage ?? (await freshStorage());
   const operatorToken = env['SVC_BOOTSTRAP_TOKEN'] ?? `op_${randomBytes(24).toString('base64url')}`;
-  const config = loadConfig({ SVC_LOG_LEVEL: 'silent', SVC_BOOTSTRAP_TOKEN: operatorToken, SVC_OUTBOX_POLL_MS: '50', ...storage.env, ...env });
+  // Test files run in parallel on a small machine: an event-loop delay of a second is the test
+  // runner's load, not this app's, so only a delay ten times the default sheds here (the load-shedding
+  // tests set their own limits).
+  const config = loadConfig({ SVC_LOG_LEVEL: 'silent', SVC_BOOTSTRAP_TOKEN: operatorToken, SVC_OUTBOX_POLL_MS: '50', SVC_SHED_EVENT_LOOP_DELAY_MS: '10000', ...storage.env, ...env });
   const system = await startSystem(config, { ...(options.now ? { now: options.now } : {}), ...(options.logger ? { logger: options.logger } : {}) });
   await system.app.ready();
 
