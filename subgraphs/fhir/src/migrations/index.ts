@@ -11,6 +11,7 @@ import { M009ExportElementsPatients } from './m009-export-elements-patients.js';
 import { M010SearchCompositeThird } from './m010-search-composite-third.js';
 import { M011AnalyticsQueries } from './m011-analytics-queries.js';
 import { M012SearchDateHighIndex } from './m012-search-date-high-index.js';
+import { M013SearchTokenCoveringIndexes } from './m013-search-token-covering-indexes.js';
 
 /** The FHIR subgraph's migration history, in order. */
 export const migrations = [
@@ -27,4 +28,5 @@ export const migrations = [
   { name: 'm010-search-composite-third', class: M010SearchCompositeThird },
   { name: 'm011-analytics-queries', class: M011AnalyticsQueries },
   { name: 'm012-search-date-high-index', class: M012SearchDateHighIndex },
+  { name: 'm013-search-token-covering-indexes', class: M013SearchTokenCoveringIndexes },
 ];
