@@ -55,7 +55,7 @@ describe('background WAL checkpoints (embedded SQLite)', () => {
     // Commits no longer checkpoint (a far threshold); the worker does, and the writer starts the log over.
     for (let i = 0; i < 12; i++) {
       await write(orm, 2);
-      await new Promise((r) => setTimeout(r, 300));
+      await new Promise((r) => setTimeout(r, 600));
     }
     expect(statSync(join(dir, 'walt.sqlite-wal')).size).toBeLessThan(16 * 1024 * 1024);
     const [row] = (await orm.em.getConnection().execute('select count(*) as n from blobs')) as { n: number }[];

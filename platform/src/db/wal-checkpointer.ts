@@ -25,8 +25,8 @@ import { Worker } from 'node:worker_threads';
 const WATCH_MS = 1000;
 /** The WAL size (bytes) from which a worker checkpoints it: about SQLite's own 1,000-page threshold. */
 const START_BYTES = 4 * 1024 * 1024;
-/** How often the worker checkpoints. */
-const INTERVAL_MS = 200;
+/** How often the worker checkpoints: about as often as a busy writer commits a Bundle, so each fsync carries many pages. */
+const INTERVAL_MS = 1000;
 /** The event loop's own checkpoint threshold (pages of 4 KiB) while a worker runs. */
 const FALLBACK_PAGES = 16_384;
 /** SQLite's default threshold, restored when the worker stops. */
