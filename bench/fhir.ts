@@ -290,7 +290,13 @@ function rowsFor(patients: readonly IngestedPatient[], observations: readonly st
 }
 
 async function probe(baseUrl: string, token: string, path: string): Promise<void> {
-  const res = await fetch(`${baseUrl}${path}`, { headers: { authorization: `Bearer ${token}` } });
+  let res = await fetch(`${baseUrl}${path}`, { headers: { authorization: `Bearer ${token}` } });
+  // Right after a long ingest the load shedder may still count the ingest's event-loop lag: wait as told.
+  for (let attempt = 1; res.status === 503 && attempt < 10; attempt++) {
+    await res.text();
+    await new Promise((resolve) => setTimeout(resolve, 1000 * Math.min(10, Number(res.headers.get('retry-after')) || 2)));
+    res = await fetch(`${baseUrl}${path}`, { headers: { authorization: `Bearer ${token}` } });
+  }
   const text = await res.text();
   if (res.status !== 200) throw new Error(`probe ${path}: ${res.status} ${text.slice(0, 300)}`);
   // A search may rightly find nothing (a random patient need not have that code); a read must answer its resource.

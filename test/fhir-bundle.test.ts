@@ -180,4 +180,54 @@ describe('FHIR R4 transaction and batch Bundles', () => {
     expect(big.statusCode).toBe(413);
     expect(big.json().issue[0].expression).toEqual(['Bundle.entry']);
   });
+
+  it('indexes the creates of a transaction exactly as single creates: the same searches find both, values and content intact', async () => {
+    const tag = `bulk-${Date.now()}`;
+    const person = { resourceType: 'Patient', identifier: [{ system: 'urn:bulk', value: tag }], name: [{ family: 'Ångström-Nuñez', given: ['Zoë', 'O\'Brien "Jr"'] }], birthDate: '1961-07-04', gender: 'other' };
+    const vital = (subject: string) => ({
+      resourceType: 'Observation',
+      status: 'final',
+      identifier: [{ system: 'urn:bulk', value: tag }],
+      code: { coding: [{ system: 'http://loinc.org', code: '8480-6' }] },
+      subject: { reference: subject },
+      effectivePeriod: { start: '2024-02-29T23:59:59.999+02:00', end: '2024-03-01' },
+      valueQuantity: { value: 120.5, unit: 'mm[Hg]', system: 'http://unitsofmeasure.org', code: 'mm[Hg]' },
+      component: [
+        { code: { coding: [{ system: 'http://loinc.org', code: '8462-4' }] }, valueQuantity: { value: 1e-7, system: 'http://unitsofmeasure.org', code: 'mm[Hg]' } },
+        { code: { coding: [{ system: 'http://loinc.org', code: '8867-4' }] }, valueString: 'ßtraße — ☃ 𝄞' },
+      ],
+    });
+    const single = (await fhir(t, writer, 'POST', '/Patient', person)).json();
+    const created = await fhir(t, writer, 'POST', '/Observation', vital(`Patient/${single.id}`));
+    expect(created.statusCode, created.body).toBe(201);
+    const singleObs = created.json();
+    const res = await fhir(t, writer, 'POST', '', {
+      resourceType: 'Bundle',
+      type: 'transaction',
+      entry: [
+        { fullUrl: 'urn:uuid:7f000000-0000-4000-8000-0000000000aa', request: { method: 'POST', url: 'Patient' }, resource: person },
+        { request: { method: 'POST', url: 'Observation' }, resource: vital('urn:uuid:7f000000-0000-4000-8000-0000000000aa') },
+      ],
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const [bulk, bulkObs] = (res.json().entry as ResponseEntry[]).map((e) => e.resource!);
+    const queries = [
+      `/Patient?identifier=urn:bulk|${tag}&name=angstrom`,
+      `/Patient?identifier=urn:bulk|${tag}&given:exact=${encodeURIComponent('O\'Brien "Jr"')}`,
+      `/Patient?identifier=urn:bulk|${tag}&birthdate=1961-07-04&gender=other`,
+      `/Observation?identifier=urn:bulk|${tag}&value-quantity=120.5|http://unitsofmeasure.org|mm[Hg]`,
+      `/Observation?identifier=urn:bulk|${tag}&date=gt2024-02-29T21:00:00Z&date=lt2024-03-02`,
+      `/Observation?identifier=urn:bulk|${tag}&component-code-value-quantity=${encodeURIComponent('http://loinc.org|8462-4$1e-7')}`,
+      `/Observation?identifier=urn:bulk|${tag}&code-value-quantity=${encodeURIComponent('http://loinc.org|8480-6$gt120')}`,
+      `/Observation?identifier=urn:bulk|${tag}&subject:Patient.family=angstr`,
+    ];
+    for (const q of queries) {
+      const found = await search(writer, q);
+      expect(found.entry?.map((e) => e.resource.id).sort(), q).toEqual([q.startsWith('/Patient') ? single.id : singleObs.id, q.startsWith('/Patient') ? bulk!.id : bulkObs!.id].sort());
+    }
+    const read = (await fhir(t, writer, 'GET', `/Observation/${bulkObs!.id}`)).json();
+    const { meta: _m1, id: _i1, subject: _s1, ...bulkBody } = read;
+    const { meta: _m2, id: _i2, subject: _s2, ...singleBody } = (await fhir(t, writer, 'GET', `/Observation/${singleObs.id}`)).json();
+    expect(bulkBody).toEqual(singleBody);
+  });
 });

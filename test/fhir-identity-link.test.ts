@@ -62,6 +62,23 @@ describe('FHIR Patient ↔ GPID identity link', () => {
     expect(gpidOf(forged)).toBe(gpidOf(first));
   });
 
+  it('links Patients created by a transaction Bundle with X-Svc-Source, like single creates', async () => {
+    const pusher = await apiToken(t, alphaGpid, ['cms.fhir.r4.read', 'cms.fhir.rest.write', 'cms.fhir.bundle.push']);
+    const bundle = {
+      resourceType: 'Bundle',
+      type: 'transaction',
+      entry: [
+        { fullUrl: 'urn:uuid:5b1e0c3e-0000-4000-8000-000000000001', request: { method: 'POST', url: 'Patient' }, resource: person('Ingrid', 'Halvorsen', '1979-11-03', 'ingrid.halvorsen@example.org') },
+        { request: { method: 'POST', url: 'Observation' }, resource: { resourceType: 'Observation', status: 'final', code: { text: 'weight' }, subject: { reference: 'urn:uuid:5b1e0c3e-0000-4000-8000-000000000001' } } },
+      ],
+    };
+    const res = await fhir(t, pusher, 'POST', '', bundle, { 'x-svc-source': 'provider' });
+    expect(res.statusCode).toBe(200);
+    const id = res.json().entry[0].response.location.split('/')[1];
+    const patient = await linked(alpha, id);
+    expect(patient.meta.versionId).toBe('2');
+  });
+
   it('never logs the internal hand-off events', async () => {
     const created = await fhir(t, alpha, 'POST', '/Patient', person('Internal', 'Handoff', '1970-01-01'), { 'x-svc-source': 'lake' });
     await linked(alpha, created.json().id);

@@ -7,6 +7,7 @@ import { Migrator, type Migration } from '@mikro-orm/migrations';
 import type { Config } from '../config.js';
 import { ensurePrivateDirectory, ensurePrivateFile, restrictToOwner } from './private-files.js';
 import type { Logger } from '../logging.js';
+import { checkpointWalInBackground } from './wal-checkpointer.js';
 
 export type Orm = MikroORM;
 
@@ -97,8 +98,31 @@ export async function openDatabase(options: DatabaseOptions): Promise<Orm> {
     for (const suffix of ['-wal', '-shm']) restrictToOwner(`${file}${suffix}`);
   }
   await orm.getMigrator().up();
-  if (!config.databaseUrl) keepSqliteStatistics(orm);
+  if (!config.databaseUrl) {
+    keepSqliteStatistics(orm);
+    checkpointInBackground(orm, join(config.dataDir, `${owner}.sqlite`), owner, options.logger);
+  }
   return orm;
+}
+
+/**
+ * Hand the WAL checkpoints of a heavily written SQLite database to a worker thread (see
+ * wal-checkpointer.ts); closing the ORM stops the worker first.
+ */
+function checkpointInBackground(orm: Orm, file: string, owner: string, logger: Logger | undefined): void {
+  const connection = orm.em.getConnection();
+  const checkpointer = checkpointWalInBackground(
+    file,
+    async (pages) => {
+      await connection.execute(`pragma wal_autocheckpoint = ${pages}`);
+    },
+    (err) => logger?.warn({ owner, detail: String(err instanceof Error ? err.message : err).slice(0, 500) }, 'background WAL checkpoint failed'),
+  );
+  const close = orm.close.bind(orm);
+  orm.close = async (force?: boolean) => {
+    await checkpointer.stop();
+    return close(force);
+  };
 }
 
 /** How often the embedded SQLite refreshes its planner statistics (PRAGMA optimize). */

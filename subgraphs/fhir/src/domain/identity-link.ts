@@ -13,7 +13,7 @@
  * `keepServerGpid`).
  */
 import type { EntityManager } from '@mikro-orm/core';
-import { demographicsDiffer, hasMatchableDemographics, makeEvent, patientDemographics, recordEvent, type Principal, knexOf } from '@svc/platform';
+import { demographicsDiffer, hasMatchableDemographics, makeEvent, patientDemographics, recordEvent, type EventEnvelope, type Principal, knexOf } from '@svc/platform';
 import { resourceStore } from '../entities/resource-store.js';
 import { extractSearchIndex } from './search-index.js';
 import { validateFhirResource, type FhirResource } from './validation.js';
@@ -66,28 +66,31 @@ export function keepServerGpid(resourceType: string, input: FhirResource, previo
 }
 
 /**
- * In the write's transaction: ask the identity registry for this Patient's GPID when its
- * demographics changed (or it is new) and the write declared its source origin. Without
- * `X-Svc-Source` there is no identity claim: the registry counts source origins as confirmations
- * (two independent origins make an identity ACTIVE), so one is never invented.
+ * The request for this Patient's GPID when its demographics changed (or it is new) and the write
+ * declared its source origin; null when there is nothing to ask. Without `X-Svc-Source` there is no
+ * identity claim: the registry counts source origins as confirmations (two independent origins
+ * make an identity ACTIVE), so one is never invented.
  */
-export function requestIdentityIfChanged(call: FhirCall, em: EntityManager, stored: StoredResource, resource: FhirResource, previous: FhirResource | null): void {
-  if (stored.resourceType !== 'Patient' || call.source === null) return;
+export function identityRequestIfChanged(call: FhirCall, stored: StoredResource, resource: FhirResource, previous: FhirResource | null): EventEnvelope | null {
+  if (stored.resourceType !== 'Patient' || call.source === null) return null;
   const demographics = patientDemographics(resource);
-  if (!hasMatchableDemographics(demographics)) return; // the registry resolves nothing from nothing
-  if (previous && !demographicsDiffer(demographics, patientDemographics(previous)) && gpidOf(previous) !== null) return;
-  recordEvent(
-    em,
-    makeEvent(PATIENT_IDENTITY_REQUESTED, stored.partnerGpid, {
-      event: PATIENT_IDENTITY_REQUESTED,
-      resource_type: 'Patient',
-      resource_id: stored.id,
-      version_id: String(stored.versionId),
-      partner_gpid: stored.partnerGpid,
-      source: call.source,
-      demographics: { ...demographics },
-    }),
-  );
+  if (!hasMatchableDemographics(demographics)) return null; // the registry resolves nothing from nothing
+  if (previous && !demographicsDiffer(demographics, patientDemographics(previous)) && gpidOf(previous) !== null) return null;
+  return makeEvent(PATIENT_IDENTITY_REQUESTED, stored.partnerGpid, {
+    event: PATIENT_IDENTITY_REQUESTED,
+    resource_type: 'Patient',
+    resource_id: stored.id,
+    version_id: String(stored.versionId),
+    partner_gpid: stored.partnerGpid,
+    source: call.source,
+    demographics: { ...demographics },
+  });
+}
+
+/** In the write's transaction: record {@link identityRequestIfChanged}'s request, if any. */
+export function requestIdentityIfChanged(call: FhirCall, em: EntityManager, stored: StoredResource, resource: FhirResource, previous: FhirResource | null): void {
+  const event = identityRequestIfChanged(call, stored, resource, previous);
+  if (event) recordEvent(em, event);
 }
 
 /** The principal of the system's own writes (the GPID link): it acts for the resource's partner. */

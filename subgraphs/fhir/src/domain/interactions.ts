@@ -12,7 +12,7 @@ import { parseSearchRequest, type SearchRequest } from './search-request.js';
 import { decodeHistoryCursor, encodeCursor, encodeHistoryCursor, type RowPosition } from './search-cursor.js';
 import { assertKnownType, assertResourceShape, validateFhirResource, type FhirResource } from './validation.js';
 import { parseStoredResource, storedContentOf } from './stored-content.js';
-import { keepServerGpid, requestIdentityIfChanged } from './identity-link.js';
+import { identityRequestIfChanged, keepServerGpid, requestIdentityIfChanged } from './identity-link.js';
 import { serializeConditionalCreate } from './conditional-create-lock.js';
 import type { ReadEventLog } from './read-events.js';
 
@@ -43,9 +43,10 @@ export class PendingCreates {
   private list: NewResource[] = [];
   private events: EventEnvelope[] = [];
 
-  add(resource: NewResource, event: EventEnvelope): void {
+  /** A create and its events (`fhir.resource.created`, and a Patient's identity request), in order. */
+  add(resource: NewResource, ...events: EventEnvelope[]): void {
     this.list.push(resource);
-    this.events.push(event);
+    this.events.push(...events);
   }
 
   async flush(em: EntityManager): Promise<void> {
@@ -262,7 +263,8 @@ export async function create(call: FhirCall, resourceType: string, body: unknown
   const index = extractSearchIndex(resource);
   assertWritableInCompartment(call.principal, resourceType, stored.id, index.reference);
   if (call.pending) {
-    call.pending.add({ stored, index }, resourceEvent(call, 'created', stored));
+    const identityRequest = identityRequestIfChanged(call, stored, resource, null);
+    call.pending.add({ stored, index }, resourceEvent(call, 'created', stored), ...(identityRequest ? [identityRequest] : []));
     return outcomeOf(call, stored, 201, resource);
   }
   await inTransaction(call.em, async (em) => {

@@ -153,28 +153,40 @@ function toRow(r: StoredResource): Row {
 }
 
 /**
- * Bound parameters per multi-row INSERT, well under SQLite's limit (32766 in the SQLite that
- * better-sqlite3 ships) and PostgreSQL's (65535).
+ * Rows per bulk INSERT: bounds the size of one statement's JSON (a few MB), not its parameters
+ * (there is one).
  */
-const MAX_PARAMS = 16_000;
+const ROWS_PER_INSERT = 5_000;
 
 /**
- * Insert `rows` (all with the same columns, in the same order) with as few `INSERT … VALUES (…),
- * (…)` statements as the parameter limit allows. Written by hand because knex builds SQLite's
- * multi-row insert as a UNION ALL of SELECTs, capped at 500 rows and slower to plan.
+ * Insert `rows` (all with the same columns) with one `INSERT … SELECT` per chunk whose only bound
+ * parameter is the chunk as JSON, unpacked by the database: `json_each` on SQLite,
+ * `json_populate_recordset` on PostgreSQL (typed by the table's own columns). The database parses
+ * the rows in C, so a Bundle's thousands of index rows cost no per-value work in the driver or in
+ * knex (a `VALUES (?, ?, …)` list of 16,000 parameters went through knex's placeholder rewriting
+ * value by value, and PostgreSQL's `$n` renumbering on top), the statement text is the same for
+ * every chunk (SQLite's prepared-statement cache serves it), and no chunk comes near SQLite's
+ * 32,766 or PostgreSQL's 65,535 bound-parameter limit.
  */
-async function insertChunked<T extends object>(knex: Knex, table: string, rows: readonly T[]): Promise<void> {
+async function insertBulk<T extends object>(knex: Knex, table: string, rows: readonly T[]): Promise<void> {
   if (rows.length === 0) return;
   const columns = Object.keys(rows[0]!);
-  const size = Math.max(1, Math.floor(MAX_PARAMS / columns.length));
-  const head = `insert into "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) values `;
-  const tuple = `(${columns.map(() => '?').join(', ')})`;
-  for (let i = 0; i < rows.length; i += size) {
-    const chunk = rows.slice(i, i + size);
-    const bindings: Knex.Value[] = [];
-    for (const row of chunk) for (const c of columns) bindings.push(((row as Record<string, unknown>)[c] ?? null) as Knex.Value);
-    await knex.raw(head + new Array<string>(chunk.length).fill(tuple).join(', '), bindings);
+  const list = columns.map((c) => `"${c}"`).join(', ');
+  const postgres = !isSqliteClient(knex);
+  const sql = postgres
+    ? `insert into "${table}" (${list}) select ${list} from json_populate_recordset(null::"${table}", ?)`
+    : `insert into "${table}" (${list}) select ${columns.map((_c, i) => `value ->> ${i}`).join(', ')} from json_each(?)`;
+  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
+    const chunk = rows.slice(i, i + ROWS_PER_INSERT);
+    // PostgreSQL matches object keys to columns (a key left out is NULL); SQLite reads positions.
+    const json = postgres ? JSON.stringify(chunk) : JSON.stringify(chunk.map((row) => columns.map((c) => (row as Record<string, unknown>)[c] ?? null)));
+    await knex.raw(sql, [json]);
   }
+}
+
+function isSqliteClient(knex: Knex): boolean {
+  const dialect = (knex as unknown as { client?: { dialect?: string } }).client?.dialect;
+  return dialect === 'sqlite3' || dialect === 'better-sqlite3';
 }
 
 /** A new resource and its search-index rows, written by `insertMany`. */
@@ -284,12 +296,12 @@ export const resourceStore = {
     if (list.length === 0) return;
     const knex = knexOf(em);
     const rows = list.map((r) => toRow(r.stored));
-    await insertChunked(knex, RESOURCES, rows);
-    await insertChunked(knex, HISTORY, rows);
+    await insertBulk(knex, RESOURCES, rows);
+    await insertBulk(knex, HISTORY, rows);
     for (const [kind, table] of Object.entries(INDEX_TABLES) as [keyof SearchIndexRows, string][]) {
       const indexRows: Record<string, unknown>[] = [];
       for (const { stored, index } of list) for (const r of index[kind]) indexRows.push({ resource_type: stored.resourceType, resource_id: stored.id, ...r });
-      await insertChunked(knex, table, indexRows);
+      await insertBulk(knex, table, indexRows);
     }
   },
 
