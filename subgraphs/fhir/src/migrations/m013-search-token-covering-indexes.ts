@@ -5,6 +5,11 @@ import { SchemaMigration } from '@svc/platform';
  * alone: by code, the resource ids (`code=…` counted or driven: no table read per match); by
  * resource, the parameter, code and system (the `EXISTS` probe of a criterion, once per resource a
  * sorted walk meets). Same leading columns as before, so every query that used them still does.
+ *
+ * On PostgreSQL, statistics of how param, code and system go together: the planner multiplied
+ * their selectivities as if independent and expected 1,007 rows of one LOINC code where 8,105 were
+ * stored (100,000 resources), so it drove `code=…&_sort=-date` by the code and sorted every match
+ * instead of walking the date index (EXPLAIN ANALYZE: 470 ms against 39 ms).
  */
 export class M013SearchTokenCoveringIndexes extends SchemaMigration {
   override async up(): Promise<void> {
@@ -20,5 +25,8 @@ export class M013SearchTokenCoveringIndexes extends SchemaMigration {
         t.index(['resource_type', 'resource_id', 'param', 'code', 'system'], 'fhir_sp_token_resource_idx');
       }),
     );
+    if ((this.getKnex().client as { dialect?: string }).dialect !== 'postgresql') return;
+    this.addSql('create statistics fhir_sp_token_code_stats (dependencies, mcv) on param, code, system from fhir_sp_token');
+    this.addSql('analyze fhir_sp_token');
   }
 }
