@@ -184,8 +184,13 @@ async function insertBulk<T extends object>(knex: Knex, table: string, rows: rea
   }
 }
 
-function isSqliteClient(knex: Knex): boolean {
-  const dialect = (knex as unknown as { client?: { dialect?: string } }).client?.dialect;
+/** The knex dialect a connection or query builder speaks (`postgresql`, `better-sqlite3`, …). */
+export function dialectOf(knex: Knex | Knex.QueryBuilder): string | undefined {
+  return (knex as unknown as { client?: { dialect?: string } }).client?.dialect;
+}
+
+export function isSqliteClient(knex: Knex | Knex.QueryBuilder): boolean {
+  const dialect = dialectOf(knex);
   return dialect === 'sqlite3' || dialect === 'better-sqlite3';
 }
 

@@ -4,7 +4,7 @@ import type { Knex } from '@mikro-orm/knex';
 import { TOTAL_EXACT_LIMIT, type Criterion, type Prefix, type SearchRequest, type SearchValue, type SortKey } from '../domain/search-request.js';
 import type { PageCursor, RowPosition } from '../domain/search-cursor.js';
 import { normalizeString } from '../domain/search-index.js';
-import { INDEX_TABLES, RESOURCES, toStored, whereVisible, type ResourceView, type StoredResource } from './resource-store.js';
+import { dialectOf, INDEX_TABLES, isSqliteClient, RESOURCES, toStored, whereVisible, type ResourceView, type StoredResource } from './resource-store.js';
 
 type QB = Knex.QueryBuilder;
 
@@ -25,8 +25,7 @@ function like(q: QB, column: string, pattern: string): void {
  */
 function likePrefix(q: QB, column: string, prefix: string): void {
   like(q, column, `${escapeLike(prefix)}%`);
-  const dialect = (q as unknown as { client?: { dialect?: string } }).client?.dialect;
-  if (prefix === '' || (dialect !== 'sqlite3' && dialect !== 'better-sqlite3')) return;
+  if (prefix === '' || !isSqliteClient(q)) return;
   const last = prefix.charCodeAt(prefix.length - 1);
   // SQLite compares UTF-8 bytes (code point order); a surrogate or U+FFFF has no simple successor.
   if ((last >= 0xd800 && last <= 0xdfff) || last === 0xffff) return;
@@ -512,8 +511,7 @@ async function sortedPage(knex: Knex, request: SearchRequest, base: () => QB): P
  * `SET LOCAL`, in a transaction of its own (or until the end of the caller's, when `knex` is one).
  */
 async function asIndexWalk<T>(knex: Knex, q: QB): Promise<T> {
-  const dialect = (knex as unknown as { client?: { dialect?: string } }).client?.dialect;
-  if (dialect !== 'postgresql') return (await q) as T;
+  if (dialectOf(knex) !== 'postgresql') return (await q) as T;
   return knex.transaction(async (trx) => {
     await trx.raw('set local max_parallel_workers_per_gather = 0; set local enable_sort = off');
     return (await q.transacting(trx)) as T;
