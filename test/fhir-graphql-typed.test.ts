@@ -181,4 +181,29 @@ describe('typed FHIR GraphQL', () => {
     const page = await t.graphql('{ fhirPatients(first: 20) { edges { node { id gender name { family given } } } pageInfo { hasNextPage } } }', {}, alpha);
     expect(page.errors).toBeUndefined();
   });
+
+  it('answers every field of one query that reads and searches eight types side by side, each read committing its own event', async () => {
+    const bodies: Record<string, object> = {
+      Patient: { gender: 'female' },
+      Observation: { status: 'final', code: { text: 'weight' } },
+      Condition: { subject: { display: 'someone' } },
+      Encounter: { status: 'planned', class: { code: 'AMB' } },
+      Practitioner: { active: true },
+      Organization: { name: 'Clinic' },
+      Location: { name: 'Ward' },
+      Device: { status: 'active' },
+    };
+    const types = Object.keys(bodies);
+    // A fresh partner per round opens fresh read-event windows, so every field commits an event.
+    for (let round = 0; round < 3; round += 1) {
+      const token = await apiToken(t, await registerPartner(t, `Typed Side ${round}`), ['cms.fhir.r4.read', 'cms.fhir.rest.write']);
+      const ids: string[] = [];
+      for (const type of types) ids.push((await fhir(t, token, 'POST', `/${type}`, { resourceType: type, ...bodies[type] })).json().id);
+      const reads = types.map((type, k) => `r${k}: fhirRead(resourceType: "${type}", id: "${ids[k]}") { status }`).join(' ');
+      const searches = types.map((type, k) => `s${k}: fhirSearch(resourceType: "${type}", query: "_count=5&_total=accurate") { status }`).join(' ');
+      const res = await t.graphql<Record<string, { status: number }>>(`{ ${reads} ${searches} }`, {}, token);
+      expect(res.errors).toBeUndefined();
+      expect(Object.values(res.data!).map((r) => r.status)).toEqual(Array(types.length * 2).fill(200));
+    }
+  });
 });

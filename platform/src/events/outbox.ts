@@ -63,6 +63,19 @@ export function recordEvent(em: EntityManager, event: EventEnvelope): void {
   });
 }
 
+/**
+ * Commit one event now, outside any change of the caller's: in `em`'s transaction when it has one
+ * (it commits with it), else in a unit of work of its own. The root fields of a GraphQL query run
+ * at the same time on the request's one entity manager, and a flush of that manager lends its
+ * transaction to whatever the others query meanwhile (a query that lands after the commit fails);
+ * a fork's flush keeps its transaction to itself. Call `OutboxRelay.wake()` afterwards.
+ */
+export async function commitEvent(em: EntityManager, event: EventEnvelope): Promise<void> {
+  const own = em.isInTransaction() ? em : em.fork();
+  recordEvent(own, event);
+  await own.flush();
+}
+
 /** Bound parameters per multi-row outbox INSERT (under SQLite's 32766 and PostgreSQL's 65535). */
 const MAX_OUTBOX_PARAMS = 12_000;
 

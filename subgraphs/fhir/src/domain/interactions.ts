@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/core';
-import { DomainError, insertEvents, makeEvent, recordEvent, type EventEnvelope, type Principal, type SourceOrigin } from '@svc/platform';
+import { commitEvent, DomainError, insertEvents, makeEvent, recordEvent, type EventEnvelope, type Principal, type SourceOrigin } from '@svc/platform';
 import { inView, isCompartmentView, resourceStore, type NewResource, type StoredResource } from '../entities/resource-store.js';
 import { patientCompartment } from './definitions.js';
 import { readViewOf } from './sharing-rules.js';
@@ -155,7 +155,7 @@ async function readEvent(call: FhirCall, resourceType: string, interaction: 'rea
     await call.reads.record(call.em, { partnerGpid: call.principal.partnerGpid, resourceType, interaction, status, requestId: call.requestId });
     return;
   }
-  recordEvent(
+  await commitEvent(
     call.em,
     makeEvent('fhir.resource.read', call.principal.partnerGpid, {
       event: 'fhir.resource.read',
@@ -166,7 +166,6 @@ async function readEvent(call: FhirCall, resourceType: string, interaction: 'rea
       request_id: call.requestId,
     }),
   );
-  await call.em.flush();
 }
 
 /** A resource ready to store: server-assigned id and meta, validated. */

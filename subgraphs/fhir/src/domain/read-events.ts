@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/core';
-import { makeEvent, recordEvent, type EventEnvelope } from '@svc/platform';
+import { commitEvent, makeEvent, recordEvent, type EventEnvelope } from '@svc/platform';
 
 /** How long reads of one kind are counted into one `fhir.resource.read` event after the first. */
 export const READ_EVENT_WINDOW_MS = 1000;
@@ -60,7 +60,7 @@ export class ReadEventLog {
     private readonly onError: (err: unknown) => void,
   ) {}
 
-  /** Record one read: its own event in `em` (flushed) if it opens a window, else a count. */
+  /** Record one read: its own event, committed now (`commitEvent`), if it opens a window, else a count. */
   async record(em: EntityManager, report: ReadReport): Promise<void> {
     const key = `${report.partnerGpid ?? ''}\u0000${report.resourceType}\u0000${report.interaction}\u0000${report.status}`;
     const open = this.windows.get(key);
@@ -71,8 +71,7 @@ export class ReadEventLog {
       return;
     }
     if (!this.closed) this.windows.set(key, { report, count: 0, firstRequestId: null, lastRequestId: null, timer: this.schedule(key) });
-    recordEvent(em, readEvent(report, 1, report.requestId));
-    await em.flush();
+    await commitEvent(em, readEvent(report, 1, report.requestId));
   }
 
   private schedule(key: string): NodeJS.Timeout {

@@ -1,4 +1,4 @@
-import { recordEvent, runTefcaExchange, type SubgraphBuilder, type SubgraphServices, type TefcaDocumentContent } from '@svc/platform';
+import { commitEvent, runTefcaExchange, type SubgraphBuilder, type SubgraphServices, type TefcaDocumentContent } from '@svc/platform';
 import { MAX_DOCUMENTS, queryDocuments, retrieveDocument, type TefcaDocumentEntry } from '../domain/tefca-documents.js';
 
 /**
@@ -71,8 +71,7 @@ export function defineTefcaDocuments(builder: SubgraphBuilder, services: Subgrap
           purposeOfUse: args.purposeOfUse,
           requestingCommunityId: args.requestingCommunityId,
           stage: async (event) => {
-            recordEvent(ctx.em, event);
-            await ctx.em.flush();
+            await commitEvent(ctx.em, event);
             services.publishCommitted();
           },
           work: async () => {
@@ -102,8 +101,7 @@ export function defineTefcaDocuments(builder: SubgraphBuilder, services: Subgrap
           purposeOfUse: args.purposeOfUse,
           requestingCommunityId: args.requestingCommunityId,
           stage: async (event) => {
-            recordEvent(ctx.em, event);
-            await ctx.em.flush();
+            await commitEvent(ctx.em, event);
             services.publishCommitted();
           },
           work: async () => {

@@ -1,4 +1,5 @@
 import {
+  commitEvent,
   connectionType,
   decodeOptionalCursor,
   defineTefcaPatientInput,
@@ -6,7 +7,6 @@ import {
   isOperator,
   pageSize,
   readTefcaPatient,
-  recordEvent,
   runTefcaExchange,
   toPage,
   validationError,
@@ -43,8 +43,7 @@ interface Community {
 export function defineTefca(builder: SubgraphBuilder, services: SubgraphServices, outbound: TefcaOutbound) {
   const settings = services.runtime.config.tefca;
   const stage = (ctx: SubgraphContext) => async (event: EventEnvelope<TefcaExchangeRecord>) => {
-    recordEvent(ctx.em, event);
-    await ctx.em.flush();
+    await commitEvent(ctx.em, event);
     services.publishCommitted();
   };
   const outcomes = (list: readonly NamedOutcome[]): TefcaCommunityOutcome[] => list.map(({ name: _name, ...o }) => o);

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/core';
-import { makeEvent, recordEvent, type Principal } from '@svc/platform';
+import { commitEvent, makeEvent, recordEvent, type Principal } from '@svc/platform';
 import type { StoredAnalyticsQuery } from '../../entities/analytics-query-store.js';
 
 /**
@@ -28,18 +28,16 @@ export function recordQueryCreated(em: EntityManager, principal: Principal, q: S
 
 /** analytics.query.executed: a stored query ran; `patients` is the number of patients behind the result. */
 export async function recordQueryExecuted(em: EntityManager, principal: Principal, q: StoredAnalyticsQuery, patients: number, at: Date): Promise<void> {
-  recordEvent(
+  await commitEvent(
     em,
     makeEvent('analytics.query.executed', principal.partnerGpid, { event: 'analytics.query.executed', partner_gpid: principal.partnerGpid, token_id: principal.tokenId ?? null, ...queryFacts(q), patients }, at),
   );
-  await em.flush();
 }
 
 /** analytics.score.computed: a patient's score was computed. */
 export async function recordScoreComputed(em: EntityManager, principal: Principal, patientId: string, weights: string, score: number, at: Date): Promise<void> {
-  recordEvent(
+  await commitEvent(
     em,
     makeEvent('analytics.score.computed', principal.partnerGpid, { event: 'analytics.score.computed', partner_gpid: principal.partnerGpid, token_id: principal.tokenId ?? null, patient_id: patientId, algorithm: 'charlson', weights, score }, at),
   );
-  await em.flush();
 }
