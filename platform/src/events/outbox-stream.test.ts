@@ -115,6 +115,35 @@ describe('OutboxStream (SQLite outbox tables as the stream)', () => {
     await stream.close();
   });
 
+  it('hands a batch consumer consecutive events together, retries a failing batch whole, and resumes after the last batch it finished', async () => {
+    const { logger } = memoryLogger();
+    const stream = new OutboxStream(new MemoryEventBus(), logger, 20);
+    stream.forOwner('src', src);
+    const batches: number[][] = [];
+    let failures = 1;
+    const consumer = {
+      batch: async (events: EventEnvelope[]) => {
+        if (failures-- > 0) throw new Error('database down');
+        batches.push(events.map((e) => e.data['n'] as number));
+      },
+    };
+    await produce(250);
+    let stop = stream.forOwner('dst', dst).consume('batched', consumer);
+    await until(() => batches.flat().length === 250);
+    await stop();
+    // The first read failed once and was handed again whole; reads are at most 200 events.
+    expect(batches.flat()).toEqual(Array.from({ length: 250 }, (_, i) => i));
+    expect(batches.map((b) => b.length)).toEqual([200, 50]);
+
+    await produce(3, 250);
+    stop = stream.forOwner('dst', dst).consume('batched', consumer);
+    await until(() => batches.flat().length === 253);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(batches.at(-1)).toEqual([250, 251, 252]);
+    await stop();
+    await stream.close();
+  });
+
   it('lets two consumers keep their own positions, and prunes published rows after the retention but never the newest', async () => {
     const { logger } = memoryLogger();
     const bus = new MemoryEventBus();

@@ -4,7 +4,7 @@ import type { Logger } from '../logging.js';
 import type { EventBus } from './bus.js';
 import type { EventEnvelope } from './envelope.js';
 import { outboxTable } from './outbox.js';
-import { runWithRetry, stoppableSleep, type ConsumerLag, type EventBackbone, type EventStream, type StreamHandler, type StopConsuming } from './stream.js';
+import { handleInOrder, stoppableSleep, type ConsumerLag, type EventBackbone, type EventStream, type StreamConsumer, type StreamHandler, type StopConsuming } from './stream.js';
 
 /** How long published outbox rows stay readable by a consumer that was down (embedded default). */
 export const OUTBOX_RETENTION_MS = 7 * 24 * 3600_000;
@@ -195,7 +195,7 @@ export class OutboxStream implements EventBackbone {
     return { consumer: name, unacknowledged, oldestAgeMs: oldest === null ? null : Math.max(0, Date.now() - oldest) };
   }
 
-  private consumeInto(owner: string, orm: Orm, name: string, handler: StreamHandler): StopConsuming {
+  private consumeInto(owner: string, orm: Orm, name: string, handler: StreamConsumer): StopConsuming {
     const knex = knexOf(orm);
     const positions = positionsTable(owner);
     const { sleep, wakeAll } = stoppableSleep();
@@ -253,16 +253,10 @@ export class OutboxStream implements EventBackbone {
         }
         // Acknowledged once per batch: the position written is that of the last event whose handler
         // resolved (a crash before the write hands those events again; consumers are idempotent).
-        let acknowledged: string | undefined;
-        try {
-          for (const row of rows) {
-            if (!(await runWithRetry(name, envelopeOf(row), handler, state))) return handled;
-            acknowledged = positionAfter(row, postgres);
-            handled++;
-          }
-        } finally {
-          if (acknowledged !== undefined) await savePosition(source, acknowledged);
-        }
+        const done = await handleInOrder(name, rows.map(envelopeOf), handler, state);
+        if (done > 0) await savePosition(source, positionAfter(rows[done - 1]!, postgres));
+        handled += done;
+        if (done < rows.length) return handled;
         if (rows.length < BATCH) caughtUp.set(source, generation);
         else caughtUp.delete(source);
       }

@@ -58,4 +58,24 @@ describe.runIf(REDIS_URL)('RedisEventStream (Redis Streams consumer groups)', ()
     await Promise.all([stopA(), stopB(), stopOther()]);
     await Promise.all([a.close(), b.close()]);
   }, 30_000);
+
+  it('hands a batch consumer the events of one read together, retries the batch whole, and acknowledges them all', async () => {
+    const prefix = `t${randomBytes(4).toString('hex')}`;
+    const stream = new RedisEventStream(REDIS_URL!, prefix, logger);
+    const events = Array.from({ length: 30 }, (_, i) => makeEvent('test.stream', 'CMS-00000001', { n: i }));
+    await stream.append(events);
+    const batches: string[][] = [];
+    let failures = 1;
+    const stop = stream.consume('batched', {
+      batch: async (got) => {
+        if (failures-- > 0) throw new Error('database down');
+        batches.push(got.map((e) => e.id));
+      },
+    });
+    await until(() => batches.flat().length === 30);
+    expect(batches).toEqual([events.map((e) => e.id)]);
+    expect(await stream.lag('batched')).toEqual({ consumer: 'batched', unacknowledged: 0, oldestAgeMs: null });
+    await stop();
+    await stream.close();
+  }, 30_000);
 });

@@ -5,7 +5,7 @@ import type { Logger } from '../logging.js';
 import { DependencyUnavailable, type DependencyHealth } from '../dependency-health.js';
 import { createRedisClient } from '../redis-client.js';
 import { isEventEnvelope, type EventEnvelope } from './envelope.js';
-import { runWithRetry, stoppableSleep, type ConsumerLag, type EventBackbone, type EventStream, type StreamHandler, type StopConsuming } from './stream.js';
+import { handleInOrder, stoppableSleep, type ConsumerLag, type EventBackbone, type EventStream, type StreamConsumer, type StreamHandler, type StopConsuming } from './stream.js';
 
 /** How long the Redis stream keeps an event (XADD … MINID ~): the catch-up window of a consumer that was down. */
 export const REDIS_STREAM_RETENTION_MS = 7 * 24 * 3600_000;
@@ -108,7 +108,7 @@ export class RedisEventStream implements EventBackbone {
     if (!results || failed) throw new DependencyUnavailable('redis', failed ?? new Error('XADD pipeline returned nothing'));
   }
 
-  consume(name: string, handler: StreamHandler): StopConsuming {
+  consume(name: string, handler: StreamConsumer): StopConsuming {
     // Only the writer reports to the dependency tracker: several connections reconnecting one after
     // another would log the outage as several down/up flaps. This loop logs its own outage once.
     const conn = createRedisClient(this.url, undefined, { queueWhileOffline: true, maxRetriesPerRequest: 1 });
@@ -127,15 +127,21 @@ export class RedisEventStream implements EventBackbone {
       }
       groupReady = true;
     };
-    /** Handle entries in order; false when stopped before the end. */
+    /**
+     * Handle entries in order, then acknowledge those handled with one XACK (a crash before it hands
+     * them again; consumers are idempotent). A trimmed or unreadable entry is acknowledged so it
+     * does not stay pending forever. False when stopped before the end.
+     */
     const handle = async (entries: Entry[]): Promise<boolean> => {
-      for (const [id, fields] of entries) {
-        const event = parseEntry(fields);
-        // A trimmed or unreadable entry is acknowledged so it does not stay pending forever.
-        if (event && !(await runWithRetry(name, event, handler, state))) return false;
-        await conn.xack(this.key, name, id);
-      }
-      return true;
+      const parsed = entries.map(([id, fields]) => ({ id, event: parseEntry(fields) }));
+      const readable = parsed.filter((p): p is { id: string; event: EventEnvelope } => p.event !== null);
+      const done = await handleInOrder(name, readable.map((p) => p.event), handler, state);
+      const complete = done === readable.length;
+      // Up to the first event not handled: the unreadable entries before it, and those handled.
+      const stop = complete ? parsed.length : parsed.indexOf(readable[done]!);
+      const ids = parsed.slice(0, stop).map((p) => p.id);
+      if (ids.length > 0) await conn.xack(this.key, name, ...ids);
+      return complete;
     };
     const loop = (async () => {
       let outage = false;

@@ -4,6 +4,16 @@ import type { Logger } from '../logging.js';
 /** A durable consumer's work for one event. It must be idempotent by `event.id` (at-least-once). */
 export type StreamHandler = (event: EventEnvelope) => Promise<void> | void;
 
+/**
+ * A durable consumer's work for consecutive events at once, in stream order (one multi-row write
+ * instead of one per event). The whole batch is retried when it throws, and every event of it may
+ * come again after a crash, so it too must be idempotent by `event.id`.
+ */
+export type StreamBatchHandler = (events: EventEnvelope[]) => Promise<void>;
+
+/** What `consume` runs: a handler per event, or `{ batch }` for a handler of consecutive events. */
+export type StreamConsumer = StreamHandler | { batch: StreamBatchHandler };
+
 /** Stops a consumer or a tail; resolves once its in-flight handler has finished. */
 export type StopConsuming = () => Promise<void>;
 
@@ -12,7 +22,8 @@ export type StopConsuming = () => Promise<void>;
  *
  * - `consume(name, handler)`: a durable named consumer. Each name has its own position; an event is
  *   acknowledged only after `handler` resolved; a handler that throws is retried with backoff (the
- *   consumer stays on that event, so order per source is kept); a consumer that was down catches up
+ *   consumer stays on that event, so order per source is kept). `{ batch }` gets the events of one
+ *   read together (up to a few hundred) and is retried as a whole. A consumer that was down catches up
  *   from its position. Several processes consuming the same name share the work (each event goes to
  *   one of them; an event held by a process that died is taken over).
  * - `tail(handler)`: every event appended from now on (optionally from `backfillMs` ago), in every
@@ -21,7 +32,7 @@ export type StopConsuming = () => Promise<void>;
  *   the last event it saw.
  */
 export interface EventStream {
-  consume(name: string, handler: StreamHandler): StopConsuming;
+  consume(name: string, handler: StreamConsumer): StopConsuming;
   tail(handler: StreamHandler, options?: { backfillMs?: number }): () => void;
   /**
    * How far the durable consumer `name` is behind: events appended that it has not acknowledged
@@ -65,35 +76,54 @@ export function retryDelay(attempt: number): number {
   return base / 2 + Math.random() * (base / 2);
 }
 
+interface RetryState {
+  failing: boolean;
+  stopped: () => boolean;
+  logger: Logger;
+  sleep: (ms: number) => Promise<void>;
+}
+
 /**
- * Run `handler` until it resolves or `stopped()` turns true. A failure is logged once when the
+ * Run `work` until it resolves or `stopped()` turns true. A failure is logged once when the
  * consumer starts failing and once when it recovers, not once per attempt or per event.
- * @returns true when the handler succeeded.
+ * @returns true when the work succeeded.
  */
-export async function runWithRetry(
-  consumer: string,
-  event: EventEnvelope,
-  handler: StreamHandler,
-  state: { failing: boolean; stopped: () => boolean; logger: Logger; sleep: (ms: number) => Promise<void> },
-): Promise<boolean> {
+async function runWithRetry(consumer: string, eventId: string, work: () => Promise<void> | void, state: RetryState): Promise<boolean> {
   for (let attempt = 0; ; attempt++) {
     try {
-      await handler(structuredClone(event));
+      await work();
       if (state.failing) {
         state.failing = false;
-        state.logger.info({ consumer, eventId: event.id }, 'event consumer recovered');
+        state.logger.info({ consumer, eventId }, 'event consumer recovered');
       }
       return true;
     } catch (err) {
       if (!state.failing) {
         state.failing = true;
-        state.logger.warn({ consumer, eventId: event.id, err }, 'event consumer failing; retrying with backoff (logged once per outage)');
+        state.logger.warn({ consumer, eventId, err }, 'event consumer failing; retrying with backoff (logged once per outage)');
       }
       if (state.stopped()) return false;
       await state.sleep(retryDelay(attempt));
       if (state.stopped()) return false;
     }
   }
+}
+
+/**
+ * Hand consecutive events to a consumer, each retried until it succeeds: one by one to a handler
+ * per event, all at once to a batch handler. Each call gets its own copy of the events.
+ * @returns how many of them were handled, from the first (fewer than all when stopped).
+ */
+export async function handleInOrder(consumer: string, events: readonly EventEnvelope[], handler: StreamConsumer, state: RetryState): Promise<number> {
+  if (events.length === 0) return 0;
+  if (typeof handler !== 'function') {
+    return (await runWithRetry(consumer, events[0]!.id, () => handler.batch(events.map((e) => structuredClone(e))), state)) ? events.length : 0;
+  }
+  for (let i = 0; i < events.length; i++) {
+    const event = events[i]!;
+    if (!(await runWithRetry(consumer, event.id, () => handler(structuredClone(event)), state))) return i;
+  }
+  return events.length;
 }
 
 /** A sleep that a stop cuts short. */

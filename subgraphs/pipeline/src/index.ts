@@ -45,9 +45,9 @@ export const pipelineSubgraph: SubgraphDefinition = {
         // until then. Internal hand-offs between subgraphs are never logged nor sent (envelope.ts).
         const [eventLog, syncJobsConsumer, webhooksConsumer, tefcaExchanges] = PIPELINE_CONSUMERS; // named in pipelineHealth
         const stops = [
-          rt.stream.consume(eventLog, (event) => (isInternalEventType(event.type) ? undefined : log.record(orm.em.fork(), event))),
+          rt.stream.consume(eventLog, { batch: (events) => log.record(orm.em.fork(), events.filter((e) => !isInternalEventType(e.type))) }),
           rt.stream.consume(syncJobsConsumer, (event) => projectSyncJobEvent(orm.em.fork(), event)),
-          rt.stream.consume(webhooksConsumer, (event) => (isInternalEventType(event.type) ? undefined : intake(event))),
+          rt.stream.consume(webhooksConsumer, { batch: (events) => intake(events.filter((e) => !isInternalEventType(e.type))) }),
           // The TEFCA audit log: every exchange's event, from whichever subgraph answered it.
           rt.stream.consume(tefcaExchanges, (event) => (event.type.startsWith('tefca.') ? projectTefcaExchange(orm.em.fork(), event) : undefined)),
         ];

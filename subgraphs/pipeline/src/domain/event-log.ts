@@ -2,6 +2,9 @@ import type { EntityManager } from '@mikro-orm/core';
 import { knexOf, DomainError, type EventEnvelope } from '@svc/platform';
 import { LoggedEventEntity, type LoggedEvent } from '../entities/logged-event.js';
 
+/** Events per INSERT when recording (6 bound values each). */
+const RECORD_CHUNK = 500;
+
 /** How many readers of one process may wait for an event at once, unless configured. */
 export const DEFAULT_MAX_EVENT_WAITERS = 1000;
 
@@ -21,23 +24,29 @@ export class EventLog {
     return this.waiting;
   }
 
-  async record(em: EntityManager, event: EventEnvelope): Promise<void> {
-    // One INSERT by primary key, with bound values so the statement is prepared once (no lookup
-    // first, no transaction around one statement); a redelivered event's insert does nothing.
+  /**
+   * Record consecutive events with multi-row INSERTs (bound values, so each statement shape is
+   * prepared once; no lookup first); an event recorded before is left alone, so a redelivered batch
+   * does nothing. Wakes the readers waiting for any of them.
+   */
+  async record(em: EntityManager, events: readonly EventEnvelope[]): Promise<void> {
     const date = (d: Date) => em.getPlatform().processDateProperty(d);
-    await knexOf(em)('pipeline_events')
-      .insert({
+    const now = new Date();
+    for (let i = 0; i < events.length; i += RECORD_CHUNK) {
+      const rows = events.slice(i, i + RECORD_CHUNK).map((event) => ({
         id: event.id,
         type: event.type,
         partner_gpid: event.partner_gpid,
         occurred_at: date(new Date(event.occurred_at)),
         data: JSON.stringify(event.data),
-        recorded_at: date(new Date()),
-      })
-      .onConflict('id')
-      .ignore();
-    for (const wake of this.waiters.get(event.id) ?? []) wake();
-    this.waiters.delete(event.id);
+        recorded_at: date(now),
+      }));
+      await knexOf(em)('pipeline_events').insert(rows).onConflict('id').ignore();
+    }
+    for (const event of events) {
+      for (const wake of this.waiters.get(event.id) ?? []) wake();
+      this.waiters.delete(event.id);
+    }
   }
 
   /** One page of events, newest first, for one partner (or all when `partnerGpid` is null). */
