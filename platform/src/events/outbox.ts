@@ -102,6 +102,12 @@ export async function insertEvents(em: EntityManager, events: readonly EventEnve
   }
 }
 
+/**
+ * Rows per relay sweep. Each sweep pays one scan for unpublished rows (which, under a write load,
+ * walks index entries of rows published since the last vacuum), one append and one update.
+ */
+const RELAY_BATCH = 500;
+
 interface PendingRow {
   id: string;
   type: string;
@@ -184,7 +190,7 @@ export class OutboxRelay {
   private async sweep(): Promise<number> {
     const knex = knexOf(this.orm);
     const table = outboxTable(this.owner);
-    const rows: PendingRow[] = await knex(table).whereNull('published_at').orderBy('id').limit(100).select('id', 'type', 'partner_gpid', 'occurred_at', 'data');
+    const rows: PendingRow[] = await knex(table).whereNull('published_at').orderBy('id').limit(RELAY_BATCH).select('id', 'type', 'partner_gpid', 'occurred_at', 'data');
     if (rows.length === 0) return 0;
     const envelopes: EventEnvelope[] = rows.map((row) => ({
       id: row.id,
