@@ -63,7 +63,7 @@ describe('certification evidence observed from bus events', () => {
     backbone = new OutboxStream(bus, logger, 50);
     producer = await openDatabase({ config, owner: 'producer', entities: [outboxEntity('producer')], migrations: [{ name: 'm1', class: ProducerOutbox }] });
     backbone.forOwner('producer', producer);
-    relay = new OutboxRelay(producer, 'producer', bus, backbone, 50, (err) => logger.error({ err }, 'relay failed'));
+    relay = new OutboxRelay(producer, 'producer', backbone, 50, (err) => logger.error({ err }, 'relay failed'));
     subgraph = await partnerSubgraph.create({ config, logger, bus, backbone, metrics: createMetrics() });
     await subgraph.start();
     bus.subscribe((event) => void published.push(event));

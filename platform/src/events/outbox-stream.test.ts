@@ -155,7 +155,7 @@ describe('OutboxStream (SQLite outbox tables as the stream)', () => {
     const b: string[] = [];
     const stopA = stream.forOwner('dst', dst).consume('a', (e) => void a.push(e.id));
     const events = await produce(5);
-    const relay = new OutboxRelay(src, 'src', bus, stream, 20, (err) => {
+    const relay = new OutboxRelay(src, 'src', stream, 20, (err) => {
       throw err;
     });
     await relay.flush();

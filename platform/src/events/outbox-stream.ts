@@ -123,11 +123,16 @@ export class OutboxStream implements EventBackbone {
     return this.bus.subscribe(handler);
   }
 
-  /** The rows are already in the stream (the outbox); appending only wakes the consumers. */
-  async append(_events: readonly EventEnvelope[] = [], source?: string): Promise<void> {
+  /**
+   * The rows are already in the stream (the outbox): appending wakes the consumers, then publishes
+   * the events, in order, on the in-process bus that is the live tail (best effort: a tail handler's
+   * failure is the bus's to report).
+   */
+  async append(events: readonly EventEnvelope[] = [], source?: string): Promise<void> {
     if (source === undefined) for (const name of this.sources.keys()) this.appended.set(name, (this.appended.get(name) ?? 0) + 1);
     else this.appended.set(source, (this.appended.get(source) ?? 0) + 1);
     for (const wake of this.wakers) wake();
+    for (const event of events) await this.bus.publish(event).catch((err: unknown) => this.logger.error({ err, eventId: event.id }, 'publishing on the in-process bus failed'));
   }
 
   async close(): Promise<void> {

@@ -1,7 +1,6 @@
 import { EntitySchema, type EntityManager } from '@mikro-orm/core';
 import type { Knex } from '@mikro-orm/knex';
 import { knexOf, type Orm } from '../db/database.js';
-import type { EventBus } from './bus.js';
 import type { EventEnvelope } from './envelope.js';
 import type { StreamAppender } from './stream.js';
 
@@ -122,10 +121,10 @@ function toDate(value: Date | string | number): Date {
 
 /**
  * Hands committed outbox rows to the durable stream, in order, and marks them published only once
- * the stream holds them (Redis XADD answered; in the embedded default the outbox is the stream).
- * Each event is then also published on the bus, best effort, for plain in-process fan-out. A crash
- * between the append and the mark appends a row again on the next sweep: consumers are idempotent
- * by event id (at-least-once).
+ * the stream holds them (Redis XADD answered; in the embedded default the outbox is the stream, and
+ * appending publishes the events on the in-process bus its tail is). A crash between the append and
+ * the mark appends a row again on the next sweep: consumers are idempotent by event id
+ * (at-least-once).
  */
 export class OutboxRelay {
   private timer: NodeJS.Timeout | undefined;
@@ -136,7 +135,6 @@ export class OutboxRelay {
   constructor(
     private readonly orm: Orm,
     private readonly owner: string,
-    private readonly bus: EventBus,
     private readonly stream: StreamAppender,
     private readonly pollMs: number,
     private readonly onError: (err: unknown) => void,
@@ -201,7 +199,6 @@ export class OutboxRelay {
     }));
     // Throws while the stream is unreachable: the rows stay unpublished and the next sweep retries.
     await this.stream.append(envelopes, this.owner);
-    for (const envelope of envelopes) await this.bus.publish(envelope).catch(this.onError);
     await knex(table)
       .whereIn('id', rows.map((r) => r.id))
       .update({ published_at: this.orm.em.getPlatform().processDateProperty(new Date()) });
