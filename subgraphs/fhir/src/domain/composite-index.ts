@@ -77,8 +77,14 @@ function cellsOf(type: CompositeComponent['type'], v: TypedValue): ComponentCell
   }
 }
 
-function prefixed(i: 0 | 1 | 2, cell: ComponentCell): Partial<CompositeCells> {
-  return { [`c${i}_system`]: cell.system, [`c${i}_code`]: cell.code, [`c${i}_num`]: cell.num, [`c${i}_unit`]: cell.unit, [`c${i}_low`]: cell.low, [`c${i}_high`]: cell.high };
+/** One index row with every column, as one literal (built from computed keys, it took a quarter of the composite rows' time in an ingest profile). */
+function compositeRow(param: string, a: ComponentCell, b: ComponentCell, c: ComponentCell): { param: string } & CompositeCells {
+  return {
+    param,
+    c0_system: a.system, c0_code: a.code, c0_num: a.num, c0_unit: a.unit, c0_low: a.low, c0_high: a.high,
+    c1_system: b.system, c1_code: b.code, c1_num: b.num, c1_unit: b.unit, c1_low: b.low, c1_high: b.high,
+    c2_system: c.system, c2_code: c.code, c2_num: c.num, c2_unit: c.unit, c2_low: c.low, c2_high: c.high,
+  };
 }
 
 /**
@@ -103,7 +109,7 @@ export function compositeRows(param: string, sp: SearchParameter | undefined, el
   for (const first of cells[0] ?? []) {
     for (const second of cells[1] ?? []) {
       for (const third of thirds) {
-        out.push({ param, ...prefixed(0, first), ...prefixed(1, second), ...prefixed(2, third) } as { param: string } & CompositeCells);
+        out.push(compositeRow(param, first, second, third));
         if (out.length >= 100) return out;
       }
     }
