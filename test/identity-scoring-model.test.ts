@@ -178,4 +178,23 @@ describe('identity scoring model: explanations, versions, retraining, names', ()
     const gql = await t.graphql('mutation { trainIdentityScoringModel { version } }', {}, partner);
     expect(gql.errors?.[0]?.extensions?.['code']).toBe('INSUFFICIENT_SCOPE');
   });
+
+  it('keeps exactly one active model when operators train and activate at the same time', async () => {
+    const before = (await t.request({ url: '/api/identity/scoring-models' })).json().models as { version: number }[];
+    const versions = before.map((m) => m.version);
+    const activations = [...versions, ...versions].map((v) => t.request({ method: 'POST', url: `/api/identity/scoring-models/${v}/activate` }));
+    const trainings = [1, 2, 3].map(() => t.request({ method: 'POST', url: '/api/identity/scoring-models', body: { seed: 11 } }));
+    const answers = await Promise.all([...activations, ...trainings]);
+    // A training that lost the race for its version is told so (409); nothing fails otherwise.
+    for (const res of answers) expect([200, 201, 409], res.body).toContain(res.statusCode);
+    const trained = answers.filter((r) => r.statusCode === 201).map((r) => r.json().version as number);
+    expect(trained.length).toBeGreaterThanOrEqual(1);
+    expect(new Set(trained).size).toBe(trained.length);
+
+    const after = (await t.request({ url: '/api/identity/scoring-models' })).json().models as { version: number; active: boolean }[];
+    expect(after.filter((m) => m.active)).toHaveLength(1);
+    const active = after.find((m) => m.active)!.version;
+    expect((await t.request({ url: '/api/identity/scoring-models/active' })).json()).toMatchObject({ version: active, active: true });
+    expect((await t.graphql<{ identityAuditVerification: { valid: boolean } }>('{ identityAuditVerification { valid } }')).data!.identityAuditVerification.valid).toBe(true);
+  });
 });

@@ -71,6 +71,7 @@ import {
   activeScoringModelVersion,
   insertActiveScoringModel,
   listScoringModels,
+  lockScoringModels,
   nextScoringModelVersion,
   scoringModelVersion,
   trainingRecords,
@@ -258,8 +259,11 @@ export class IdentityService {
     const { model, summary } = await trainScoringModel(records, { seed: request.seed, version, labels, observations });
     const at = new Date();
     const trainedBy = principal.partnerGpid ?? principal.clientId ?? principal.tokenId ?? null;
-    const previous = await activeScoringModelVersion(this.sql);
     await this.sql.transaction(async (tx) => {
+      await lockScoringModels(tx);
+      // Trained outside the transaction: a training that finished meanwhile took this version.
+      if ((await nextScoringModelVersion(tx)) !== version) throw new DomainError('CONFLICT', `Another training was stored as version ${version} meanwhile; train again.`);
+      const previous = await activeScoringModelVersion(tx);
       await insertActiveScoringModel(tx, { version, seed: request.seed, trainedBy, summary, model, at });
       const { records: n, observations: inbound, randomPairs, blockedPairs, labelledPairs, rounds } = summary;
       await this.auditScoringModel(tx, SCORING_MODEL_AUDIT.trained, { version, previous_version: previous, seed: request.seed, trained_by: actorPayload(actorOf(principal)), summary: { records: n, observations: inbound, randomPairs, blockedPairs, labelledPairs, rounds } }, at);
@@ -282,6 +286,7 @@ export class IdentityService {
     if (target.active) return target;
     const at = new Date();
     await this.sql.transaction(async (tx) => {
+      await lockScoringModels(tx);
       const previous = await activeScoringModelVersion(tx);
       await activateScoringModel(tx, version);
       await this.auditScoringModel(tx, SCORING_MODEL_AUDIT.activated, { version, previous_version: previous, activated_by: actorPayload(actorOf(principal)) }, at);

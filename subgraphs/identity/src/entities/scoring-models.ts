@@ -61,6 +61,15 @@ export async function nextScoringModelVersion(sql: Sql): Promise<number> {
   return Math.max(Number(row?.version ?? 0), BUILT_IN_MODEL.version) + 1;
 }
 
+/**
+ * Serializes the transactions that change which model is active, so that two of them at the same
+ * time cannot leave two active rows or pick the same version (PostgreSQL; SQLite's writers are one
+ * at a time already). Reads are not blocked. Call first inside the transaction.
+ */
+export async function lockScoringModels(tx: Sql): Promise<void> {
+  if (tx.postgres) await tx.rows(`lock table ${SCORING_MODELS} in share row exclusive mode`);
+}
+
 /** Stores a trained model and makes it the active one. Call inside a transaction. */
 export async function insertActiveScoringModel(
   tx: Sql,
