@@ -181,9 +181,10 @@ describe('identity scoring model: explanations, versions, retraining, names', ()
 
   it('keeps exactly one active model when operators train and activate at the same time', async () => {
     const before = (await t.request({ url: '/api/identity/scoring-models' })).json().models as { version: number }[];
-    const versions = before.map((m) => m.version);
+    // The newest and the built-in version, twice each, and two trainings: six requests at once.
+    const versions = [before[0]!.version, before.at(-1)!.version];
     const activations = [...versions, ...versions].map((v) => t.request({ method: 'POST', url: `/api/identity/scoring-models/${v}/activate` }));
-    const trainings = [1, 2, 3].map(() => t.request({ method: 'POST', url: '/api/identity/scoring-models', body: { seed: 11 } }));
+    const trainings = [1, 2].map(() => t.request({ method: 'POST', url: '/api/identity/scoring-models', body: { seed: 11 } }));
     const answers = await Promise.all([...activations, ...trainings]);
     // A training that lost the race for its version is told so (409); nothing fails otherwise.
     for (const res of answers) expect([200, 201, 409], res.body).toContain(res.statusCode);
