@@ -138,8 +138,8 @@ export class RedisEventStream implements EventBackbone {
       const done = await handleInOrder(name, readable.map((p) => p.event), handler, state);
       const complete = done === readable.length;
       // Up to the first event not handled: the unreadable entries before it, and those handled.
-      const stop = complete ? parsed.length : parsed.indexOf(readable[done]!);
-      const ids = parsed.slice(0, stop).map((p) => p.id);
+      const end = complete ? parsed.length : parsed.indexOf(readable[done]!);
+      const ids = parsed.slice(0, end).map((p) => p.id);
       if (ids.length > 0) await conn.xack(this.key, name, ...ids);
       return complete;
     };
