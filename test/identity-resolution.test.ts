@@ -19,6 +19,12 @@ describe('identity resolution through the REST facade and GraphQL', () => {
   });
 
   const count = async (table: string) => Number((await db.all(`select count(*) as n from ${table}`))[0]!['n']);
+  /** One count after another: the PostgreSQL helper is one client, which runs one query at a time. */
+  const countAll = async (tables: readonly string[]) => {
+    const counts: number[] = [];
+    for (const table of tables) counts.push(await count(table));
+    return counts;
+  };
 
   describe('POST /api/identity/resolve', () => {
     it('creates a SHADOW record, keeps it SHADOW for the same origin, and makes it ACTIVE on a second origin', async () => {
@@ -122,7 +128,7 @@ describe('identity resolution through the REST facade and GraphQL', () => {
     it('returns candidates with confidence and never creates or changes a record', async () => {
       const created = (await id.resolve({ name: 'Ottoline Braithwaite', dob: '1955-12-01', email: 'ottoline@example.com' }, 'pulse')).json();
       const tables = ['identity_records', 'identity_blocking_keys', 'identity_sources', 'identity_match_history', 'identity_outbox', 'identity_boundary_observations', 'identity_sequences'];
-      const before = await Promise.all(tables.map(count));
+      const before = await countAll(tables);
       const recordBefore = (await id.get(created.gpid)).json();
 
       const hit = await id.match({ name: { given: 'Ottoline', family: 'Braithwaite' }, dob: '1955-12-01', email: 'ottoline@example.com' });
@@ -138,7 +144,7 @@ describe('identity resolution through the REST facade and GraphQL', () => {
       const nobody = await id.match({ name: 'Nobody Inparticular', dob: '2001-01-01' });
       expect(nobody.json()).toEqual({ match_type: 'NONE', candidates: [], warnings: [] });
 
-      expect(await Promise.all(tables.map(count))).toEqual(before);
+      expect(await countAll(tables)).toEqual(before);
       expect((await id.get(created.gpid)).json()).toEqual(recordBefore);
     });
 
