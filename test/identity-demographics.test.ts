@@ -136,6 +136,25 @@ describe('identity demographics: addresses, identifiers, sex, previous names, se
       expect(gql.errors?.[0]?.extensions).toMatchObject({ code: 'VALIDATION_ERROR', fieldErrors: [{ field: 'name' }] });
     });
 
+    it('compares a national number of another country (national_id with its alpha-3 issuer), and sends a US one to ssn', async () => {
+      const person = { name: { given: 'Siobhán', family: "O'Connor-Ngata" }, dob: '1987-11-02', address: { lines: ['14 Wallaby Way'], city: 'Sydney', state: 'NSW', postal_code: '2000', country: 'AU' } };
+      const first = await id.resolve({ ...person, identifiers: [{ system: 'national_id', value: '1804 974', assigner: 'aus' }] }, 'pulse');
+      expect(first.statusCode, first.body).toBe(200);
+      // The given name spelt otherwise and the birth date missing: the same national number of the same country links.
+      const again = await id.resolve({ name: "Shivaun O'Connor-Ngata", identifiers: [{ system: 'national_id', value: '1804974', assigner: 'AUS' }] }, 'beacon');
+      expect(again.json()).toMatchObject({ gpid: first.json().gpid, decision: 'EXISTING' });
+      // The same digits issued by another country are another number space: no identifier agreement.
+      const canada = await t.graphql<{ identityMatch: { candidates: GqlCandidate[] } }>(MATCH, {
+        input: { name: "Siobhan O'Connor-Ngata", dob: '1987-11-02', identifiers: [{ system: 'national_id', value: '1804974', assigner: 'CAN' }] },
+      });
+      expect(canada.errors).toBeUndefined();
+      expect(canada.data!.identityMatch.candidates[0]?.agreement['identifier']).toBe('missing');
+      const us = await id.match({ name: 'A B', identifiers: [{ system: 'national_id', value: '123-45-6789', assigner: 'USA' }], strict: true });
+      expect(us.json().errors).toEqual([{ field: 'identifiers.0.system', message: expect.stringContaining('ssn') }]);
+      const gqlUs = await t.graphql(MATCH, { input: { name: 'A B', identifiers: [{ system: 'national_id', value: '123456789', assigner: 'USA' }] }, strict: true });
+      expect(gqlUs.errors?.[0]?.extensions).toMatchObject({ code: 'VALIDATION_ERROR', fieldErrors: [{ field: 'identifiers.0.system' }] });
+    });
+
     it('stores no clear identifier or address', async () => {
       const r = (await id.resolve({ name: 'Clementine Vasquez-Orr', identifiers: [{ system: 'ssn', value: '078-05-1120' }], address: { lines: ['77 Sunnyvale Boulevard'], postal_code: '94086' } }, 'pulse')).json();
       const rows = await db.all(`select * from identity_records where gpid = '${r.gpid}'`);

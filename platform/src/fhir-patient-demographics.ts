@@ -19,7 +19,7 @@ export interface PatientAddress {
 
 /** An identifier in the registry's shape: one of its systems, the value, and who assigned it. */
 export interface PatientIdentifier {
-  system: 'ssn' | 'mrn' | 'drivers_license' | 'insurance_member_id' | 'passport';
+  system: 'ssn' | 'mrn' | 'drivers_license' | 'insurance_member_id' | 'passport' | 'national_id';
   value: string;
   assigner: string | null;
 }
@@ -101,6 +101,7 @@ const TYPE_SYSTEMS: Readonly<Record<string, PatientIdentifier['system']>> = {
   MB: 'insurance_member_id',
   SN: 'insurance_member_id',
   PPN: 'passport',
+  NI: 'national_id',
 };
 
 /**

@@ -329,9 +329,9 @@ const IDENTIFIER_SCHEMA: JsonSchema = {
   description:
     'An identifier with its system. An equal value of the same system (and assigner) is strong evidence; a different value of the same system forbids an automatic link (the record is linked for review). An invalid identifier is dropped with a warning unless strict.',
   properties: {
-    system: { enum: ['ssn', 'mrn', 'drivers_license', 'insurance_member_id', 'passport'] },
+    system: { enum: ['ssn', 'mrn', 'drivers_license', 'insurance_member_id', 'passport', 'national_id'] },
     value: { type: 'string', maxLength: 64, description: 'compared as letters and digits (spaces, dashes, dots, slashes ignored); ssn: 9 digits, issuable' },
-    assigner: { type: 'string', maxLength: 100, description: 'mrn: the assigning authority; drivers_license: the issuing US state; insurance_member_id: the payer; passport: the issuing country (ICAO alpha-3, USA); not used for ssn' },
+    assigner: { type: 'string', maxLength: 100, description: 'mrn: the assigning authority; drivers_license: the issuing US state; insurance_member_id: the payer; passport and national_id: the issuing country (ISO alpha-3: USA, CAN; a US national number is an ssn); not used for ssn' },
   },
 };
 const DEMOGRAPHICS_SCHEMA: JsonSchema = {

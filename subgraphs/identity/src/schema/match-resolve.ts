@@ -96,9 +96,9 @@ export function defineMatchAndResolve(builder: SubgraphBuilder, service: Identit
   const Identifier = builder.inputType('IdentityIdentifierInput', {
     description: 'An identifier with its system. Equal values of one system (and assigner) are strong evidence; different values of one system never link automatically.',
     fields: (t) => ({
-      system: t.string({ description: 'ssn, mrn, drivers_license, insurance_member_id or passport.' }),
+      system: t.string({ description: 'ssn, mrn, drivers_license, insurance_member_id, passport or national_id.' }),
       value: t.string({ description: 'Compared as letters and digits (spaces, dashes, dots, slashes ignored).' }),
-      assigner: t.string({ description: 'mrn: the assigning authority; drivers_license: the issuing US state; insurance_member_id: the payer; passport: the issuing country (alpha-3, USA); none for ssn.' }),
+      assigner: t.string({ description: 'mrn: the assigning authority; drivers_license: the issuing US state; insurance_member_id: the payer; passport and national_id: the issuing country (alpha-3: USA, CAN); none for ssn.' }),
     }),
   });
   const Demographics = builder.inputType('IdentityDemographicsInput', {

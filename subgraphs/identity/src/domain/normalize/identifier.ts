@@ -8,6 +8,9 @@
  *   drivers_license       assigner = the issuing US state (USPS code or name, required)
  *   insurance_member_id   assigner = the payer (required)
  *   passport              assigner = the issuing country, ICAO / ISO 3166-1 alpha-3 (USA, DEU …, required)
+ *   national_id           a national identification or social security number of another country than
+ *                         the US (Canada's SIN, Australia's, France's NIR …); assigner = the issuing
+ *                         country, alpha-3 (CAN, AUS, FRA …, required; a US number is an ssn)
  *
  * Values are compared as uppercase letters and digits (spaces, dashes, dots and slashes dropped);
  * free-text assigners (authority, payer) folded like names.
@@ -15,11 +18,11 @@
 import { usStateCode } from './address.js';
 import { foldText } from './text.js';
 
-export const IDENTIFIER_SYSTEMS = ['ssn', 'mrn', 'drivers_license', 'insurance_member_id', 'passport'] as const;
+export const IDENTIFIER_SYSTEMS = ['ssn', 'mrn', 'drivers_license', 'insurance_member_id', 'passport', 'national_id'] as const;
 export type IdentifierSystem = (typeof IDENTIFIER_SYSTEMS)[number];
 
 /** Systems whose value identifies one person; an insurance member id may be shared by a family plan. */
-export const PERSONAL_IDENTIFIER_SYSTEMS: ReadonlySet<IdentifierSystem> = new Set(['ssn', 'mrn', 'drivers_license', 'passport']);
+export const PERSONAL_IDENTIFIER_SYSTEMS: ReadonlySet<IdentifierSystem> = new Set(['ssn', 'mrn', 'drivers_license', 'passport', 'national_id']);
 
 export interface NormalizedIdentifier {
   system: IdentifierSystem;
@@ -77,6 +80,14 @@ export function parseIdentifier(raw: unknown, field: string): { ok: true; identi
       const country = assignerText.trim().toUpperCase();
       if (!/^[A-Z]{3}$/.test(country)) return fail('assigner', 'must be the issuing country as a three-letter ICAO / ISO 3166-1 alpha-3 code (USA, CAN, DEU …)');
       if (compact.length < 5 || compact.length > 20) return fail('value', 'must be 5 to 20 letters and digits');
+      return { ok: true, identifier: { system: sys, assigner: country, value: compact } };
+    }
+    case 'national_id': {
+      if (assignerText === null) return fail('assigner', 'is required for national_id: the issuing country (alpha-3, e.g. CAN)');
+      const country = assignerText.trim().toUpperCase();
+      if (!/^[A-Z]{3}$/.test(country)) return fail('assigner', 'must be the issuing country as a three-letter ISO 3166-1 alpha-3 code (CAN, AUS, FRA …)');
+      if (country === 'USA') return fail('system', 'is ssn for a US Social Security number');
+      if (compact.length < 4 || compact.length > 20) return fail('value', 'must be 4 to 20 letters and digits');
       return { ok: true, identifier: { system: sys, assigner: country, value: compact } };
     }
     case 'mrn':
