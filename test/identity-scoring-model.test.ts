@@ -151,8 +151,8 @@ describe('identity scoring model: explanations, versions, retraining, names', ()
     const res = await t.request({ method: 'POST', url: '/api/identity/scoring-models', body: { seed: 11 } });
     expect(res.statusCode).toBe(201);
     const { summary, parameters } = res.json() as {
-      summary: { observations: number; rounds: Array<{ rule: string; pairs: number; converged: boolean }>; estimated: { m: string[] } };
-      parameters: { phone: { exact: { m: number } } };
+      summary: { observations: number; rounds: Array<{ rule: string; pairs: number; converged: boolean }>; estimated: { m: string[] }; prior: { exactPairs: number; log2Odds: number } | null };
+      parameters: { phone: { exact: { m: number } }; priorLog2Odds: number };
     };
     // Every resolve of this file so far: the six of the set-up, the one of the keyboard test, these 48.
     expect(summary.observations).toBe(55);
@@ -161,6 +161,16 @@ describe('identity scoring model: explanations, versions, retraining, names', ()
     expect(summary.estimated.m).toEqual(expect.arrayContaining(['family.exact', 'phone.exact']));
     expect(parameters.phone.exact.m).toBeGreaterThan(0.5);
     expect(parameters.phone.exact.m).toBeLessThan(0.85);
+    // The prior follows this registry's size: the 24 pairs that agree on both names and the DOB
+    // among 55 inbound records make a prior far above version 1's one in a million (bounded at −8).
+    expect(summary.prior!.exactPairs).toBeGreaterThanOrEqual(24);
+    expect(parameters.priorLog2Odds).toBe(summary.prior!.log2Odds);
+    expect(parameters.priorLog2Odds).toBe(-8);
+    // Names alone never link automatically, however high the prior: a known full name without the
+    // DOB is linked for review, not returned.
+    const namesOnly = await id.resolve({ name: 'Dmitri Ivanov' }, 'lake');
+    expect(namesOnly.statusCode).toBe(200);
+    expect(namesOnly.json()).toMatchObject({ decision: 'NEW_PROVISIONAL', created: true });
   });
 
   it('refuses bad training input naming the field, and anyone but an operator', async () => {

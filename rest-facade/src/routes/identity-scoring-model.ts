@@ -34,7 +34,7 @@ const MODEL_SCHEMA: JsonSchema = {
     seed: { type: 'integer' },
     trained_by: { type: ['string', 'null'] },
     created_at: { type: ['string', 'null'], format: 'date-time' },
-    summary: { type: ['object', 'null'], description: 'records, observations, randomPairs, blockedPairs, labelledPairs, labelsSkipped, rounds [{ rule, pairs, iterations, converged, matchShare }], estimated { m, u }' },
+    summary: { type: ['object', 'null'], description: 'records, observations, randomPairs, blockedPairs, labelledPairs, labelsSkipped, rounds [{ rule, pairs, iterations, converged, matchShare }], estimated { m, u }, prior { exactPairs, recall, pairs, log2Odds } or null' },
     parameters: { type: 'object', description: 'version, m and u per level of given, family, dob, email, phone, sex, address, identifier, memberId; swappedOrderLog2, priorLog2Odds, dependentContactCapLog2, termFrequencies' },
   },
 };

@@ -78,14 +78,15 @@ describe('training the scoring model', () => {
 });
 
 /**
- * A stream of resolves: 60 people, each resolved twice; the second time, one in three with a new
+ * A stream of resolves: 60 (or `count`) people, each resolved twice; the second time, one in three with a new
  * phone. The registry ends with one record per person, the stream keeps both inbound records.
  */
-async function resolvedTwice(): Promise<{ registry: InMemoryIdentityRegistry; records: TrainingRecord[]; observations: TrainingRecord[] }> {
+async function resolvedTwice(count = 60): Promise<{ registry: InMemoryIdentityRegistry; records: TrainingRecord[]; observations: TrainingRecord[] }> {
   const { pipeline, registry } = testPipeline();
-  const people = Array.from({ length: 60 }, (_, i) => ({
+  const people = Array.from({ length: count }, (_, i) => ({
     name: `${GIVEN[i % GIVEN.length]} ${FAMILY[(i * 7) % FAMILY.length]}`,
-    dob: `19${50 + (i % 45)}-0${1 + (i % 9)}-${String(10 + (i % 18)).padStart(2, '0')}`,
+    // A birth date of one's own: 23 days apart from 1 January 1950.
+    dob: new Date(Date.UTC(1950, 0, 1 + 23 * i)).toISOString().slice(0, 10),
     phone: `617-555-${String(1000 + i).padStart(4, '0')}`,
   }));
   for (const person of people) await pipeline.resolve(person, { source: 'pulse' });
@@ -105,21 +106,46 @@ describe('training m from the resolves, not from the deduplicated registry', () 
     const first = await trainScoringModel(records, { seed: 3, version: 2, observations, randomPairs: 800 });
     const { summary, model } = first;
     expect(summary.observations).toBe(120);
-    const [byNameAndDob, byIdentifier] = summary.rounds;
+    const [byNameAndDob, byDob, byIdentifier] = summary.rounds;
     expect(byNameAndDob).toMatchObject({ rule: 'given name and date of birth exact', converged: true });
     expect(byNameAndDob!.pairs).toBeGreaterThanOrEqual(60);
     expect(byNameAndDob!.matchShare).toBeGreaterThan(0.9);
-    // No identifiers in this stream: that round does not run, and given name and DOB keep the base m.
+    expect(byDob).toMatchObject({ rule: 'date of birth exact, not twins', converged: true });
+    expect(byDob!.pairs).toBeGreaterThanOrEqual(60);
+    // No identifiers in this stream: that round does not run, and the DOB keeps the base m.
     expect(byIdentifier).toMatchObject({ rule: 'identifier exact', pairs: 0, iterations: 0 });
-    expect(summary.estimated.m).toEqual(expect.arrayContaining(['family.exact', 'phone.exact']));
-    expect(summary.estimated.m).not.toContain('given.exact');
-    expect(model.given.exact.m).toBe(DEFAULT_SCORING_MODEL.given.exact.m);
+    expect(summary.estimated.m).toEqual(expect.arrayContaining(['given.exact', 'family.exact', 'phone.exact']));
+    expect(summary.estimated.m).not.toContain('dob.exact');
+    expect(model.dob.exact.m).toBe(DEFAULT_SCORING_MODEL.dob.exact.m);
+    // Every duplicate kept both names: m(given exact) near 1, not the base 0.8.
+    expect(model.given.exact.m).toBeGreaterThan(0.95);
     // A third of the duplicates came with a new phone: m(phone exact) near 2/3, not the base 0.7 by chance.
     expect(model.phone.exact.m).toBeGreaterThan(0.55);
     expect(model.phone.exact.m).toBeLessThan(0.8);
     expect(model.family.exact.m).toBeGreaterThan(0.95);
     const again = await trainScoringModel(records, { seed: 3, version: 2, observations, randomPairs: 800 });
     expect(JSON.stringify(again)).toBe(JSON.stringify(first));
+  });
+
+  it('estimates the prior from the inbound records: the larger the registry, the lower the prior', async () => {
+    const small = await resolvedTwice(120);
+    const large = await resolvedTwice(400);
+    const trainedSmall = await trainScoringModel(small.records, { seed: 3, version: 2, observations: small.observations, randomPairs: 800 });
+    const trainedLarge = await trainScoringModel(large.records, { seed: 3, version: 2, observations: large.observations, randomPairs: 800 });
+    for (const [{ summary, model }, people] of [[trainedSmall, 120], [trainedLarge, 400]] as const) {
+      // Each person's two inbound records agree exactly on both names and the DOB: one pair each.
+      expect(summary.prior).toMatchObject({ exactPairs: people, pairs: (2 * people * (2 * people - 1)) / 2 });
+      const { exactPairs, recall, pairs } = summary.prior!;
+      const expected = Math.log2(exactPairs / recall / pairs / (1 - exactPairs / recall / pairs));
+      expect(model.priorLog2Odds).toBe(summary.prior!.log2Odds);
+      expect(model.priorLog2Odds).toBeCloseTo(Math.min(Math.max(expected, -30), -8), 5);
+    }
+    expect(trainedLarge.model.priorLog2Odds).toBeLessThan(trainedSmall.model.priorLog2Odds);
+    expect(trainedLarge.model.priorLog2Odds).toBeGreaterThan(DEFAULT_SCORING_MODEL.priorLog2Odds);
+    // Trained on the registry alone, there are no inbound pairs to count: the prior is kept.
+    const registryOnly = await trainScoringModel(small.records, { seed: 3, version: 2, randomPairs: 800 });
+    expect(registryOnly.summary.prior).toBeNull();
+    expect(registryOnly.model.priorLog2Odds).toBe(DEFAULT_SCORING_MODEL.priorLog2Odds);
   });
 
   it('keeps the base m when only the registry is given: its blocked pairs are relatives, not duplicates', async () => {

@@ -9,9 +9,11 @@
  *   registry's own blocked pairs are mostly relatives). EM runs once per blocking rule (see
  *   ROUNDS), over the pairs that agree exactly on the rule's comparisons: with u fixed, it
  *   alternates the posterior of "same" for every pair (E) and the m that best explains the pairs
- *   so weighted (M), until m moves less than `tolerance`; the rule's own comparisons are scored
- *   but not estimated. The rounds' masses are pooled, with the base m as a prior worth
- *   `priorPairs` pairs;
+ *   so weighted (M), until m moves less than `tolerance`; the rule's own comparisons are neither
+ *   evidence (their m is set to u, weight 0: the rule selected on them) nor estimated. The rounds'
+ *   masses are pooled, with the base m as a prior worth `priorPairs` pairs;
+ * - the prior (log2 odds that two records are one person) from the inbound records, as Splink's
+ *   `estimate_probability_two_random_records_match`: see `estimatePrior`;
  * - labelled pairs (an operator's decision: same person) join the pooled mass at weight 1;
  * - term frequencies: for given name, family name and address, the share of records holding each
  *   common fingerprint (values more frequent than the level's u), so an agreement on a common value
@@ -20,9 +22,9 @@
  * Everything is compared on fingerprints, with the scorer's own comparison levels, so the trained
  * parameters mean what the scorer means. A level seen fewer than `minEvidence` times among random
  * pairs keeps the base u (DOB exact, say: too rare to count); a comparison with fewer pairs than
- * that keeps the base m. Identifiers, member ids, the prior, the order-swap penalty and the
- * dependence caps are not trained: pairs of them are rare, and the prior and caps carry the
- * thresholds' calibration and the corrections for relatives. Training is deterministic: the
+ * that keeps the base m. Identifiers, member ids, the order-swap penalty and the dependence caps
+ * are not trained: pairs of them are rare, and the caps carry the corrections for relatives.
+ * Training is deterministic: the
  * records are sorted by GPID, the inbound records are taken in their order, and every random
  * choice comes from `seed`.
  */
@@ -105,6 +107,18 @@ export interface TrainingSummary {
   rounds: TrainingRound[];
   /** Levels estimated from the data, as `comparison.level` (the others kept the base value). */
   estimated: { m: string[]; u: string[] };
+  /** The prior, estimated from the inbound records (see `estimatePrior`), or null when it kept the base value. */
+  prior: PriorEstimate | null;
+}
+
+export interface PriorEstimate {
+  /** Inbound pairs that agree exactly on given name, family name and date of birth. */
+  exactPairs: number;
+  /** The trained P(all three exact | same person): the share of true pairs those are. */
+  recall: number;
+  /** Pairs of inbound records in all. */
+  pairs: number;
+  log2Odds: number;
 }
 
 export interface TrainingRound {
@@ -135,11 +149,17 @@ type Trained = (typeof TRAINED)[number];
  *
  * - given name and date of birth exact: relatives rarely share both (twins have two names); gives
  *   family name, e-mail, phone, sex and address;
+ * - date of birth exact, twins left out (the scorer's twins rule: one family name, different given
+ *   names): two free name comparisons, so EM tells a person's misspelt or replaced names from
+ *   strangers born the same day; gives given and family name and the rest. With one free
+ *   comparison only (a rule on both names, say), EM cannot tell a person's changed DOB from a
+ *   namesake's and puts every disagreement on the namesakes;
  * - an identifier exact (SSN, MRN with its authority, …): one person's; gives every comparison,
  *   given name and date of birth included.
  */
 const ROUNDS: ReadonlyArray<{ rule: string; fixed: readonly string[]; selects: (a: Agreement) => boolean }> = [
   { rule: 'given name and date of birth exact', fixed: ['given', 'dob'], selects: (a) => a.given === 'exact' && a.dob === 'exact' },
+  { rule: 'date of birth exact, not twins', fixed: ['dob'], selects: (a) => a.dob === 'exact' && a.blockedBy !== 'twins' },
   { rule: 'identifier exact', fixed: ['identifier'], selects: (a) => a.identifier === 'exact' },
 ];
 
@@ -195,6 +215,26 @@ function termFrequencies(records: readonly TrainingRecord[], base: ScoringModel,
     if (common.length > 0) out[field] = Object.fromEntries(common.map(([value, count]) => [value, count / n]));
   }
   return out;
+}
+
+/** The prior is kept within these log2 odds (a registry of about 250 to 10^9 people). */
+const PRIOR_BOUNDS = { min: -30, max: -8 } as const;
+
+/**
+ * The prior as Splink estimates "the probability that two random records match": the pairs of
+ * inbound records that agree exactly on given name, family name and date of birth, divided by the
+ * share of true pairs that do so (the trained m of those three exact levels, multiplied), over all
+ * pairs. It follows the registry's size: one in a million for a million people, one in five thousand
+ * for five thousand, where a fixed prior would refuse a small registry's sure links or make a large
+ * one's chance agreements look certain. Null when the evidence is too thin.
+ */
+function estimatePrior(exactPairs: number, pool: number, model: ScoringModel, minEvidence: number): PriorEstimate | null {
+  const recall = model.given.exact.m * model.family.exact.m * model.dob.exact.m;
+  const pairs = (pool * (pool - 1)) / 2;
+  if (exactPairs < minEvidence || recall <= 0 || pairs <= 0) return null;
+  const lambda = Math.min(exactPairs / recall / pairs, 0.5);
+  const log2Odds = Math.round(Math.min(Math.max(Math.log2(lambda / (1 - lambda)), PRIOR_BOUNDS.min), PRIOR_BOUNDS.max) * 1e6) / 1e6;
+  return { exactPairs, recall, pairs, log2Odds };
 }
 
 /** Trains a model on the registry's records (see the file comment). Pure and deterministic. */
@@ -276,6 +316,10 @@ export async function trainScoringModel(input: readonly TrainingRecord[], option
     pairAgreements.push(agreement);
     pairVectors.push(vectorOfAgreement(agreement, levels));
   }
+  // Pairs agreeing exactly on both names and the date of birth share the family_given key: each is
+  // blocked unless its block is over `maxBlockSize`, and a sample is scaled back up.
+  const exactPairs = pool === records ? 0
+    : (pairAgreements.filter((a) => a.given === 'exact' && a.family === 'exact' && a.dob === 'exact').length * pairSet.size) / Math.max(blocked.length, 1);
   const labelVectors = [...labelled].sort((x, y) => x[0] - y[0]).map(([pair, same]) => ({ v: vector(Math.floor(pair / n), pair % n), same }));
 
   // ---- u: the random-pair shares; a level seen too rarely keeps its base value.
@@ -304,7 +348,7 @@ export async function trainScoringModel(input: readonly TrainingRecord[], option
     delete next.termFrequencies;
     TRAINED.forEach((c, ci) => {
       const pairs = next[c] as Record<string, ProbabilityPair>;
-      levels[c].forEach((level, li) => (pairs[level] = { m: fixed.has(c) ? baseM[ci]![li]! : ms[ci]![li]!, u: u[ci]![li]! }));
+      levels[c].forEach((level, li) => (pairs[level] = { m: fixed.has(c) ? u[ci]![li]! : ms[ci]![li]!, u: u[ci]![li]! }));
     });
     return next;
   };
@@ -387,6 +431,8 @@ export async function trainScoringModel(input: readonly TrainingRecord[], option
       pairs[level] = { m: ms[li]! * scale, u: u[ci]![li]! };
     });
   });
+  const prior = estimatePrior(exactPairs, pool === records ? 0 : size, model, minEvidence);
+  if (prior) model.priorLog2Odds = prior.log2Odds;
   const tf = termFrequencies(records, model, minEvidence, options.termFrequencyEntries ?? 1000);
   if (Object.keys(tf).length > 0) model.termFrequencies = tf;
 
@@ -401,6 +447,7 @@ export async function trainScoringModel(input: readonly TrainingRecord[], option
       labelsSkipped,
       rounds,
       estimated,
+      prior,
     },
   };
 }

@@ -37,6 +37,18 @@ describe('stage 5: resolve decision', () => {
     expect(decision).toEqual({ kind: 'NEW_PROVISIONAL', gpid: 'SVC-0000NEW0', status: 'PROVISIONAL', links: ['SVC-1'] });
   });
 
+  it('never links on names alone, however confident: it links for review', () => {
+    const namesOnly = candidate('SVC-1', 0.99);
+    const noDob = { ...namesOnly, agreement: { ...namesOnly.agreement, dob: 'missing' as const } };
+    expect(decideResolution([noDob], { newGpid })).toEqual({ kind: 'NEW_PROVISIONAL', gpid: 'SVC-0000NEW0', status: 'PROVISIONAL', links: ['SVC-1'] });
+    const otherYear = { ...namesOnly, agreement: { ...namesOnly.agreement, dob: 'month_day' as const } };
+    expect(decideResolution([otherYear], { newGpid }).kind).toBe('NEW_PROVISIONAL');
+    for (const beyond of [{ dob: 'typo' }, { dob: 'missing', phone: 'exact' }, { dob: 'missing', address: 'street' }, { dob: 'missing', identifier: 'exact' }] as const) {
+      const linked = decideResolution([{ ...namesOnly, agreement: { ...namesOnly.agreement, ...beyond } }], { newGpid });
+      expect(linked, JSON.stringify(beyond)).toMatchObject({ kind: 'EXISTING', gpid: 'SVC-1' });
+    }
+  });
+
   it('NEW_SHADOW without candidates', () => {
     expect(decideResolution([], { newGpid })).toEqual({ kind: 'NEW_SHADOW', gpid: 'SVC-0000NEW0', status: 'SHADOW' });
   });

@@ -5,7 +5,7 @@
  *                                            the strong candidates are flagged CONFLICT too
  *                                            (duplicate detection triggered, review needed)
  *   exactly one strong candidate, and its → EXISTING: its GPID is returned
- *     confidence ≥ autoLink (or DETERMINISTIC)
+ *     confidence ≥ autoLink (or DETERMINISTIC)     (never on names alone: see agreesBeyondNames)
  *   otherwise, candidates ≥ review        → NEW_PROVISIONAL: a new record linked to them for review
  *                                            (the review queue: every such pair is an item)
  *   nothing ≥ review                      → NEW_SHADOW: a new record pending verification
@@ -19,7 +19,7 @@
  * GPIDs are not made here: the caller passes `newGpid` (the platform's patient GPID generator).
  */
 import type { IdentityStatus, MatchType } from './enums.js';
-import { DEFAULT_THRESHOLDS, type MatchThresholds, type ScoredCandidate } from './stage4-score.js';
+import { DEFAULT_THRESHOLDS, type Agreement, type MatchThresholds, type ScoredCandidate } from './stage4-score.js';
 
 /**
  * The review threshold: a candidate whose pairwise confidence reaches it, without being linked
@@ -50,13 +50,29 @@ export type ResolveDecision =
   | { kind: 'NEW_CONFLICT'; gpid: string; status: 'CONFLICT'; links: string[] };
 
 /**
- * Strong on its own: DETERMINISTIC, or pairwise confidence at or above `autoLink`, and no hard
- * rule against an automatic link (`agreement.blockedBy`: conflicting identifiers, twins). A
- * blocked candidate above `partial` is linked for review instead (NEW_PROVISIONAL).
+ * Whether something besides the names agrees: the date of birth (exact, swapped or one typo), an
+ * identifier or member id, an e-mail, a phone or an address. Names alone never link automatically:
+ * a model trained on a small registry has a high prior (stage4-training.ts), and there a rare full
+ * name would otherwise look certain; two people of one name are the classic false merge.
+ */
+export function agreesBeyondNames(a: Agreement): boolean {
+  return (
+    a.dob === 'exact' || a.dob === 'swapped' || a.dob === 'typo' ||
+    a.identifier === 'exact' || a.memberId === 'exact' ||
+    a.email === 'exact' || a.email === 'partial' || a.phone === 'exact' || a.phone === 'partial' ||
+    a.address === 'exact' || a.address === 'street'
+  );
+}
+
+/**
+ * Strong on its own: DETERMINISTIC, or pairwise confidence at or above `autoLink` with agreement
+ * beyond the names, and no hard rule against an automatic link (`agreement.blockedBy`: conflicting
+ * identifiers, twins). A blocked candidate above `partial` is linked for review instead
+ * (NEW_PROVISIONAL).
  */
 export function isStrong(candidate: ScoredCandidate, thresholds: MatchThresholds = DEFAULT_THRESHOLDS): boolean {
   if (candidate.agreement.blockedBy !== null) return false;
-  return candidate.deterministic || candidate.pairConfidence >= thresholds.autoLink;
+  return candidate.deterministic || (candidate.pairConfidence >= thresholds.autoLink && agreesBeyondNames(candidate.agreement));
 }
 
 /** Status a record created by `kind` starts in. */

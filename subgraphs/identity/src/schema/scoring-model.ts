@@ -13,7 +13,7 @@ export function defineScoringModel(builder: SubgraphBuilder, service: IdentitySe
       seed: t.exposeInt('seed', { description: 'The seed of the training (the same records, labels and seed give the same model); 0 for version 1.' }),
       trainedBy: t.exposeString('trainedBy', { nullable: true, description: 'The operator who trained it; null for version 1.' }),
       createdAt: t.expose('createdAt', { type: 'DateTime', nullable: true }),
-      summary: t.field({ type: 'JSONObject', nullable: true, description: 'Registry records, inbound records, random pairs (u), blocked and labelled pairs, the EM rounds (one per blocking rule: pairs, iterations, convergence, share of the same person), which levels were estimated.', resolve: (m) => (m.summary ? { ...m.summary } : null) }),
+      summary: t.field({ type: 'JSONObject', nullable: true, description: 'Registry records, inbound records, random pairs (u), blocked and labelled pairs, the EM rounds (one per blocking rule: pairs, iterations, convergence, share of the same person), which levels were estimated, and the prior estimated from the inbound records (null when kept).', resolve: (m) => (m.summary ? { ...m.summary } : null) }),
       parameters: t.field({ type: 'JSONObject', description: 'The model: per comparison, m and u of each level; priorLog2Odds; termFrequencies.', resolve: (m) => ({ ...m.model }) }),
     }),
   });
