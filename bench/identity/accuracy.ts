@@ -37,17 +37,13 @@
  * who already had one, with no review link; queued duplicates: new records linked for review
  * (the review queue). Review-queue size: resolves that created a record linked for review.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
-import { join } from 'node:path';
-import pg from 'pg';
-import type { IdentityRecord, IdentityRegistry } from '../../subgraphs/identity/src/domain/registry.js';
 import { SOURCE_ORIGINS, type SourceOrigin } from '../../subgraphs/identity/src/domain/enums.js';
-import { createIdentityPipeline, type MatchResult, type ResolveResult } from '../../subgraphs/identity/src/domain/pipeline.js';
-import { InMemoryIdentityRegistry } from '../../subgraphs/identity/src/domain/registry.js';
+import type { MatchResult, ResolveResult } from '../../subgraphs/identity/src/domain/pipeline.js';
 import { DEFAULT_SCORING_MODEL, DEFAULT_THRESHOLDS, type ScoringModel } from '../../subgraphs/identity/src/domain/stage4-score.js';
-import { trainScoringModel, type TrainingObservation, type TrainingSummary } from '../../subgraphs/identity/src/domain/stage4-training.js';
+import { trainScoringModel, type TrainingSummary } from '../../subgraphs/identity/src/domain/stage4-training.js';
 import { resolveThresholds } from '../../subgraphs/identity/src/domain/stage5-assign.js';
+import { REGISTRY_KINDS, benchPipeline, openRegistry, pairwise, pct, type RegistryKind } from './harness.js';
 import {
   CORRUPTIONS,
   Rng,
@@ -76,8 +72,8 @@ function textArg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
   return i < 0 ? fallback : (process.argv[i + 1] ?? fallback);
 }
-const DATABASE = textArg('database', 'memory');
-if (!['memory', 'sqlite', 'postgres'].includes(DATABASE)) throw new Error('--database is memory, sqlite or postgres');
+const DATABASE = textArg('database', 'memory') as RegistryKind;
+if (!REGISTRY_KINDS.includes(DATABASE)) throw new Error('--database is memory, sqlite or postgres');
 const DATABASE_URL = textArg('database-url', 'postgres://postgres@127.0.0.1:5432/test');
 /** Resolves of corrupted variants after the load, drawn like the queries (see "The stream"). */
 const STREAM = process.argv.includes('--stream') ? arg('stream', 0) : 0;
@@ -91,87 +87,6 @@ const THRESHOLDS = {
 };
 const REVIEW = process.argv.includes('--review') ? arg('review', 0.5, false) : undefined;
 const thresholdOptions = { ...THRESHOLDS, ...(REVIEW !== undefined ? { review: REVIEW } : {}) };
-
-/** The registry under test, and how to let it go. */
-interface OpenRegistry {
-  registry: IdentityRegistry;
-  all(): Promise<IdentityRecord[]>;
-  /** The resolves' inbound records, oldest first (what the service's trainer reads). */
-  observations(): Promise<TrainingObservation[]>;
-  close(): Promise<void>;
-}
-
-async function openRegistry(): Promise<OpenRegistry> {
-  if (DATABASE === 'memory') {
-    const registry = new InMemoryIdentityRegistry();
-    const observations = async () => registry.resolutions.map((r) => ({ gpid: r.gpid, ...r.observed }));
-    return { registry, all: async () => [...registry.all()], observations, close: async () => {} };
-  }
-  const { loadConfig, openDatabase } = await import('@svc/platform');
-  const { migrations } = await import('../../subgraphs/identity/src/migrations/index.js');
-  const { SqlIdentityRegistry } = await import('../../subgraphs/identity/src/entities/sql-registry.js');
-  const { Sql } = await import('../../subgraphs/identity/src/entities/sql.js');
-  const { recordObservation, trainingObservations } = await import('../../subgraphs/identity/src/entities/resolve-observations.js');
-  const { recordFromRow, RECORD_COLUMNS, RECORDS } = await import('../../subgraphs/identity/src/entities/identity-record.js');
-  const dataDir = mkdtempSync(join(os.tmpdir(), 'svc-identity-accuracy-'));
-  const env: Record<string, string> = { SVC_DATA_DIR: dataDir, SVC_LOG_LEVEL: 'silent' };
-  let drop = async () => {};
-  if (DATABASE === 'postgres') {
-    const name = `svc_accuracy_${Date.now().toString(36)}`;
-    const admin = new pg.Client({ connectionString: DATABASE_URL });
-    await admin.connect();
-    await admin.query(`create database ${name}`);
-    await admin.end();
-    const url = new URL(DATABASE_URL);
-    url.pathname = `/${name}`;
-    env['SVC_DATABASE_URL'] = url.toString();
-    drop = async () => {
-      const client = new pg.Client({ connectionString: DATABASE_URL });
-      await client.connect();
-      await client.query(`drop database if exists ${name} with (force)`);
-      await client.end();
-    };
-  }
-  const orm = await openDatabase({ config: loadConfig(env), owner: 'identity', entities: [], migrations });
-  const sql = Sql.of(orm);
-  if (DATABASE === 'sqlite') await sql.rows('pragma cache_size = -65536');
-  return {
-    registry: new SqlIdentityRegistry(sql, { effects: (tx, change) => (change.resolution ? recordObservation(tx, change.resolution) : Promise.resolve()) }),
-    observations: () => trainingObservations(sql, Number.MAX_SAFE_INTEGER),
-    all: async () => ((await sql.table(RECORDS).select(...RECORD_COLUMNS)) as Parameters<typeof recordFromRow>[0][]).map(recordFromRow),
-    close: async () => {
-      await orm.close();
-      await drop();
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-}
-
-/** Pairs within groups: Σ n(n−1)/2. */
-function pairsOf(counts: Iterable<number>): number {
-  let total = 0;
-  for (const n of counts) total += (n * (n - 1)) / 2;
-  return total;
-}
-
-/** Pairwise precision, recall and F1 of an assignment of resolves (person, cluster). */
-function pairwise(assignments: ReadonlyArray<{ person: number; cluster: string }>) {
-  const byCluster = new Map<string, number>();
-  const byPerson = new Map<number, number>();
-  const byBoth = new Map<string, number>();
-  for (const { person, cluster } of assignments) {
-    byCluster.set(cluster, (byCluster.get(cluster) ?? 0) + 1);
-    byPerson.set(person, (byPerson.get(person) ?? 0) + 1);
-    const key = `${cluster}|${person}`;
-    byBoth.set(key, (byBoth.get(key) ?? 0) + 1);
-  }
-  const predicted = pairsOf(byCluster.values());
-  const truth = pairsOf(byPerson.values());
-  const tp = pairsOf(byBoth.values());
-  const precision = predicted === 0 ? 1 : tp / predicted;
-  const recall = truth === 0 ? 1 : tp / truth;
-  return { precision, recall, f1: precision + recall === 0 ? 0 : (2 * precision * recall) / (precision + recall), predicted, truth, tp };
-}
 
 interface Counts {
   positives: number;
@@ -188,8 +103,6 @@ function prf(c: Counts) {
   return { precision, recall, f1 };
 }
 
-const pct = (x: number) => `${(x * 100).toFixed(2)}%`;
-
 async function main() {
   const started = performance.now();
   const rng = new Rng(SEED ^ 0x5bd1e995);
@@ -202,18 +115,9 @@ async function main() {
   const loaded = order.slice(0, PEOPLE).map((id) => population[id]!);
   const heldOut = order.slice(PEOPLE).map((id) => population[id]!);
 
-  const store = await openRegistry();
+  const store = await openRegistry(DATABASE, DATABASE_URL);
   const registry = store.registry;
-  let sequence = 0;
-  const pipeline = createIdentityPipeline({
-    registry,
-    keyRing: { current: 'k1', keys: [{ version: 'k1', secret: 'benchmark-fingerprint-key-0123456789abcdef' }] },
-    newGpid: () => `SVC-${(++sequence).toString(16).toUpperCase().padStart(8, '0')}`,
-    // A fixed clock keeps runs reproducible (birth dates are generated up to 2025).
-    now: () => new Date('2026-06-12T00:00:00Z'),
-    thresholds: thresholdOptions,
-    model: () => activeModel,
-  });
+  const pipeline = benchPipeline(registry, { thresholds: thresholdOptions, model: () => activeModel });
   let activeModel: ScoringModel = DEFAULT_SCORING_MODEL;
   let training: { summary: TrainingSummary; ms: number } | null = null;
 
