@@ -55,6 +55,17 @@ describe('identity scoring model: explanations, versions, retraining, names', ()
     expect(resolved.json()).toMatchObject({ decision: 'EXISTING', created: false });
   });
 
+  it('links for review, not silently, a record of a registered full name without its birth date (version 1)', async () => {
+    const res = await id.resolve({ name: 'Jonah Okafor', email: 'jonah.o@example.com' }, 'lake');
+    expect(res.statusCode).toBe(200);
+    const body = res.json() as { decision: string; links: string[]; candidates: Array<{ agreement: { given: string; family: string; dob: string; pair_confidence: number } }> };
+    expect(body.decision).toBe('NEW_PROVISIONAL');
+    expect(body.links).toHaveLength(1);
+    // Scored low by the one-in-a-million prior of version 1, and queued with its explanation all the same.
+    expect(body.candidates[0]!.agreement).toMatchObject({ given: 'exact', family: 'exact', dob: 'missing' });
+    expect(body.candidates[0]!.agreement.pair_confidence).toBeLessThan(0.2);
+  });
+
   it('shows the built-in model as version 1 until an operator trains one', async () => {
     const res = await t.request({ url: '/api/identity/scoring-models/active' });
     expect(res.statusCode).toBe(200);
@@ -154,15 +165,16 @@ describe('identity scoring model: explanations, versions, retraining, names', ()
       summary: { observations: number; rounds: Array<{ rule: string; pairs: number; converged: boolean }>; estimated: { m: string[] }; prior: { exactPairs: number; log2Odds: number } | null };
       parameters: { phone: { exact: { m: number } }; priorLog2Odds: number };
     };
-    // Every resolve of this file so far: the six of the set-up, the one of the keyboard test, these 48.
-    expect(summary.observations).toBe(55);
+    // Every resolve of this file so far: the six of the set-up, one each of the keyboard and the
+    // missing-DOB tests, these 48.
+    expect(summary.observations).toBe(56);
     expect(summary.rounds[0]).toMatchObject({ rule: 'given name and date of birth exact', converged: true });
     expect(summary.rounds[0]!.pairs).toBeGreaterThanOrEqual(24);
     expect(summary.estimated.m).toEqual(expect.arrayContaining(['family.exact', 'phone.exact']));
     expect(parameters.phone.exact.m).toBeGreaterThan(0.5);
     expect(parameters.phone.exact.m).toBeLessThan(0.85);
     // The prior follows this registry's size: the 24 pairs that agree on both names and the DOB
-    // among 55 inbound records make a prior far above version 1's one in a million (bounded at −8).
+    // among 56 inbound records make a prior far above version 1's one in a million (bounded at −8).
     expect(summary.prior!.exactPairs).toBeGreaterThanOrEqual(24);
     expect(parameters.priorLog2Odds).toBe(summary.prior!.log2Odds);
     expect(parameters.priorLog2Odds).toBe(-8);

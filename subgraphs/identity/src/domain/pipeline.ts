@@ -37,7 +37,7 @@ import {
   type ScoringModel,
 } from './stage4-score.js';
 import { reviewCandidates as queuedCandidates } from './review-queue.js';
-import { decideResolution, resolveThresholds, type ResolveDecisionKind, type ResolveThresholds } from './stage5-assign.js';
+import { decideResolution, isReviewable, resolveThresholds, type ResolveDecisionKind, type ResolveThresholds } from './stage5-assign.js';
 import { verifySources } from './stage6-verification.js';
 import { canTransition } from './state-machine.js';
 
@@ -274,7 +274,7 @@ export function createIdentityPipeline(options: IdentityPipelineOptions): Identi
         inserts: [],
         updates: [],
       };
-      const reviewCandidates = scored.filter((c) => c.pairConfidence >= thresholds.review || c.deterministic).map(toMatchCandidate);
+      const reviewCandidates = scored.filter((c) => isReviewable(c, thresholds)).map(toMatchCandidate);
       let result: Omit<ResolveResult, 'warnings'>;
 
       if (decision.kind === 'EXISTING') {

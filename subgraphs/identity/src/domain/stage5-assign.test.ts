@@ -49,6 +49,16 @@ describe('stage 5: resolve decision', () => {
     }
   });
 
+  it('links for review a candidate of the same full name whose DOB is missing on one side, however low it scores', () => {
+    const low = candidate('SVC-1', 0.04);
+    const noDob = { ...low, agreement: { ...low.agreement, dob: 'missing' as const } };
+    expect(decideResolution([noDob], { newGpid })).toEqual({ kind: 'NEW_PROVISIONAL', gpid: 'SVC-0000NEW0', status: 'PROVISIONAL', links: ['SVC-1'] });
+    // Another DOB, a misspelt name or the names crosswise: the score alone decides.
+    for (const other of [{ dob: 'disagree' }, { dob: 'missing', given: 'typo' }, { dob: 'missing', nameOrder: 'swapped' }] as const) {
+      expect(decideResolution([{ ...low, agreement: { ...low.agreement, ...other } }], { newGpid }).kind, JSON.stringify(other)).toBe('NEW_SHADOW');
+    }
+  });
+
   it('NEW_SHADOW without candidates', () => {
     expect(decideResolution([], { newGpid })).toEqual({ kind: 'NEW_SHADOW', gpid: 'SVC-0000NEW0', status: 'SHADOW' });
   });

@@ -7,7 +7,8 @@
  *   exactly one strong candidate, and its → EXISTING: its GPID is returned
  *     confidence ≥ autoLink (or DETERMINISTIC)     (never on names alone: see agreesBeyondNames)
  *   otherwise, candidates ≥ review        → NEW_PROVISIONAL: a new record linked to them for review
- *                                            (the review queue: every such pair is an item)
+ *     (or of the same full name with        (the review queue: every such pair is an item)
+ *     the DOB missing on one side)
  *   nothing ≥ review                      → NEW_SHADOW: a new record pending verification
  *
  * "Strong" looks at each candidate alone: DETERMINISTIC, or pairwise confidence ≥ `autoLink`.
@@ -65,6 +66,18 @@ export function agreesBeyondNames(a: Agreement): boolean {
 }
 
 /**
+ * Whether a candidate goes to the review queue when it is not linked: pairwise confidence at or
+ * above `review`, or the same full name (both parts exact, in order) with the date of birth
+ * missing on one side. That one scores low in a large registry (namesakes), but nothing tells them
+ * apart either, so the new record is linked for review rather than left a silent duplicate.
+ */
+export function isReviewable(candidate: ScoredCandidate, thresholds: ResolveThresholds): boolean {
+  if (candidate.deterministic || candidate.pairConfidence >= thresholds.review) return true;
+  const a = candidate.agreement;
+  return a.given === 'exact' && a.family === 'exact' && a.nameOrder === 'straight' && a.dob === 'missing' && a.blockedBy === null;
+}
+
+/**
  * Strong on its own: DETERMINISTIC, or pairwise confidence at or above `autoLink` with agreement
  * beyond the names, and no hard rule against an automatic link (`agreement.blockedBy`: conflicting
  * identifiers, twins). A blocked candidate above `partial` is linked for review instead
@@ -108,7 +121,7 @@ export function decideResolution(
   if (best && (best.deterministic || best.confidence >= thresholds.autoLink)) {
     return { kind: 'EXISTING', gpid: best.gpid, candidate: best, matchType: best.matchType, confidence: best.confidence };
   }
-  const possible = ranked.filter((c) => c.pairConfidence >= thresholds.review);
+  const possible = ranked.filter((c) => isReviewable(c, thresholds));
   if (possible.length > 0) {
     return { kind: 'NEW_PROVISIONAL', gpid: options.newGpid(), status: 'PROVISIONAL', links: possible.map((c) => c.gpid) };
   }
