@@ -24,9 +24,8 @@
  * pairs keeps the base u (DOB exact, say: too rare to count); a comparison with fewer pairs than
  * that keeps the base m. Identifiers, member ids, the order-swap penalty and the dependence caps
  * are not trained: pairs of them are rare, and the caps carry the corrections for relatives.
- * Training is deterministic: the
- * records are sorted by GPID, the inbound records are taken in their order, and every random
- * choice comes from `seed`.
+ * Training is deterministic: the records are sorted by GPID, the inbound records are taken in
+ * their order, and every random choice comes from `seed`.
  */
 import type { FieldSets } from './fields.js';
 import {
