@@ -73,6 +73,7 @@ export const BLOCKING_KEY_KINDS = [
   'fphon_ginitial_year',
   'fphon_gphon_md',
   'family_given',
+  'dob_phonetic',
   'email',
   'phone',
   'identifier',

@@ -26,8 +26,17 @@ describe('stage 2: features', () => {
   it('emits blocking keys that survive one error', () => {
     const kinds = extractFeatures(parse(ROBERT)).blocking.map((b) => b.kind);
     expect(new Set(kinds)).toEqual(
-      new Set(['name_dob', 'dob_initials', 'family_given', 'family_given_ym', 'fphon_ginitial_year', 'fphon_gphon_md', 'email', 'phone']),
+      new Set(['name_dob', 'dob_initials', 'family_given', 'family_given_ym', 'fphon_ginitial_year', 'fphon_gphon_md', 'dob_phonetic', 'email', 'phone']),
     );
+  });
+
+  it('meets a record whose given name is misspelt and whose family name is another, on the same birth date', () => {
+    const one = new Fingerprinter({ current: 'k1', keys: [KEY_1] });
+    const keys = (input: Record<string, unknown>) => new Set(fingerprintDemographics(parse(input), one).write.blockingKeys);
+    const stored = keys({ name: 'Zachary Ebert', dob: '1939-02-17' });
+    const shared = [...keys({ name: 'Zachery Hoep', dob: '1939-02-17' })].filter((k) => stored.has(k));
+    expect(shared).toHaveLength(1);
+    expect([...keys({ name: 'Zachery Hoep', dob: '1939-02-18' })].filter((k) => stored.has(k))).toHaveLength(0);
   });
 
   it('has no full name for an initial', () => {

@@ -15,6 +15,8 @@
  *   fphon_ginitial_year   family NYSIIS + given initial + birth year         family typo + DOB typo
  *   fphon_gphon_md        family NYSIIS + given NYSIIS + birth month-day     wrong birth year
  *   family_given          family + given canonical                           DOB missing or wrong
+ *   dob_phonetic          DOB + NYSIIS of one name (each name a key)         one name replaced, the
+ *                                                                            other misspelt
  *   email                 canonical email                                    name and DOB both off
  *   phone                 E.164 phone                                        name and DOB both off
  *   identifier            system + assigner + value of each identifier       names differ, DOB off
@@ -177,6 +179,7 @@ export function extractFeatures(d: Demographics): MatchFeatures {
     const givenCanon = given ? given.canon.slice(0, MAX_COMBINATIONS) : [];
     const names = new Set<string>([...givenCanon, ...(family ? [family.exact] : [])]);
     for (const name of names) for (const date of dates) blocking.push({ kind: 'name_dob', parts: [name, date] });
+    for (const f of [given, family]) if (f) for (const date of dates) blocking.push({ kind: 'dob_phonetic', parts: [f === given ? 'g' : 'f', f.phonetic, date] });
     if (given && family) {
       const initials = [given.initial, family.initial].sort().join('');
       for (const date of dates) blocking.push({ kind: 'dob_initials', parts: [date, initials] });
