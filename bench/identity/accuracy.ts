@@ -43,7 +43,7 @@ import type { MatchResult, ResolveResult } from '../../subgraphs/identity/src/do
 import { DEFAULT_SCORING_MODEL, DEFAULT_THRESHOLDS, type ScoringModel } from '../../subgraphs/identity/src/domain/stage4-score.js';
 import { trainScoringModel, type TrainingSummary } from '../../subgraphs/identity/src/domain/stage4-training.js';
 import { resolveThresholds } from '../../subgraphs/identity/src/domain/stage5-assign.js';
-import { REGISTRY_KINDS, benchPipeline, openRegistry, pairwise, pct, type RegistryKind } from './harness.js';
+import { REGISTRY_KINDS, benchPipeline, openRegistry, pairwise, pairwiseAfterReview, pct, type RegistryKind } from './harness.js';
 import {
   CORRUPTIONS,
   Rng,
@@ -286,18 +286,7 @@ async function main() {
   const r = prf(resolve);
   const pairsBefore = pairwise(assignments);
   // An ideal reviewer: a queued record that is a duplicate is merged into the person's record it was linked to.
-  const mergedInto = new Map<string, string>();
-  for (const [gpid, links] of reviewLinks) {
-    const person = owner.get(gpid);
-    const same = links.find((g) => owner.get(g) === person);
-    if (same) mergedInto.set(gpid, same);
-  }
-  const survivorOf = (gpid: string): string => {
-    let g = gpid;
-    for (let i = 0; i < 64 && mergedInto.has(g); i++) g = mergedInto.get(g)!;
-    return g;
-  };
-  const pairsReviewed = pairwise(assignments.map((a) => ({ person: a.person, cluster: survivorOf(a.cluster) })));
+  const pairsReviewed = pairwiseAfterReview(assignments, reviewLinks, owner);
   await store.close();
   const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
   const lines: string[] = [];

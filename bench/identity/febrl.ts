@@ -38,7 +38,7 @@ import type { SourceOrigin } from '../../subgraphs/identity/src/domain/enums.js'
 import type { DemographicsInput } from '../../subgraphs/identity/src/domain/stage1-demographics.js';
 import { DEFAULT_SCORING_MODEL, type ScoringModel } from '../../subgraphs/identity/src/domain/stage4-score.js';
 import { trainScoringModel, type TrainingSummary } from '../../subgraphs/identity/src/domain/stage4-training.js';
-import { REGISTRY_KINDS, benchPipeline, openRegistry, pairwise, pct, type RegistryKind } from './harness.js';
+import { REGISTRY_KINDS, benchPipeline, openRegistry, pairwise, pairwiseAfterReview, pct, type Pairwise, type RegistryKind } from './harness.js';
 
 function textArg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -122,8 +122,8 @@ function records(): FebrlRecord[] {
 
 interface PassResult {
   label: string;
-  pairs: ReturnType<typeof pairwise>;
-  reviewed: ReturnType<typeof pairwise>;
+  pairs: Pairwise;
+  reviewed: Pairwise;
   falseMerges: number;
   refused: number;
   queueItems: number;
@@ -167,20 +167,10 @@ async function resolveAll(data: readonly FebrlRecord[], model: ScoringModel, lab
     }
   }
   const ms = performance.now() - started;
-  const mergedInto = new Map<string, string>();
-  for (const [gpid, links] of reviewLinks) {
-    const same = links.find((g) => owner.get(g) === owner.get(gpid));
-    if (same) mergedInto.set(gpid, same);
-  }
-  const survivorOf = (gpid: string): string => {
-    let g = gpid;
-    for (let i = 0; i < 64 && mergedInto.has(g); i++) g = mergedInto.get(g)!;
-    return g;
-  };
   const result: PassResult = {
     label,
     pairs: pairwise(assignments),
-    reviewed: pairwise(assignments.map((a) => ({ person: a.person, cluster: survivorOf(a.cluster) }))),
+    reviewed: pairwiseAfterReview(assignments, reviewLinks, owner),
     falseMerges,
     refused,
     queueItems,

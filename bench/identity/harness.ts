@@ -127,4 +127,26 @@ export function pairwise<P>(assignments: ReadonlyArray<{ person: P; cluster: str
   return { precision, recall, f1: precision + recall === 0 ? 0 : (2 * precision * recall) / (precision + recall), predicted, truth, tp };
 }
 
+/**
+ * Pairwise metrics after an ideal review of the queue: every new record linked for review to a
+ * record of the same person (`owner`: the person each GPID was created for) is merged into it.
+ */
+export function pairwiseAfterReview<P>(
+  assignments: ReadonlyArray<{ person: P; cluster: string }>,
+  reviewLinks: ReadonlyMap<string, readonly string[]>,
+  owner: ReadonlyMap<string, P>,
+): Pairwise {
+  const mergedInto = new Map<string, string>();
+  for (const [gpid, links] of reviewLinks) {
+    const same = links.find((g) => owner.get(g) === owner.get(gpid));
+    if (same) mergedInto.set(gpid, same);
+  }
+  const survivorOf = (gpid: string): string => {
+    let g = gpid;
+    for (let i = 0; i < 64 && mergedInto.has(g); i++) g = mergedInto.get(g)!;
+    return g;
+  };
+  return pairwise(assignments.map((a) => ({ person: a.person, cluster: survivorOf(a.cluster) })));
+}
+
 export const pct = (x: number) => `${(x * 100).toFixed(2)}%`;
