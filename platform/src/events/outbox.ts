@@ -1,5 +1,6 @@
 import { EntitySchema, type EntityManager } from '@mikro-orm/core';
 import type { Knex } from '@mikro-orm/knex';
+import { chunks } from '../db/chunks.js';
 import { knexOf, type Orm } from '../db/database.js';
 import type { EventEnvelope } from './envelope.js';
 import type { StreamAppender } from './stream.js';
@@ -93,8 +94,7 @@ export async function insertEvents(em: EntityManager, events: readonly EventEnve
   const columns = ['id', 'type', 'partner_gpid', 'occurred_at', 'data', 'published_at'];
   const size = Math.floor(MAX_OUTBOX_PARAMS / columns.length);
   const head = `insert into "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) values `;
-  for (let i = 0; i < events.length; i += size) {
-    const chunk = events.slice(i, i + size);
+  for (const chunk of chunks(events, size)) {
     const bindings: Knex.Value[] = [];
     for (const e of chunk) bindings.push(e.id, e.type, e.partner_gpid, date(e.occurred_at), JSON.stringify(e.data), null);
     await knex.raw(head + new Array<string>(chunk.length).fill('(?, ?, ?, ?, ?, ?)').join(', '), bindings);

@@ -1,4 +1,4 @@
-import { knexOf } from '@svc/platform';
+import { chunks, knexOf } from '@svc/platform';
 import type { EntityManager } from '@mikro-orm/core';
 import type { Knex } from '@mikro-orm/knex';
 import type { SearchIndexRows } from '../domain/search-index.js';
@@ -176,8 +176,7 @@ async function insertBulk<T extends object>(knex: Knex, table: string, rows: rea
   const sql = postgres
     ? `insert into "${table}" (${list}) select ${list} from json_populate_recordset(null::"${table}", ?)`
     : `insert into "${table}" (${list}) select ${columns.map((_c, i) => `value ->> ${i}`).join(', ')} from json_each(?)`;
-  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
-    const chunk = rows.slice(i, i + ROWS_PER_INSERT);
+  for (const chunk of chunks(rows, ROWS_PER_INSERT)) {
     // PostgreSQL matches object keys to columns (a key left out is NULL); SQLite reads positions.
     const json = postgres ? JSON.stringify(chunk) : JSON.stringify(chunk.map((row) => columns.map((c) => (row as Record<string, unknown>)[c] ?? null)));
     await knex.raw(sql, [json]);
@@ -316,9 +315,7 @@ export const resourceStore = {
     for (const [kind, table] of Object.entries(INDEX_TABLES) as [keyof SearchIndexRows, string][]) {
       await knex(table).where({ resource_type: resourceType, resource_id: resourceId }).delete();
       const list = rows?.[kind] ?? [];
-      for (let i = 0; i < list.length; i += 200) {
-        await knex(table).insert(list.slice(i, i + 200).map((r) => ({ resource_type: resourceType, resource_id: resourceId, ...r })));
-      }
+      for (const chunk of chunks<(typeof list)[number]>(list, 200)) await knex(table).insert(chunk.map((r) => ({ resource_type: resourceType, resource_id: resourceId, ...r })));
     }
   },
 };

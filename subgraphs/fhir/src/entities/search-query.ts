@@ -1,4 +1,4 @@
-import { knexOf } from '@svc/platform';
+import { chunks, knexOf } from '@svc/platform';
 import type { EntityManager } from '@mikro-orm/core';
 import type { Knex } from '@mikro-orm/knex';
 import { TOTAL_EXACT_LIMIT, type Criterion, type Prefix, type SearchRequest, type SearchValue, type SortKey } from '../domain/search-request.js';
@@ -456,7 +456,7 @@ export async function runSearch(em: EntityManager, request: SearchRequest, visib
   // 2. Those resources' rows, by primary key (still current, undeleted and visible: a write may
   //    have come in between; such a resource is left out of the page).
   const byId = new Map<string, StoredResource>();
-  for (const ids of chunks(page.map((row) => row.id))) {
+  for (const ids of chunks(page.map((row) => row.id), CHUNK)) {
     const rowsQuery = knex(`${RESOURCES} as r`).where('r.resource_type', request.resourceType).whereIn('r.id', ids).select('r.*');
     liveResource(scope, rowsQuery, 'r', request.resourceType);
     for (const row of (await rowsQuery) as Parameters<typeof toStored>[0][]) byId.set(row.id, toStored(row));
@@ -577,13 +577,8 @@ export const MAX_INCLUDED = 1000;
 /** _include:iterate / _revinclude:iterate follow included resources at most this many more rounds. */
 export const MAX_ITERATE_ROUNDS = 3;
 
+/** Ids per `where in` of the include and history lookups. */
 const CHUNK = 500;
-
-function chunks<T>(list: readonly T[]): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < list.length; i += CHUNK) out.push(list.slice(i, i + CHUNK));
-  return out;
-}
 
 const keyOf = (r: { resourceType: string; id: string }) => `${r.resourceType}/${r.id}`;
 
@@ -610,7 +605,7 @@ export async function runIncludes(em: EntityManager, request: SearchRequest, mat
     for (const spec of request.include) {
       if (round > 0 && !spec.iterate) continue;
       const sources = frontier.filter((r) => r.resourceType === spec.sourceType).map((r) => r.id);
-      for (const ids of chunks(sources)) {
+      for (const ids of chunks(sources, CHUNK)) {
         const q = knex(`${INDEX_TABLES.reference}`).select('target_type', 'target_id').where({ resource_type: spec.sourceType, param: spec.param }).whereIn('resource_id', ids);
         if (spec.targetType) q.where('target_type', spec.targetType);
         for (const row of (await q) as { target_type: string | null; target_id: string | null }[]) want(row.target_type, row.target_id);
@@ -626,7 +621,7 @@ export async function runIncludes(em: EntityManager, request: SearchRequest, mat
         if (fitting.size === 0) continue;
         const sourceTypes = [...new Set(revSpecs.map((spec) => spec.sourceType))];
         const params = [...new Set(revSpecs.map((spec) => spec.param))];
-        for (const ids of chunks(all)) {
+        for (const ids of chunks(all, CHUNK)) {
           // (resource_type, param, target_id) lead the reference target index.
           const rows = (await knex(`${INDEX_TABLES.reference}`)
             .select('resource_type', 'param', 'resource_id')
@@ -640,7 +635,7 @@ export async function runIncludes(em: EntityManager, request: SearchRequest, mat
     }
     const added: StoredResource[] = [];
     for (const [type, idSet] of wanted) {
-      for (const ids of chunks([...idSet])) {
+      for (const ids of chunks([...idSet], CHUNK)) {
         const q = knex(RESOURCES).where('resource_type', type).where('deleted', 0).whereIn('id', ids);
         whereVisible(q, 'partner_gpid', visiblePartner, type);
         for (const row of (await q) as Parameters<typeof toStored>[0][]) {

@@ -1,7 +1,7 @@
-import { storedDate, storedJson } from '@svc/platform';
+import { chunks, storedDate, storedJson } from '@svc/platform';
 import type { MergeContribution } from '../domain/index.js';
 import { LINEAGE } from './identity-record.js';
-import { chunks, type Sql } from './sql.js';
+import type { Sql } from './sql.js';
 
 /** A merge or split between two GPIDs: `gpid` was merged into, or split from, `survivorGpid`. */
 export interface LineageEvent {

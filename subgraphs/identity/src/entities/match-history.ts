@@ -1,7 +1,7 @@
-import { storedDate } from '@svc/platform';
+import { chunks, storedDate } from '@svc/platform';
 import type { MatchType, ResolutionOutcome, ResolveDecisionKind, SourceOrigin, IdentityStatus } from '../domain/index.js';
 import { MATCH_HISTORY } from './identity-record.js';
-import { chunks, type Sql } from './sql.js';
+import type { Sql } from './sql.js';
 
 /** One resolve that returned or created a GPID. Match (query only) never writes one. */
 export interface MatchHistoryEntry {

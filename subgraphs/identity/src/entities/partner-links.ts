@@ -6,10 +6,10 @@
  * a split takes the restored record out of the tree again. See the subgraph README, "Tenant
  * isolation".
  */
-import { storedDate } from '@svc/platform';
+import { chunks, storedDate } from '@svc/platform';
 import { MATCH_HISTORY, RECORDS } from './identity-record.js';
 import type { SourceConfirmation } from './sources.js';
-import { chunks, type Sql } from './sql.js';
+import type { Sql } from './sql.js';
 import type { SourceOrigin } from '../domain/index.js';
 
 /** A partner's view of one GPID. */

@@ -1,7 +1,7 @@
-import { storedDate } from '@svc/platform';
+import { chunks, storedDate } from '@svc/platform';
 import type { SourceOrigin } from '../domain/index.js';
 import { SOURCES } from './identity-record.js';
-import { chunks, type Sql } from './sql.js';
+import type { Sql } from './sql.js';
 
 /** One source origin's confirmations of a GPID. */
 export interface SourceConfirmation {

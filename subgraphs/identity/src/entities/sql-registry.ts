@@ -12,7 +12,7 @@
  *   hashed key inside the transaction, which holds across replicas. SQLite has a single writer per
  *   file and this process is its only user, so the mutex is enough there.
  */
-import { storedJson } from '@svc/platform';
+import { chunks, storedJson } from '@svc/platform';
 import { createHash } from 'node:crypto';
 import {
   isRetryableRegistryConflict,
@@ -25,7 +25,7 @@ import {
   type RegistryChange,
 } from '../domain/index.js';
 import { BLOCKING_KEYS, indexedKeys, RECORD_COLUMNS, RECORDS, recordFromRow, rowFromRecord, SEQUENCES, type IdentityRecordRow } from './identity-record.js';
-import { chunks, isRetryableDatabaseError, type Sql } from './sql.js';
+import { isRetryableDatabaseError, type Sql } from './sql.js';
 
 /** Writes that belong to the same transaction as a registry change (history, events, …). */
 export type CommitEffects = (sql: Sql, change: RegistryChange) => Promise<void>;

@@ -46,13 +46,6 @@ export class Sql {
   }
 }
 
-/** Splits a list into chunks (bound parameters are limited per statement). */
-export function chunks<T>(items: readonly T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
-
 /** PostgreSQL errors after which the whole transaction may simply be run again. */
 export function isRetryableDatabaseError(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;

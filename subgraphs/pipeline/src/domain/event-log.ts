@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/core';
-import { knexOf, DomainError, type EventEnvelope } from '@svc/platform';
+import { chunks, knexOf, DomainError, type EventEnvelope } from '@svc/platform';
 import { LoggedEventEntity, type LoggedEvent } from '../entities/logged-event.js';
 
 /** Events per INSERT when recording (6 bound values each). */
@@ -32,8 +32,8 @@ export class EventLog {
   async record(em: EntityManager, events: readonly EventEnvelope[]): Promise<void> {
     const date = (d: Date) => em.getPlatform().processDateProperty(d);
     const now = new Date();
-    for (let i = 0; i < events.length; i += RECORD_CHUNK) {
-      const rows = events.slice(i, i + RECORD_CHUNK).map((event) => ({
+    for (const chunk of chunks(events, RECORD_CHUNK)) {
+      const rows = chunk.map((event) => ({
         id: event.id,
         type: event.type,
         partner_gpid: event.partner_gpid,

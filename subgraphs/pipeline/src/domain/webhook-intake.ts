@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/core';
-import { eventTypeMatches, newId, type EventEnvelope } from '@svc/platform';
+import { chunks, eventTypeMatches, newId, type EventEnvelope } from '@svc/platform';
 import type { Webhook } from '../entities/webhook.js';
 import { webhookStore, type NewDelivery } from '../entities/webhook-store.js';
 import { deliveryBody, TEST_PING } from './webhook-payload.js';
@@ -33,7 +33,7 @@ export function webhookIntake(em: () => EntityManager, maxAttempts: number, onCr
     }
     if (rows.length === 0) return;
     const now = new Date();
-    for (let i = 0; i < rows.length; i += INSERT_CHUNK) await webhookStore.insertDeliveries(fork, rows.slice(i, i + INSERT_CHUNK), now);
+    for (const chunk of chunks(rows, INSERT_CHUNK)) await webhookStore.insertDeliveries(fork, chunk, now);
     onCreated();
   };
 }

@@ -1,4 +1,4 @@
-import { DomainError, hasScope, isWearableProduct, WEARABLE_PRODUCTS, wearableIngestScope, type WearableProduct } from '@svc/platform';
+import { chunks, DomainError, hasScope, isWearableProduct, WEARABLE_PRODUCTS, wearableIngestScope, type WearableProduct } from '@svc/platform';
 import type { StoredPrincipal } from '../../entities/sync-job-store.js';
 import { runSearch } from '../../entities/search-query.js';
 import type { FhirCall } from '../interactions.js';
@@ -67,8 +67,7 @@ function assertMayIngest(call: FhirCall, product: WearableProduct): StoredPrinci
 async function patientLinks(call: FhirCall, gpids: readonly string[]): Promise<PatientLink[]> {
   const view = await readViewOf(call.em, call.principal);
   const found = new Map<string, string[]>();
-  for (let i = 0; i < gpids.length; i += GPIDS_PER_QUERY) {
-    const chunk = gpids.slice(i, i + GPIDS_PER_QUERY);
+  for (const chunk of chunks(gpids, GPIDS_PER_QUERY)) {
     const request = parseSearchRequest('Patient', { identifier: [chunk.map((g) => `urn:svc:gpid|${g}`).join(',')] }, true);
     const page = await runSearch(call.em, { ...request, count: 1000, offset: 0, cursor: undefined, total: 'none', sort: [] }, view);
     for (const row of page.rows) {
