@@ -1,5 +1,7 @@
+import type { EntityManager } from '@mikro-orm/core';
 import { DomainError } from '../errors.js';
 import type { EventEnvelope } from '../events/envelope.js';
+import { commitEvent } from '../events/outbox.js';
 import type { Principal } from '../auth/principal.js';
 import { validationError } from '../errors.js';
 import { readPurposeOfUse, type TefcaPurposeOfUse } from './purpose-of-use.js';
@@ -38,6 +40,17 @@ export interface ExchangeRun<T> {
   /** Stage the event in the owner's outbox and commit it (each subgraph writes its own outbox). */
   stage(event: EventEnvelope<TefcaExchangeRecord>): Promise<void>;
   work(purpose: TefcaPurposeOfUse, exchangeId: string): Promise<ExchangeWorkResult<T>>;
+}
+
+/**
+ * `stage` for a subgraph whose outbox lives on its MikroORM entity manager: commit the event now
+ * (`commitEvent`), then wake the outbox relay.
+ */
+export function commitThenWake(em: EntityManager, wake: () => void): ExchangeRun<unknown>['stage'] {
+  return async (event) => {
+    await commitEvent(em, event);
+    wake();
+  };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { commitEvent, runTefcaExchange, type EventEnvelope, type SubgraphBuilder, type SubgraphContext, type SubgraphServices, type TefcaDocumentContent } from '@svc/platform';
+import { commitThenWake, runTefcaExchange, type SubgraphBuilder, type SubgraphServices, type TefcaDocumentContent } from '@svc/platform';
 import { MAX_DOCUMENTS, queryDocuments, retrieveDocument, type TefcaDocumentEntry } from '../domain/tefca-documents.js';
 
 /**
@@ -8,11 +8,6 @@ import { MAX_DOCUMENTS, queryDocuments, retrieveDocument, type TefcaDocumentEntr
  */
 export function defineTefcaDocuments(builder: SubgraphBuilder, services: SubgraphServices) {
   const tefca = services.runtime.config.tefca;
-  /** Commit an exchange's audit event now and wake the relay. */
-  const stage = (ctx: SubgraphContext) => async (event: EventEnvelope) => {
-    await commitEvent(ctx.em, event);
-    services.publishCommitted();
-  };
 
   const Entry = builder.objectRef<TefcaDocumentEntry>('TefcaDocumentEntry').implement({
     description: "A document of this community's repository (the XCA DocumentEntry metadata we carry).",
@@ -75,7 +70,7 @@ export function defineTefcaDocuments(builder: SubgraphBuilder, services: Subgrap
           requestId: ctx.requestId,
           purposeOfUse: args.purposeOfUse,
           requestingCommunityId: args.requestingCommunityId,
-          stage: stage(ctx),
+          stage: commitThenWake(ctx.em, services.publishCommitted),
           work: async () => {
             const documents = await queryDocuments(ctx.em, tefca.homeCommunityId, args.patientId ?? '', args.typeCodes ?? []);
             return { answer: { homeCommunityId: tefca.homeCommunityId, documents }, resultCount: documents.length, outcome: 'success', respondingCommunityIds: [tefca.homeCommunityId] };
@@ -102,7 +97,7 @@ export function defineTefcaDocuments(builder: SubgraphBuilder, services: Subgrap
           requestId: ctx.requestId,
           purposeOfUse: args.purposeOfUse,
           requestingCommunityId: args.requestingCommunityId,
-          stage: stage(ctx),
+          stage: commitThenWake(ctx.em, services.publishCommitted),
           work: async () => {
             const content = await retrieveDocument(ctx.em, tefca.homeCommunityId, args.homeCommunityId, args.repositoryId, args.documentId);
             return { answer: content, resultCount: 1, outcome: 'success', respondingCommunityIds: [tefca.homeCommunityId] };

@@ -1,5 +1,5 @@
 import {
-  commitEvent,
+  commitThenWake,
   connectionType,
   decodeOptionalCursor,
   defineTefcaPatientInput,
@@ -10,13 +10,10 @@ import {
   runTefcaExchange,
   toPage,
   validationError,
-  type EventEnvelope,
   type SubgraphBuilder,
-  type SubgraphContext,
   type SubgraphServices,
   type TefcaCommunityOutcome,
   type TefcaDocumentContent,
-  type TefcaExchangeRecord,
 } from '@svc/platform';
 import type { TefcaExchangeRow } from '../entities/tefca-exchange.js';
 import { findTefcaExchange, tefcaExchangePage } from '../domain/tefca-exchange-log.js';
@@ -42,10 +39,6 @@ interface Community {
  */
 export function defineTefca(builder: SubgraphBuilder, services: SubgraphServices, outbound: TefcaOutbound) {
   const settings = services.runtime.config.tefca;
-  const stage = (ctx: SubgraphContext) => async (event: EventEnvelope<TefcaExchangeRecord>) => {
-    await commitEvent(ctx.em, event);
-    services.publishCommitted();
-  };
   const outcomes = (list: readonly NamedOutcome[]): TefcaCommunityOutcome[] => list.map(({ name: _name, ...o }) => o);
 
   const CommunityType = builder.objectRef<Community>('TefcaCommunity').implement({
@@ -226,7 +219,7 @@ export function defineTefca(builder: SubgraphBuilder, services: SubgraphServices
           requestId: ctx.requestId,
           purposeOfUse: args.purposeOfUse,
           requestingCommunityId: settings.homeCommunityId,
-          stage: stage(ctx),
+          stage: commitThenWake(ctx.em, services.publishCommitted),
           work: async (purpose) => {
             const patient = readTefcaPatient(args.patient as Record<string, unknown>);
             const r = await outbound.searchPatients({ purpose, patient, communities: args.communities ?? null, timeoutMs: readTimeout(args.timeoutMs), requestId: ctx.requestId });
@@ -260,7 +253,7 @@ export function defineTefca(builder: SubgraphBuilder, services: SubgraphServices
           requestId: ctx.requestId,
           purposeOfUse: args.purposeOfUse,
           requestingCommunityId: settings.homeCommunityId,
-          stage: stage(ctx),
+          stage: commitThenWake(ctx.em, services.publishCommitted),
           work: async (purpose) => {
             const r = await outbound.searchDocuments({ purpose, patients: args.patients, typeCodes: args.typeCodes ?? null, timeoutMs: readTimeout(args.timeoutMs), requestId: ctx.requestId });
             return {
@@ -293,7 +286,7 @@ export function defineTefca(builder: SubgraphBuilder, services: SubgraphServices
           requestId: ctx.requestId,
           purposeOfUse: args.purposeOfUse,
           requestingCommunityId: settings.homeCommunityId,
-          stage: stage(ctx),
+          stage: commitThenWake(ctx.em, services.publishCommitted),
           work: async (purpose) => {
             const r = await outbound.retrieve({ purpose, homeCommunityId: args.homeCommunityId, repositoryId: args.repositoryId, documentId: args.documentId, timeoutMs: readTimeout(args.timeoutMs), requestId: ctx.requestId });
             return { answer: r.content, resultCount: 1, outcome: 'success', respondingCommunityIds: [args.homeCommunityId], communities: [r.community] };
