@@ -22,6 +22,7 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import pg from 'pg';
+import { freshDatabase } from './fresh-database.js';
 import { loadConfig } from '@svc/platform';
 import { startSystem, type RunningSystem } from '../system.js';
 import { ChildRunner } from './child.js';
@@ -118,15 +119,6 @@ const Sqlite = createRequire(import.meta.url)('better-sqlite3') as new (file: st
 const ADMIN_URL = process.env['SVC_BENCH_ADMIN_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env['SVC_BENCH_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
 
-async function adminQuery(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: ADMIN_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
 
 async function boot(database: Database): Promise<Booted> {
   const dataDir = mkdtempSync(`${os.tmpdir()}/svc-bench-fhir-`);
@@ -135,13 +127,10 @@ async function boot(database: Database): Promise<Booted> {
   let drop = async () => {};
   let databaseUrl: string | undefined;
   if (database === 'postgres') {
-    const name = `svc_bench_${randomBytes(6).toString('hex')}`;
-    await adminQuery(`create database ${name}`);
-    drop = () => adminQuery(`drop database if exists ${name} with (force)`);
-    const url = new URL(ADMIN_URL);
-    url.pathname = `/${name}`;
-    databaseUrl = url.toString();
-    Object.assign(env, { SVC_DATABASE_URL: databaseUrl, SVC_REDIS_URL: REDIS_URL, SVC_REDIS_PREFIX: name });
+    const fresh = await freshDatabase(ADMIN_URL);
+    drop = fresh.drop;
+    databaseUrl = fresh.url;
+    Object.assign(env, { SVC_DATABASE_URL: databaseUrl, SVC_REDIS_URL: REDIS_URL, SVC_REDIS_PREFIX: fresh.name });
   }
   const dispose = async () => {
     await drop().catch((err: unknown) => process.stderr.write(`dropping the bench database failed: ${String(err)}\n`));

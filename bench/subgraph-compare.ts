@@ -18,7 +18,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import os from 'node:os';
 import { resolve as resolvePath } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
+import { freshDatabase } from './fresh-database.js';
 import { INTERNAL_PRINCIPAL_HEADER, signPrincipal, type Principal } from '@svc/platform';
 import { ChildRunner } from './child.js';
 import type { LoadRun, LoadSpec } from './load.js';
@@ -132,24 +132,6 @@ async function startRole(role: string, env: Record<string, string>, nodeArgs: st
   return { name: role, url, stop: stopper(child, w.exited) };
 }
 
-async function freshDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `svc_bench_${randomBytes(5).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: ADMIN_DATABASE_URL });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(ADMIN_DATABASE_URL);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const client = new pg.Client({ connectionString: ADMIN_DATABASE_URL });
-      await client.connect();
-      await client.query(`drop database if exists ${name} with (force)`);
-      await client.end();
-    },
-  };
-}
 
 // ---------------------------------------------------------------------------------------------
 // Requests
@@ -261,7 +243,7 @@ export async function runSubgraphsSuite(argv: readonly string[]): Promise<void> 
   try {
     const secret = randomBytes(32).toString('base64url');
     process.stderr.write('starting the minimal Apollo subgraph and our partner, identity and pipeline subgraphs …\n');
-    const db = await freshDatabase();
+    const db = await freshDatabase(ADMIN_DATABASE_URL);
     cleanups.push(() => db.drop());
     const env = { SVC_DATABASE_URL: db.url, SVC_INTERNAL_SECRET: secret, SVC_DATA_DIR: mkdtempSync(`${os.tmpdir()}/svc-bench-sg-`) };
     cleanups.push(async () => rmSync(env.SVC_DATA_DIR, { recursive: true, force: true }));

@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
+import { freshDatabase } from '../fresh-database.js';
 import { createIdentityPipeline, type IdentityPipeline } from '../../subgraphs/identity/src/domain/pipeline.js';
 import { InMemoryIdentityRegistry, type IdentityRecord, type IdentityRegistry } from '../../subgraphs/identity/src/domain/registry.js';
 import type { ScoringModel } from '../../subgraphs/identity/src/domain/stage4-score.js';
@@ -42,20 +42,9 @@ export async function openRegistry(kind: RegistryKind, databaseUrl = 'postgres:/
   const env: Record<string, string> = { SVC_DATA_DIR: dataDir, SVC_LOG_LEVEL: 'silent' };
   let drop = async () => {};
   if (kind === 'postgres') {
-    const name = `svc_accuracy_${Date.now().toString(36)}`;
-    const admin = new pg.Client({ connectionString: databaseUrl });
-    await admin.connect();
-    await admin.query(`create database ${name}`);
-    await admin.end();
-    const url = new URL(databaseUrl);
-    url.pathname = `/${name}`;
-    env['SVC_DATABASE_URL'] = url.toString();
-    drop = async () => {
-      const client = new pg.Client({ connectionString: databaseUrl });
-      await client.connect();
-      await client.query(`drop database if exists ${name} with (force)`);
-      await client.end();
-    };
+    const database = await freshDatabase(databaseUrl, 'svc_accuracy');
+    env['SVC_DATABASE_URL'] = database.url;
+    drop = database.drop;
   }
   const orm = await openDatabase({ config: loadConfig(env), owner: 'identity', entities: [], migrations });
   const sql = Sql.of(orm);
