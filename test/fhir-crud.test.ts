@@ -175,6 +175,14 @@ describe('FHIR R4 create, read, update, delete and history', () => {
     expect(cardinality.statusCode).toBe(422);
     expect(cardinality.json().issue[0].expression).toEqual(['Observation.code']);
 
+    // JSON of the wrong kind: a number where an object belongs, a primitive's extension that is not an object.
+    const scalar = await fhir(t, writer, 'POST', '/Observation', { resourceType: 'Observation', status: 'final', code: 42, subject: true });
+    expect(scalar.statusCode).toBe(422);
+    expect(scalar.json().issue.map((i: { expression: string[] }) => i.expression[0])).toEqual(['Observation.code', 'Observation.subject']);
+    const extension = await fhir(t, writer, 'POST', '/Patient', { resourceType: 'Patient', birthDate: '1984-03-02', _birthDate: 5 });
+    expect(extension.statusCode).toBe(422);
+    expect(extension.json().issue.map((i: { expression: string[] }) => i.expression[0])).toEqual(['Patient._birthDate']);
+
     const wrongType = await fhir(t, writer, 'POST', '/Patient', { resourceType: 'Observation', status: 'final', code: { text: 'x' } });
     expect(wrongType.statusCode).toBe(400);
     expect(wrongType.json().issue[0].expression).toEqual(['Patient.resourceType']);

@@ -1,8 +1,9 @@
-import { getDataType, validateResource, OperationOutcomeError } from '@medplum/core';
+import { getDataType, OperationOutcomeError } from '@medplum/core';
 import type { Coding, CodeableConcept, OperationOutcomeIssue, Resource } from '@medplum/fhirtypes';
 import { DomainError, type FieldError } from '@svc/platform';
 import { definitions, enumeratedValueSet, isFhirResourceType } from './definitions.js';
 import { numericView } from './exact-json.js';
+import { validateStructure } from './structure-validator.js';
 
 /** The JSON of any FHIR resource as this server handles it. */
 export type FhirResource = Record<string, unknown> & { resourceType: string; id?: string; meta?: Record<string, unknown> };
@@ -61,8 +62,9 @@ function issueToFieldError(issue: OperationOutcomeIssue): FieldError {
 }
 
 /**
- * Validate a resource against the R4 StructureDefinitions (Medplum's validator: cardinality, types,
- * unknown elements, choice types, primitive formats, invariants) and against the required
+ * Validate a resource against the R4 StructureDefinitions (Medplum's checks, see
+ * structure-validator.ts: cardinality, types, unknown elements, choice types, primitive formats,
+ * invariants) and against the required
  * value-set bindings Medplum does not check. Every problem is one field error named by its FHIRPath
  * expression (`Patient.gender`, `Patient.name[0].use`); any problem is a 422.
  */
@@ -72,7 +74,7 @@ export function validateFhirResource(exact: FhirResource): void {
   const resource = numericView(exact);
   let issues: OperationOutcomeIssue[] = [];
   try {
-    issues = validateResource(resource as unknown as Resource).filter((i) => i.severity === 'error' || i.severity === 'fatal');
+    issues = validateStructure(resource as unknown as Resource).filter((i) => i.severity === 'error' || i.severity === 'fatal');
   } catch (err) {
     if (!(err instanceof OperationOutcomeError)) throw err;
     issues = err.outcome.issue ?? [];
