@@ -2,6 +2,7 @@ import { evalFhirPathTyped, parseFhirPath, type FhirPathAtom, type TypedValue } 
 import type { SearchParameter } from '@medplum/fhirtypes';
 import { searchParameterByUrl } from './definitions.js';
 import { addDates, addReference, addTokens, normalizeString, strings, type ComponentCell, type CompositeCells, type IndexTable } from './search-index.js';
+import { compileJsonPath, type JsonPathReader } from './search-index-paths.js';
 
 /**
  * Composite search parameters (R4 `type: composite`): the parameter's expression selects elements
@@ -10,11 +11,15 @@ import { addDates, addReference, addTokens, normalizeString, strings, type Compo
  * three components of type token, quantity, number, date, string, reference or uri, which covers
  * every R4 composite (MolecularSequence's coordinates have three: chromosome or reference sequence
  * id, start, end). A component expression may read `%resource` (the coordinates' chromosome is
- * `%resource.referenceSeq.chromosome`, evaluated per variant).
+ * `%resource.referenceSeq.chromosome`, evaluated per variant). A component that is a plain path
+ * from the element (`code`, `value.as(Quantity)`) is read straight from the JSON, as the other
+ * parameters are (search-index-paths.ts).
  */
 export interface CompositeComponent {
   type: Exclude<IndexTable, 'composite'>;
   expression: FhirPathAtom;
+  /** The expression as written (`code`, `value.as(Quantity)`), for the JSON reader. */
+  source: string;
 }
 
 const COMPONENT_TYPES: readonly string[] = ['token', 'quantity', 'number', 'date', 'string', 'reference', 'uri'];
@@ -32,7 +37,7 @@ export function compositeComponents(sp: SearchParameter): CompositeComponent[] |
       const definition = c.definition ? searchParameterByUrl(c.definition) : undefined;
       if (!definition || !COMPONENT_TYPES.includes(definition.type ?? '') || !c.expression) return null;
       try {
-        return { type: definition.type as CompositeComponent['type'], expression: parseFhirPath(c.expression) };
+        return { type: definition.type as CompositeComponent['type'], expression: parseFhirPath(c.expression), source: c.expression };
       } catch {
         return null;
       }
@@ -41,6 +46,27 @@ export function compositeComponents(sp: SearchParameter): CompositeComponent[] |
   }
   cache.set(key, result);
   return result;
+}
+
+const RELATIVE_PATH = /^([a-z][A-Za-z0-9]*)(?:\.as\(([A-Za-z][A-Za-z0-9]*)\))?$/;
+const readers = new Map<string, JsonPathReader | null>();
+
+/**
+ * A component expression (`code`, `value.as(Quantity)`) on an element of `elementType`
+ * (`Observation`, `ObservationComponent`) as a plain path read straight from the JSON, or null to
+ * keep FHIRPath (a union, a function, a cast to no type of the choice such as `as(DateTime)`).
+ */
+function componentReader(component: CompositeComponent, elementType: string): JsonPathReader | null {
+  const key = `${elementType}#${component.source}`;
+  let reader = readers.get(key);
+  if (reader === undefined) {
+    const m = RELATIVE_PATH.exec(component.source.trim());
+    const path = m ? (m[2] ? `(${elementType}.${m[1]} as ${m[2]})` : `${elementType}.${m[1]}`) : null;
+    reader = path ? compileJsonPath(elementType, path) : null;
+    if (reader?.union) reader = null;
+    readers.set(key, reader);
+  }
+  return reader;
 }
 
 const EMPTY: ComponentCell = { system: null, code: null, num: null, unit: null, low: null, high: null };
@@ -92,13 +118,20 @@ function compositeRow(param: string, a: ComponentCell, b: ComponentCell, c: Comp
  * whole resource, for `%resource`). Every row has all three components' columns (the third null for
  * two-component parameters), so multi-row INSERTs see one column list.
  */
-export function compositeRows(param: string, sp: SearchParameter | undefined, element: TypedValue, resource?: TypedValue): ({ param: string } & CompositeCells)[] {
+export function compositeRows(
+  param: string,
+  sp: SearchParameter | undefined,
+  element: TypedValue,
+  resource?: TypedValue,
+  options: { jsonPaths?: boolean } = {},
+): ({ param: string } & CompositeCells)[] {
   const components = sp ? compositeComponents(sp) : null;
   if (!components) return [];
   const cells = components.map((c) => {
     let values: TypedValue[] = [];
+    const reader = options.jsonPaths !== false && typeof element.value === 'object' && element.value !== null ? componentReader(c, element.type) : null;
     try {
-      values = evalFhirPathTyped(c.expression, [element], resource ? { '%resource': resource } : {});
+      values = reader ? reader(element.value as Record<string, unknown>) : evalFhirPathTyped(c.expression, [element], resource ? { '%resource': resource } : {});
     } catch {
       values = [];
     }

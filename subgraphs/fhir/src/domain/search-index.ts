@@ -235,7 +235,7 @@ export function extractSearchIndex(resource: FhirResource, options: { jsonPaths?
           if (typeof v.value === 'string') rows.uri.push({ param: p.code, value: v.value.slice(0, 512) });
           break;
         case 'composite':
-          rows.composite.push(...compositeRows(p.code, searchParametersOf(resource.resourceType)[p.code], v, input[0]!));
+          rows.composite.push(...compositeRows(p.code, searchParametersOf(resource.resourceType)[p.code], v, input[0]!, { jsonPaths }));
           break;
       }
     }
