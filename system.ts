@@ -5,6 +5,7 @@ import {
   createLogger,
   frameworkErrors,
   refuseCredentialsInQuery,
+  refuseDeepJson,
   requestErrorHandler,
   createMetrics,
   createRedisClient,
@@ -84,6 +85,7 @@ function httpApp(config: Config, logger: Logger, metrics: Metrics, component: st
     reply.header('x-request-id', req.id);
   });
   refuseCredentialsInQuery(app);
+  refuseDeepJson(app);
   // The facade installs its own error handler (the same documents, plus its routes' dialects).
   if (component !== 'all' && component !== 'facade') app.setErrorHandler(requestErrorHandler);
   app.addHook('onResponse', async (req, reply) => {

@@ -183,6 +183,18 @@ describe('FHIR R4 create, read, update, delete and history', () => {
     expect(extension.statusCode).toBe(422);
     expect(extension.json().issue.map((i: { expression: string[] }) => i.expression[0])).toEqual(['Patient._birthDate']);
 
+    // Nesting no resource needs (extensions 5,000 deep) is refused before any code walks it.
+    const depth = 5000;
+    const nested = await t.request({
+      method: 'POST',
+      url: '/fhir/R4/Patient',
+      token: writer,
+      headers: { 'content-type': 'application/fhir+json' },
+      body: `{"resourceType":"Patient","extension":[${'{"url":"http://example.org/x","extension":['.repeat(depth)}{"url":"http://example.org/x","valueString":"y"}${']}'.repeat(depth)}]}`,
+    });
+    expect(nested.statusCode).toBe(400);
+    expect(nested.json()).toMatchObject({ resourceType: 'OperationOutcome', issue: [{ severity: 'error', diagnostics: expect.stringMatching(/nests objects and arrays deeper than 100 levels/) }] });
+
     const wrongType = await fhir(t, writer, 'POST', '/Patient', { resourceType: 'Observation', status: 'final', code: { text: 'x' } });
     expect(wrongType.statusCode).toBe(400);
     expect(wrongType.json().issue[0].expression).toEqual(['Patient.resourceType']);

@@ -9,6 +9,7 @@ export * from './fhir-patient-demographics.js';
 export * from './logging.js';
 export * from './log-redaction.js';
 export * from './http/http-errors.js';
+export * from './http/json-depth.js';
 export * from './http/load-shedding.js';
 export * from './http/query-credentials.js';
 export * from './metrics.js';

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { bodyTooDeep, jsonNestedDeeperThan } from '@svc/platform';
 
 /**
  * The text of each JSON request body, kept beside the parsed value. FHIR writes send it on as is
@@ -14,16 +15,19 @@ export function rawBodyOf(req: FastifyRequest): string | undefined {
 
 /**
  * JSON bodies (application/json with Fastify's own parser and its prototype-poisoning checks,
- * application/fhir+json and application/json-patch+json) parsed as before, their text kept.
+ * application/fhir+json and application/json-patch+json) parsed as before, their text kept; one
+ * nested deeper than MAX_JSON_DEPTH is a 400 before anything walks it.
  */
 export function parseJsonKeepingText(app: FastifyInstance): void {
   const defaultJson = app.getDefaultJsonParser(app.initialConfig.onProtoPoisoning ?? 'error', app.initialConfig.onConstructorPoisoning ?? 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    if (jsonNestedDeeperThan(body as string)) return done(bodyTooDeep(), undefined);
     rawBodies.set(req, body as string);
     defaultJson(req, body as string, done);
   });
   app.addContentTypeParser(['application/fhir+json', 'application/json-patch+json'], { parseAs: 'string' }, (req, body, done) => {
+    if (jsonNestedDeeperThan(body as string)) return done(bodyTooDeep(), undefined);
     try {
       const value: unknown = body === '' ? undefined : JSON.parse(body as string);
       if (body !== '') rawBodies.set(req, body as string);

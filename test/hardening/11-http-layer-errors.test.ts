@@ -60,6 +60,23 @@ describe('what the HTTP layer refuses is a problem document (OperationOutcome un
     expectOperationOutcome(await inject({ method: 'POST', url: '/fhir/R4/Patient', headers: { 'content-type': 'application/fhir+json' }, payload: '{"resourceType":' }), 400, 'BAD_REQUEST');
   });
 
+  it('JSON nested deeper than 100 levels: 400 before anything walks it, as a body or as JSON text inside a GraphQL string', async () => {
+    const deep = (depth: number) => `${'{"a":['.repeat(depth)}1${']}'.repeat(depth)}`;
+    const json = { 'content-type': 'application/json' };
+    const tooDeep = expectProblem(await inject({ method: 'POST', url: '/cms/tokens', headers: json, payload: deep(5000) }), 400, 'BAD_REQUEST');
+    expect(tooDeep['detail']).toMatch(/deeper than 100 levels/);
+    expectProblem(await inject({ method: 'POST', url: '/graphql', headers: json, payload: `{"query":"{ __typename }","variables":${deep(5000)}}` }), 400, 'BAD_REQUEST');
+    expectOperationOutcome(await inject({ method: 'POST', url: '/fhir/R4', headers: { 'content-type': 'application/fhir+json' }, payload: `{"resourceType":"Bundle","type":"batch","entry":[${deep(200)}]}` }), 400, 'BAD_REQUEST');
+    // Brackets inside strings are text, not nesting.
+    const text = await inject({ method: 'POST', url: '/graphql', headers: json, payload: JSON.stringify({ query: `{ __typename }`, variables: { note: '['.repeat(500) } }) });
+    expect(text.statusCode).toBe(200);
+    // JSON text in a GraphQL string is checked where it is parsed: a typed error naming the argument.
+    const mutation = 'mutation C($text: String) { fhirCreate(resourceType: "Patient", resourceText: $text) { status } }';
+    const res = await inject({ method: 'POST', url: '/graphql', headers: json, payload: JSON.stringify({ query: mutation, variables: { text: `{"resourceType":"Patient","extension":[${deep(5000)}]}` } }) });
+    const body = JSON.parse(res.body) as { errors?: { message: string; extensions: { code: string } }[] };
+    expect(body.errors?.[0]).toMatchObject({ message: expect.stringMatching(/resourceText nests objects and arrays deeper than 100 levels/), extensions: { code: 'BAD_REQUEST' } });
+  });
+
   it('a malformed percent-encoding in the path: 400', async () => {
     expectProblem(await inject({ url: '/api/identity/%E0%A4%A' }), 400, 'BAD_REQUEST');
     expectOperationOutcome(await inject({ url: '/fhir/R4/Patient/%E0%A4%A' }), 400, 'BAD_REQUEST');

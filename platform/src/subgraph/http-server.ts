@@ -6,6 +6,7 @@ import type { RevocationList } from '../auth/revocations.js';
 import type { Subgraph } from './types.js';
 import type { Logger } from '../logging.js';
 import { clientErrorHandler, frameworkErrors, requestErrorHandler } from '../http/http-errors.js';
+import { refuseDeepJson } from '../http/json-depth.js';
 
 /**
  * A subgraph on its own port (the distributed mode). It answers only requests that carry a
@@ -35,6 +36,7 @@ export function subgraphHttpServer(
     clientErrorHandler,
   });
   app.setErrorHandler(requestErrorHandler);
+  refuseDeepJson(app as unknown as FastifyInstance);
   const shedder = options.loadShedding ? shedLoad(app as unknown as FastifyInstance, options.loadShedding) : undefined;
 
   app.get('/health', async () => ({ status: 'ok', subgraph: subgraph.name }));

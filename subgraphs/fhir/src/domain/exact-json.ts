@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { DomainError } from '@svc/platform';
+import { DomainError, jsonNestedDeeperThan, MAX_JSON_DEPTH } from '@svc/platform';
 
 /**
  * JSON with every number kept exactly as written. R4 makes a decimal's written precision significant
@@ -104,6 +104,10 @@ function reviveTokens(value: unknown, prefix: string): unknown {
  * `field`. A repeated key keeps its last value, as `JSON.parse` does.
  */
 export function parseExactJson(text: string, field: string): unknown {
+  // JSON text in a GraphQL string (`resourceText`) is not seen by the HTTP layer's nesting check.
+  if (jsonNestedDeeperThan(text)) {
+    throw new DomainError('BAD_REQUEST', `${field} nests objects and arrays deeper than ${MAX_JSON_DEPTH} levels.`, { fieldErrors: [{ field, message: `nested deeper than ${MAX_JSON_DEPTH} levels` }] });
+  }
   try {
     const inexact = inexactNumbers(text);
     if (inexact.length === 0) return JSON.parse(text) as unknown;
