@@ -7,6 +7,7 @@
  * resources stored, and what the search measurements need (patient ids, names, birth dates).
  */
 import { randomUUID } from 'node:crypto';
+import { seededRandom } from '@svc/platform';
 
 export interface IngestSpec {
   baseUrl: string;
@@ -65,18 +66,6 @@ const GIVEN = ['James', 'Mary', 'John', 'Patricia', 'Robert', 'Jennifer', 'Micha
 const ENCOUNTERS = 2;
 const OBSERVATIONS = 12;
 export const FAMILY_SIZE = 1 + ENCOUNTERS + OBSERVATIONS;
-
-/** mulberry32: small, fast and deterministic. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const pad = (n: number, w = 2) => String(n).padStart(w, '0');
 
@@ -164,7 +153,7 @@ async function post(url: string, init: RequestInit): Promise<Response> {
 async function ingest(spec: IngestSpec): Promise<IngestRun> {
   const target = new URL(spec.baseUrl);
   if (target.hostname !== '127.0.0.1') throw new Error(`refusing to load a non-loopback target: ${target.host}`);
-  const rand = prng(spec.seed);
+  const rand = seededRandom(spec.seed);
   // Bodies are built before the clock starts: the measurement is the server's, not the generator's.
   const built = Array.from({ length: spec.bundles }, () => buildBundle(rand, spec.bundleSize));
   const bodies = built.map((b) => JSON.stringify(b.bundle));

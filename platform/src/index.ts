@@ -50,3 +50,4 @@ export * from './rate-limit/index.js';
 export * from './dependency-health.js';
 export * from './redis-client.js';
 export * from './tefca/index.js';
+export * from './seeded-random.js';

@@ -10,17 +10,24 @@ export const MAX_JSON_DEPTH = 100;
 /** The message of the 400 for a body nested deeper than MAX_JSON_DEPTH. */
 export const TOO_DEEP = `The body nests objects and arrays deeper than ${MAX_JSON_DEPTH} levels.`;
 
+/** In JSON text, the index of the quote closing the string that opens at `start` (the text's length when none does). */
+export function jsonStringEnd(text: string, start: number): number {
+  let i = start + 1;
+  for (; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x5c) i++;
+    else if (c === 0x22) break;
+  }
+  return i;
+}
+
 /** Whether JSON text nests objects and arrays deeper than `max`: one pass, brackets inside strings not counted. */
 export function jsonNestedDeeperThan(text: string, max = MAX_JSON_DEPTH): boolean {
   let depth = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === 0x22) {
-      for (i++; i < text.length; i++) {
-        const d = text.charCodeAt(i);
-        if (d === 0x5c) i++;
-        else if (d === 0x22) break;
-      }
+      i = jsonStringEnd(text, i);
     } else if (c === 0x7b || c === 0x5b) {
       if (++depth > max) return true;
     } else if (c === 0x7d || c === 0x5d) {

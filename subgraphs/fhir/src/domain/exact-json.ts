@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { DomainError, jsonNestedDeeperThan, MAX_JSON_DEPTH } from '@svc/platform';
+import { DomainError, jsonNestedDeeperThan, jsonStringEnd, MAX_JSON_DEPTH } from '@svc/platform';
 
 /**
  * JSON with every number kept exactly as written. R4 makes a decimal's written precision significant
@@ -63,11 +63,7 @@ function inexactNumbers(text: string): [number, number][] {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === 0x22) {
-      for (i++; i < text.length; i++) {
-        const d = text.charCodeAt(i);
-        if (d === 0x5c) i++;
-        else if (d === 0x22) break;
-      }
+      i = jsonStringEnd(text, i);
       previous = 0x22;
     } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
       NUMBER.lastIndex = i;

@@ -7,6 +7,7 @@ import type { Resource } from '@medplum/fhirtypes';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { definitions } from './definitions.js';
 import { EXTENSION_NOT_AN_OBJECT, NOT_AN_OBJECT, validateStructure } from './structure-validator.js';
+import { seededRandom } from '@svc/platform';
 
 /**
  * validateStructure must give what Medplum's validateResource gives, issue for issue and in the
@@ -68,18 +69,6 @@ function compare(resource: Resource): boolean {
   return true;
 }
 
-/** mulberry32 */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 type Container = Record<string, unknown> | unknown[];
 
 /** Every (container, key) of the JSON, the root's resourceType excepted. */
@@ -139,7 +128,7 @@ describe('validateStructure against Medplum validateResource', () => {
   });
 
   it('gives the same issues for each example broken in four seeded ways', () => {
-    const rand = prng(20261127);
+    const rand = seededRandom(20261127);
     let broken = 0;
     for (const file of files) {
       for (let n = 0; n < 4; n++) {

@@ -37,6 +37,7 @@ import {
   type ScoringModel,
   type TermFrequencyField,
 } from './stage4-score.js';
+import { seededRandom } from '@svc/platform';
 
 /** A registry record as training reads it: fingerprints only. */
 export interface TrainingRecord {
@@ -162,18 +163,6 @@ const ROUNDS: ReadonlyArray<{ rule: string; fixed: readonly string[]; selects: (
   { rule: 'identifier exact', fixed: ['identifier'], selects: (a) => a.identifier === 'exact' },
 ];
 
-/** mulberry32: a tiny, well-known 32-bit PRNG; enough for sampling pairs reproducibly. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Level index per trained comparison: 0..k−1 the model's levels, k disagree, −1 missing. */
 type Vector = Int8Array;
 
@@ -246,7 +235,7 @@ export async function trainScoringModel(input: readonly TrainingRecord[], option
   const minEvidence = options.minEvidence ?? 5;
   const maxIterations = options.maxIterations ?? 50;
   const tolerance = options.tolerance ?? 1e-6;
-  const random = prng(options.seed);
+  const random = seededRandom(options.seed);
   const records = [...input].sort((x, y) => (x.gpid < y.gpid ? -1 : x.gpid > y.gpid ? 1 : 0));
   const n = records.length;
   const levels = Object.fromEntries(TRAINED.map((c) => [c, levelNames(base, c)])) as Record<Trained, string[]>;
