@@ -17,14 +17,15 @@ describe('loadConfig', () => {
       SVC_ENVIRONMENT: 'production',
       SVC_FINGERPRINT_KEY: 'k'.repeat(40),
       SVC_INTERNAL_SECRET: 's'.repeat(40),
+      SVC_DATABASE_POOL_MAX: '4',
     });
-    expect(config).toMatchObject({ port: 8080, databaseUrl: 'postgres://u@db:5432/x', redisUrl: 'redis://cache:6379', publicUrl: 'https://api.example.org', environment: 'production' });
+    expect(config).toMatchObject({ port: 8080, databaseUrl: 'postgres://u@db:5432/x', databasePoolMax: 4, redisUrl: 'redis://cache:6379', publicUrl: 'https://api.example.org', environment: 'production' });
   });
 
   it('reports every bad value at once, by variable name', () => {
     let error: ConfigError | undefined;
     try {
-      loadConfig({ SVC_PORT: 'eighty', SVC_ROLE: 'boss', SVC_DATABASE_URL: 'mysql://x', SVC_REDIS_URL: 'not a url', SVC_LOG_LEVEL: 'loud' });
+      loadConfig({ SVC_PORT: 'eighty', SVC_ROLE: 'boss', SVC_DATABASE_URL: 'mysql://x', SVC_REDIS_URL: 'not a url', SVC_LOG_LEVEL: 'loud', SVC_DATABASE_POOL_MAX: '0' });
     } catch (err) {
       error = err as ConfigError;
     }
@@ -36,6 +37,7 @@ describe('loadConfig', () => {
         expect.stringContaining('SVC_DATABASE_URL'),
         expect.stringContaining('SVC_REDIS_URL'),
         expect.stringContaining('SVC_LOG_LEVEL'),
+        expect.stringContaining('SVC_DATABASE_POOL_MAX'),
       ]),
     );
   });

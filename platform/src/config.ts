@@ -27,6 +27,12 @@ export interface Config {
   dataDir: string;
   /** PostgreSQL URL; absent means the embedded SQLite files under `dataDir`. */
   databaseUrl: string | undefined;
+  /**
+   * Most PostgreSQL connections each database pool of this process opens (opened on demand, none
+   * held idle at start). A process has one pool per subgraph it runs: keep processes × pools × this
+   * under the server's max_connections.
+   */
+  databasePoolMax: number;
   /** Redis URL; absent means the in-memory bus and rate-limit counters. */
   redisUrl: string | undefined;
   /** Namespace of every Redis key and channel, so several deployments can share one Redis. */
@@ -221,6 +227,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     publicUrl,
     dataDir: resolve(cwd, str('SVC_DATA_DIR') ?? './data'),
     databaseUrl,
+    databasePoolMax: int('SVC_DATABASE_POOL_MAX', 10, 1, 500),
     redisUrl,
     redisPrefix: redisPrefix ?? 'svc',
     trustProxy: parseTrustProxy(str('SVC_TRUST_PROXY'), problems),

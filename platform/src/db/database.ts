@@ -28,7 +28,7 @@ export interface MigrationEntry {
 }
 
 export interface DatabaseOptions {
-  config: Pick<Config, 'databaseUrl' | 'dataDir'>;
+  config: Pick<Config, 'databaseUrl' | 'dataDir'> & Partial<Pick<Config, 'databasePoolMax'>>;
   /** The owner's name; it prefixes the migrations table and names the SQLite file. */
   owner: string;
   entities: NonNullable<Options['entities']>;
@@ -81,7 +81,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Orm> {
   let orm: Orm;
   if (config.databaseUrl) {
     const driverOptions = options.logger ? { log: driverLog(options.logger, owner) } : {};
-    orm = await MikroORM.init({ ...common, driver: PostgreSqlDriver, clientUrl: config.databaseUrl, pool: { min: 0, max: 10 }, driverOptions } as Options);
+    orm = await MikroORM.init({ ...common, driver: PostgreSqlDriver, clientUrl: config.databaseUrl, pool: { min: 0, max: config.databasePoolMax ?? 10 }, driverOptions } as Options);
   } else {
     // Owner-only on disk: a new data directory 0700, the database file 0600 before SQLite opens it.
     ensurePrivateDirectory(config.dataDir);
