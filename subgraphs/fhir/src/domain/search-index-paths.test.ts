@@ -47,6 +47,10 @@ describe('search index read straight from the JSON', () => {
       return extractSearchIndex(r).composite.filter((row) => !fhirPath.has(JSON.stringify(row)));
     });
     expect(extra).toEqual([]);
+    // Where the cast type is the only one that gives rows (a quantity component needs a number), nothing is dropped.
+    const quantityRows = (rows: ReturnType<typeof extractSearchIndex>) => rows.composite.filter((row) => row.param.endsWith('-quantity'));
+    expect(all.filter((r) => JSON.stringify(quantityRows(extractSearchIndex(r))) !== JSON.stringify(quantityRows(extractSearchIndex(r, { jsonPaths: false })))).map((r) => r.id)).toEqual([]);
+    expect(all.flatMap((r) => quantityRows(extractSearchIndex(r))).length).toBeGreaterThan(10);
     const bmi = JSON.parse(readFileSync(join(EXAMPLES, 'Observation-bmi.json'), 'utf8')) as FhirResource;
     const params = (rows: ReturnType<typeof extractSearchIndex>) => [...new Set(rows.composite.map((row) => row.param))].sort();
     expect(params(extractSearchIndex(bmi, { jsonPaths: false }))).toEqual(['code-value-concept', 'code-value-quantity', 'code-value-string', 'combo-code-value-concept', 'combo-code-value-quantity']);
