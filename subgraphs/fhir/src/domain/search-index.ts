@@ -87,7 +87,7 @@ export function indexedParams(resourceType: string): CompiledParam[] {
     const expression = table === 'composite' ? compositeExpression(resourceType, sp.expression) : getExpressionForResourceType(resourceType, sp.expression);
     if (!expression) continue;
     try {
-      list.push({ code, type: table, expression: parseFhirPath(expression), read: table === 'composite' ? null : compileJsonPath(resourceType, expression) });
+      list.push({ code, type: table, expression: parseFhirPath(expression), read: compileJsonPath(resourceType, expression) });
     } catch {
       // An expression FHIRPath cannot parse is not indexed; the CapabilityStatement leaves it out.
     }
