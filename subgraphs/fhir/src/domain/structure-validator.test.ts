@@ -177,6 +177,10 @@ describe('validateStructure against Medplum validateResource', () => {
       { resourceType: 'Patient', contained: [{ resourceType: 'Organization', id: 'o' }], managingOrganization: { reference: '#o' } },
       { resourceType: 'Encounter', status: 'finished', class: { code: 'AMB' }, subject: { reference: 'Organization/o' } },
       { resourceType: 'Patient', extension: [{ url: 'http://example.org', valueQuantity: { value: 1 }, extension: [{ url: 'a' }] }] },
+      // Each invariant the validator passes on its face, broken.
+      { resourceType: 'Observation', status: 'final', code: { text: 'x' }, valueString: 'v', dataAbsentReason: { text: 'unknown' } },
+      { resourceType: 'Observation', status: 'final', code: { coding: [{ system: 's', code: 'c' }] }, valueString: 'v', component: [{ code: { coding: [{ system: 's', code: 'c' }] }, valueString: 'w' }] },
+      { resourceType: 'Observation', status: 'final', code: { text: 'x' }, contained: [{ resourceType: 'Patient', id: 'p', meta: { versionId: '1', security: [{ code: 's' }] }, contained: [{ resourceType: 'Patient', id: 'q' }] }], subject: { reference: '#p' } },
     ];
     for (const resource of cases) compare(resource as unknown as Resource);
   });

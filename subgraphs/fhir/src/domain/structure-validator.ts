@@ -84,6 +84,23 @@ const fhirTypeToJsType: Readonly<Record<string, 'string' | 'boolean' | 'number'>
 const skippedConstraintKeys: Readonly<Record<string, true>> = { 'ele-1': true, 'dom-3': true, 'org-1': true, 'sdf-19': true };
 
 const fhirPathCache = new LRUCache<FhirPathAtom>(1_000);
+
+/**
+ * Invariants of a resource that most resources pass on their face, by expression: each answers
+ * true when the JSON alone shows the expression is true (no `contained`, no `dataAbsentReason`, no
+ * `component`), else FHIRPath decides. They are every FHIRPath evaluation of a typical Patient,
+ * Encounter or Observation (a data type's own invariants, such as per-1 on a Period, are checked
+ * by Medplum only on a value validated on its own, never inside a resource);
+ * structure-validator.test.ts holds the verdicts to Medplum's.
+ */
+type JsonObject = Record<string, unknown>;
+const PASSES_ON_ITS_FACE: ReadonlyMap<string, (value: JsonObject) => boolean> = new Map([
+  ['contained.contained.empty()', (v: JsonObject) => v['contained'] === undefined],
+  ['contained.meta.versionId.empty() and contained.meta.lastUpdated.empty()', (v: JsonObject) => v['contained'] === undefined],
+  ['contained.meta.security.empty()', (v: JsonObject) => v['contained'] === undefined],
+  ['dataAbsentReason.empty() or value.empty()', (v: JsonObject) => v['dataAbsentReason'] === undefined],
+  ['value.empty() or component.code.where(coding.intersect(%resource.code.coding).exists()).empty()', (v: JsonObject) => v['component'] === undefined],
+]);
 const ucum = toTypedValue(UCUM);
 
 // ---------------------------------------------------------------------------------------------
@@ -345,6 +362,8 @@ class StructureValidator {
   }
 
   private isExpressionTrue(constraint: Constraint, value: TypedValueWithPath): boolean {
+    const onItsFace = PASSES_ON_ITS_FACE.get(constraint.expression);
+    if (onItsFace && isObject(value.value) && onItsFace(value.value as JsonObject)) return true;
     const variables: Record<string, TypedValue> = { '%context': value, '%ucum': ucum };
     const current = this.currentResource[this.currentResource.length - 1];
     if (current) variables['%resource'] = toTypedValue(current);
