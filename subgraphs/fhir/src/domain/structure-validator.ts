@@ -27,6 +27,7 @@ import {
   deepEquals,
   deepIncludes,
   evalFhirPathTyped,
+  fhirTypeToJsType,
   getDataType,
   getNestedProperty,
   getTypedPropertyValue,
@@ -55,35 +56,15 @@ import {
 } from '@medplum/core';
 import type { OperationOutcomeIssue, Resource } from '@medplum/fhirtypes';
 
-const fhirTypeToJsType: Readonly<Record<string, 'string' | 'boolean' | 'number'>> = {
-  base64Binary: 'string',
-  boolean: 'boolean',
-  canonical: 'string',
-  code: 'string',
-  date: 'string',
-  dateTime: 'string',
-  decimal: 'number',
-  id: 'string',
-  instant: 'string',
-  integer: 'number',
-  integer64: 'string',
-  markdown: 'string',
-  oid: 'string',
-  positiveInt: 'number',
-  string: 'string',
-  time: 'string',
-  unsignedInt: 'number',
-  uri: 'string',
-  url: 'string',
-  uuid: 'string',
-  xhtml: 'string',
-  'http://hl7.org/fhirpath/System.String': 'string',
-};
+/** JSON type of each primitive, by FHIR type (Medplum's table). */
+const jsTypeOf: Readonly<Record<string, 'string' | 'boolean' | 'number' | undefined>> = fhirTypeToJsType;
 
 /** Invariants Medplum does not evaluate (ele-1 everywhere, dom-3 needs descendants(), and two it keeps for compatibility). */
 const skippedConstraintKeys: Readonly<Record<string, true>> = { 'ele-1': true, 'dom-3': true, 'org-1': true, 'sdf-19': true };
 
 const fhirPathCache = new LRUCache<FhirPathAtom>(1_000);
+
+type JsonObject = Record<string, unknown>;
 
 /**
  * Invariants of a resource that most resources pass on their face, by expression: each answers
@@ -93,7 +74,6 @@ const fhirPathCache = new LRUCache<FhirPathAtom>(1_000);
  * by Medplum only on a value validated on its own, never inside a resource);
  * structure-validator.test.ts holds the verdicts to Medplum's.
  */
-type JsonObject = Record<string, unknown>;
 const PASSES_ON_ITS_FACE: ReadonlyMap<string, (value: JsonObject) => boolean> = new Map([
   ['contained.contained.empty()', (v: JsonObject) => v['contained'] === undefined],
   ['contained.meta.versionId.empty() and contained.meta.lastUpdated.empty()', (v: JsonObject) => v['contained'] === undefined],
@@ -185,9 +165,9 @@ class StructureValidator {
 
   validate(): OperationOutcomeIssue[] {
     this.constraintsCheck({ ...this.root, path: this.schema.path }, this.schema);
-    checkObjectForNull(this.root.value as Record<string, unknown>, this.schema.path, this.issues);
-    // Medplum throws a plain Error on reaching such an extension; the resource is refused here instead.
-    const malformedExtensions = primitiveExtensionIssues(this.root.value as Record<string, unknown>, this.schema.path);
+    // Medplum throws a plain Error on reaching a malformed primitive extension; the resource is refused here instead.
+    const malformedExtensions: OperationOutcomeIssue[] = [];
+    checkObjectForNull(this.root.value as JsonObject, this.schema.path, this.issues, malformedExtensions);
     if (malformedExtensions.length > 0) throw new OperationOutcomeError({ resourceType: 'OperationOutcome', issue: [...this.issues, ...malformedExtensions] });
     this.crawlObject({ ...this.root, path: this.schema.path }, this.schema, this.schema.path);
     if (this.issues.some((issue) => issue.severity === 'error')) {
@@ -382,7 +362,7 @@ class StructureValidator {
     const path = typedValue.path;
     if (primitiveValue) {
       const { type, value } = primitiveValue;
-      const expectedType = fhirTypeToJsType[type];
+      const expectedType = Object.hasOwn(jsTypeOf, type) ? jsTypeOf[type] : undefined;
       if (!expectedType) {
         this.issues.push(createStructureIssue(path, `Invalid JSON type: ${type} is not a valid FHIR type`));
         return;
@@ -432,24 +412,6 @@ function isScalarOrArray(value: unknown): boolean {
   return value !== null && value !== undefined && !isObject(value);
 }
 
-/** Each `_x` property (a primitive's id and extensions) that is not an object, or not an array of objects and nulls for a list of primitives. */
-function primitiveExtensionIssues(value: unknown, path: string, issues: OperationOutcomeIssue[] = []): OperationOutcomeIssue[] {
-  if (Array.isArray(value)) {
-    value.forEach((item, i) => primitiveExtensionIssues(item, `${path}[${i}]`, issues));
-  } else if (isObject(value)) {
-    for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
-      const itemPath = `${path}.${key}`;
-      // null is reported by checkObjectForNull.
-      if (key.startsWith('_') && item !== null && !isObject(item) && !(Array.isArray(item) && item.every((e) => e === null || isObject(e)))) {
-        issues.push(createStructureIssue(itemPath, `${EXTENSION_NOT_AN_OBJECT} (or an array of objects and nulls)`));
-      } else {
-        primitiveExtensionIssues(item, itemPath, issues);
-      }
-    }
-  }
-  return issues;
-}
-
 function isIntegerType(propertyType: string): boolean {
   return propertyType === PropertyType.integer || propertyType === PropertyType.positiveInt || propertyType === PropertyType.unsignedInt;
 }
@@ -470,10 +432,20 @@ function isChoiceOfType(typedValue: TypedValue, key: string, propertyDefinitions
   return undefined;
 }
 
-function checkObjectForNull(obj: Record<string, unknown>, path: string, issues: OperationOutcomeIssue[]): void {
+/**
+ * Medplum's null check, which also collects into `extensions` each `_x` property (a primitive's id
+ * and extensions) that is not an object, or not an array of objects and nulls for a list of
+ * primitives; below such a property only nulls are looked for (`extensions` null).
+ */
+function checkObjectForNull(obj: JsonObject, path: string, issues: OperationOutcomeIssue[], extensions: OperationOutcomeIssue[] | null): void {
   for (const [key, value] of Object.entries(obj)) {
     const propertyPath = `${path}.${key}`;
     const partnerKey = key.startsWith('_') ? key.slice(1) : `_${key}`;
+    let below = extensions;
+    if (extensions && key.startsWith('_') && value !== null && !isObject(value) && !(Array.isArray(value) && value.every((e) => e === null || isObject(e)))) {
+      extensions.push(createStructureIssue(propertyPath, `${EXTENSION_NOT_AN_OBJECT} (or an array of objects and nulls)`));
+      below = null;
+    }
     if (value === null) {
       issues.push(createStructureIssue(propertyPath, 'Invalid null value'));
     } else if (Array.isArray(value)) {
@@ -485,11 +457,11 @@ function checkObjectForNull(obj: Record<string, unknown>, path: string, issues: 
           // The one place FHIR JSON allows null: a primitive array whose extensions cover some values only.
           issues.push(createStructureIssue(`${propertyPath}[${i}]`, 'Invalid null value'));
         } else if (item) {
-          checkObjectForNull(item as Record<string, unknown>, `${propertyPath}[${i}]`, issues);
+          checkObjectForNull(item as JsonObject, `${propertyPath}[${i}]`, issues, below);
         }
       }
     } else if (typeof value === 'object') {
-      checkObjectForNull(value as Record<string, unknown>, propertyPath, issues);
+      checkObjectForNull(value as JsonObject, propertyPath, issues, below);
     }
   }
 }
