@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { bodyTooDeep, jsonNestedDeeperThan } from '@svc/platform';
+import { bodyTooDeep, jsonNestedDeeperThan, refuseDeepJson } from '@svc/platform';
 
 /**
  * The text of each JSON request body, kept beside the parsed value. FHIR writes send it on as is
@@ -19,13 +19,7 @@ export function rawBodyOf(req: FastifyRequest): string | undefined {
  * nested deeper than MAX_JSON_DEPTH is a 400 before anything walks it.
  */
 export function parseJsonKeepingText(app: FastifyInstance): void {
-  const defaultJson = app.getDefaultJsonParser(app.initialConfig.onProtoPoisoning ?? 'error', app.initialConfig.onConstructorPoisoning ?? 'error');
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
-    if (jsonNestedDeeperThan(body as string)) return done(bodyTooDeep(), undefined);
-    rawBodies.set(req, body as string);
-    defaultJson(req, body as string, done);
-  });
+  refuseDeepJson(app, (req, text) => rawBodies.set(req, text));
   app.addContentTypeParser(['application/fhir+json', 'application/json-patch+json'], { parseAs: 'string' }, (req, body, done) => {
     if (jsonNestedDeeperThan(body as string)) return done(bodyTooDeep(), undefined);
     try {

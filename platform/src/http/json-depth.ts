@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 /**
  * How deep a request body may nest objects and arrays. The official R4 examples reach 22 levels (a
@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 export const MAX_JSON_DEPTH = 100;
 
 /** The message of the 400 for a body nested deeper than MAX_JSON_DEPTH. */
-export const TOO_DEEP = `The body nests objects and arrays deeper than ${MAX_JSON_DEPTH} levels.`;
+const TOO_DEEP = `The body nests objects and arrays deeper than ${MAX_JSON_DEPTH} levels.`;
 
 /** In JSON text, the index of the quote closing the string that opens at `start` (the text's length when none does). */
 export function jsonStringEnd(text: string, start: number): number {
@@ -42,12 +42,16 @@ export function bodyTooDeep(): Error {
   return Object.assign(new Error(TOO_DEEP), { statusCode: 400 });
 }
 
-/** application/json bodies parsed by Fastify's own parser (prototype-poisoning checks included), once their nesting is checked. */
-export function refuseDeepJson(app: FastifyInstance): void {
+/**
+ * application/json bodies parsed by Fastify's own parser (prototype-poisoning checks included),
+ * once their nesting is checked; `keepText` sees the text of each body it parses.
+ */
+export function refuseDeepJson(app: FastifyInstance, keepText?: (req: FastifyRequest, text: string) => void): void {
   const defaultJson = app.getDefaultJsonParser(app.initialConfig.onProtoPoisoning ?? 'error', app.initialConfig.onConstructorPoisoning ?? 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
-    if (jsonNestedDeeperThan(body as string)) done(bodyTooDeep(), undefined);
-    else defaultJson(req, body as string, done);
+    if (jsonNestedDeeperThan(body as string)) return done(bodyTooDeep(), undefined);
+    keepText?.(req, body as string);
+    defaultJson(req, body as string, done);
   });
 }
