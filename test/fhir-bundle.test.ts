@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { bootSystem, type TestSystem } from './support/system.js';
 import { apiToken, fhir, registerPartner } from './support/fhir.js';
+import { THREADED_CHECKS_FROM } from '../subgraphs/fhir/src/domain/bundle.js';
 
 interface ResponseEntry {
   fullUrl?: string;
@@ -229,5 +230,40 @@ describe('FHIR R4 transaction and batch Bundles', () => {
     const { meta: _m1, id: _i1, subject: _s1, ...bulkBody } = read;
     const { meta: _m2, id: _i2, subject: _s2, ...singleBody } = (await fhir(t, writer, 'GET', `/Observation/${singleObs.id}`)).json();
     expect(bulkBody).toEqual(singleBody);
+  });
+  it('checks and indexes a large transaction on the check threads: searches find every create, and an invalid entry rolls back, named', async () => {
+    const tag = `large-${Date.now()}`;
+    const entries = (broken?: number) => [
+      { fullUrl: 'urn:uuid:7f000000-0000-4000-8000-0000000000bb', request: { method: 'POST', url: 'Patient' }, resource: { resourceType: 'Patient', identifier: [{ system: 'urn:large', value: tag }], name: [{ family: 'Ödegård' }], birthDate: '1980-02-29' } },
+      ...Array.from({ length: THREADED_CHECKS_FROM + 9 }, (_, i) => ({
+        request: { method: 'POST', url: 'Observation' },
+        resource: {
+          resourceType: 'Observation',
+          status: i + 1 === broken ? 'almost-final' : 'final',
+          identifier: [{ system: 'urn:large', value: `${tag}-${i}` }],
+          code: { coding: [{ system: 'http://loinc.org', code: '8867-4' }] },
+          subject: { reference: 'urn:uuid:7f000000-0000-4000-8000-0000000000bb' },
+          effectiveDateTime: `2024-03-${String((i % 28) + 1).padStart(2, '0')}`,
+          valueQuantity: { value: 60 + i, unit: '/min', system: 'http://unitsofmeasure.org', code: '/min' },
+        },
+      })),
+    ];
+    const refused = await fhir(t, writer, 'POST', '', { resourceType: 'Bundle', type: 'transaction', entry: entries(37) });
+    expect(refused.statusCode, refused.body).toBe(422);
+    const outcome = refused.json() as { issue: { expression?: string[]; diagnostics?: string }[] };
+    expect(outcome.issue.flatMap((i) => i.expression ?? [])).toContain('Bundle.entry[37].resource.status');
+    expect((await search(writer, `/Patient?identifier=urn:large|${tag}`)).total).toBe(0);
+
+    const res = await fhir(t, writer, 'POST', '', { resourceType: 'Bundle', type: 'transaction', entry: entries() });
+    expect(res.statusCode, res.body).toBe(200);
+    const created = (res.json().entry as ResponseEntry[]).map((e) => e.resource!);
+    expect(created).toHaveLength(THREADED_CHECKS_FROM + 10);
+    const [person] = created;
+    expect((await search(writer, `/Patient?identifier=urn:large|${tag}&name=odegard&birthdate=1980-02-29`)).entry?.map((e) => e.resource.id)).toEqual([person!.id]);
+    const found = await search(writer, `/Observation?subject=Patient/${person!.id}&code=http://loinc.org|8867-4&value-quantity=ge100&_count=100`);
+    expect(found.entry?.map((e) => e.resource.id).sort()).toEqual(created.slice(41).map((r) => r.id).sort());
+    const one = await search(writer, `/Observation?identifier=urn:large|${tag}-7&date=2024-03-08`);
+    expect(one.entry?.map((e) => e.resource.id)).toEqual([created[8]!.id]);
+    expect((await fhir(t, other, 'GET', `/Observation/${created[8]!.id}`)).statusCode).toBe(404);
   });
 });

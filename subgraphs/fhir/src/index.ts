@@ -6,6 +6,7 @@ import { SyncJobWorker } from './domain/sync-worker.js';
 import { buildFhirSchema, type ExportWakeup, type SyncWakeup } from './schema/index.js';
 import { identityLinkConsumer } from './identity-link-consumer.js';
 import { readEventLogOf } from './schema/read-event-log.js';
+import { CreateCheckPool } from './domain/create-check-pool.js';
 
 /** The FHIR R4 store: one generic engine for every R4 resource type, driven by the official definitions. */
 export const fhirSubgraph: SubgraphDefinition = {
@@ -16,11 +17,14 @@ export const fhirSubgraph: SubgraphDefinition = {
     definitions();
     const wakeup: ExportWakeup = {};
     const syncWakeup: SyncWakeup = {};
+    const checks = new CreateCheckPool(runtime.config.fhirCheckThreads, (err) =>
+      runtime.logger.warn({ err }, 'FHIR check threads cannot start; large transactions are validated and indexed on the event loop'),
+    );
     return assembleSubgraph(runtime, {
       name: 'fhir',
       entities: [],
       migrations,
-      buildSchema: (services) => buildFhirSchema(services, wakeup, syncWakeup),
+      buildSchema: (services) => buildFhirSchema(services, wakeup, syncWakeup, checks),
       async startWorkers(services) {
         const { orm, runtime: rt, publishCommitted } = services;
         // The Bulk Data $export jobs (durable: resumed after a restart).
@@ -30,7 +34,7 @@ export const fhirSubgraph: SubgraphDefinition = {
         // Asynchronous submissions (sync jobs): durable, resumed after a restart or taken over after a crash.
         const syncWorker = new SyncJobWorker(
           () => orm.em.fork(),
-          { ...rt.config.fhirSync, pollMs: 1000, singleProcess: rt.config.databaseUrl === undefined, fhirBase: `${rt.config.publicUrl}/fhir/R4` },
+          { ...rt.config.fhirSync, pollMs: 1000, singleProcess: rt.config.databaseUrl === undefined, fhirBase: `${rt.config.publicUrl}/fhir/R4`, checks },
           rt.logger.child({ worker: 'fhir-sync' }),
           publishCommitted,
         );
@@ -43,6 +47,7 @@ export const fhirSubgraph: SubgraphDefinition = {
           wakeup.wake = undefined;
           syncWakeup.wake = undefined;
           await Promise.all([worker.stop(), syncWorker.stop(), readEventLogOf(services).close()]);
+          await checks.close();
         };
       },
     });

@@ -1,4 +1,5 @@
 import { DomainError, isSourceOrigin, type SubgraphBuilder, type SubgraphContext, type SubgraphServices } from '@svc/platform';
+import type { CreateCheckPool } from '../domain/create-check-pool.js';
 import { processBundle } from '../domain/bundle.js';
 import { conditionalDelete, conditionalPatch, conditionalUpdate, patch } from '../domain/conditional-and-patch.js';
 import { numericView, parseExactJson, stringifyExactJson } from '../domain/exact-json.js';
@@ -22,7 +23,7 @@ function bodyOf(json: unknown, text: string | null | undefined, name: string): u
 }
 
 /** The FHIR REST interactions as gateway operations; the REST facade's /fhir/R4 routes call these. */
-export function defineFhirInteractions(builder: SubgraphBuilder, services: SubgraphServices) {
+export function defineFhirInteractions(builder: SubgraphBuilder, services: SubgraphServices, checks?: CreateCheckPool) {
   const FhirResponse = builder.objectRef<FhirOutcome>('FhirResponse').implement({
     description: 'The outcome of a FHIR interaction: HTTP status, the resource or Bundle, and the headers REST answers with.',
     fields: (t) => ({
@@ -138,7 +139,7 @@ export function defineFhirInteractions(builder: SubgraphBuilder, services: Subgr
         returnResources: t.arg.boolean({ defaultValue: true, description: 'false for Prefer: return=minimal' }),
         source: t.arg.string(),
       },
-      resolve: (_r, a, ctx) => run(processBundle(call(ctx, a.source), bodyOf(a.bundle, a.bundleText, 'bundle'), { returnResources: a.returnResources ?? true })),
+      resolve: (_r, a, ctx) => run(processBundle(call(ctx, a.source), bodyOf(a.bundle, a.bundleText, 'bundle'), { returnResources: a.returnResources ?? true, ...(checks ? { checks } : {}) })),
     }),
     fhirPatch: t.field({
       type: FhirResponse,
