@@ -60,3 +60,42 @@ export function createLogger(config: Pick<Config, 'logLevel' | 'role'>, destinat
   };
   return destination ? pino(options, destination) : pino(options);
 }
+
+const LOG_METHODS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const REAL = Symbol('deferred child: the logger once made');
+const BINDINGS = Symbol('deferred child: its bindings');
+interface Deferred {
+  [REAL]?: Logger;
+  [BINDINGS]: Record<string, unknown>;
+  parentLogger: Logger;
+}
+const deferredPrototypes = new WeakMap<Logger, object>();
+
+function realChild(self: Deferred): Logger {
+  return (self[REAL] ??= self.parentLogger.child(self[BINDINGS]));
+}
+
+/**
+ * `parent.child(bindings)`, made only when something is logged through it. A pino child costs a
+ * redaction pass over its bindings and a copy of the level methods, on every request for Fastify's
+ * per-request logger; a server that logs only what goes wrong (a subgraph's) seldom uses it.
+ * Levels, serializers and redaction are the parent's, as for a plain child.
+ */
+export function deferredChild(parent: Logger, bindings: Record<string, unknown>): Logger {
+  let proto = deferredPrototypes.get(parent);
+  if (!proto) {
+    const methods: PropertyDescriptorMap = {
+      parentLogger: { value: parent },
+      child: { value: function (this: Deferred, ...args: Parameters<Logger['child']>) { return realChild(this).child(...args); } },
+      bindings: { value: function (this: Deferred) { return realChild(this).bindings(); } },
+    };
+    for (const m of LOG_METHODS) {
+      methods[m] = { value: function (this: Deferred, ...args: unknown[]) { return (realChild(this)[m] as (...a: unknown[]) => void)(...args); } };
+    }
+    proto = Object.create(parent, methods) as object;
+    deferredPrototypes.set(parent, proto);
+  }
+  const child = Object.create(proto) as Deferred;
+  child[BINDINGS] = bindings;
+  return child as unknown as Logger;
+}
