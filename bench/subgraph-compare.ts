@@ -62,8 +62,27 @@ function parseArgs(argv: readonly string[]): Options {
 interface Service {
   name: string;
   url: string;
+  /** The server's process, for its CPU time. */
+  pid: number | undefined;
   stop(): Promise<void>;
 }
+
+/**
+ * CPU time (user + system) a process has used so far, in milliseconds, from /proc (Linux; NaN
+ * elsewhere). Divided by the requests of a row it gives the server's CPU time per request, which
+ * other work on the machine distorts far less than req/s.
+ */
+function cpuMsOf(pid: number | undefined): number {
+  if (pid === undefined) return Number.NaN;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return Number.NaN;
+  }
+}
+/** USER_HZ: 100 on every Linux architecture Node runs on. */
+const CLOCK_TICKS_PER_SECOND = 100;
 
 function watch(name: string, child: ChildProcess): { output(): string; exited: Promise<void> } {
   let output = '';
@@ -109,7 +128,7 @@ async function startMinimal(): Promise<Service> {
     });
     void w.exited.then(() => reject(new Error(`the minimal subgraph exited:\n${w.output()}`)));
   });
-  return { name: 'minimal Apollo subgraph', url: `http://127.0.0.1:${port}/`, stop: stopper(child, w.exited) };
+  return { name: 'minimal Apollo subgraph', url: `http://127.0.0.1:${port}/`, pid: child.pid, stop: stopper(child, w.exited) };
 }
 
 /** One component as `npm start` runs it (server.ts), ready when /ready answers 200. */
@@ -129,7 +148,7 @@ async function startRole(role: string, env: Record<string, string>, nodeArgs: st
     if (Date.now() > deadline) throw new Error(`${role} not ready after 120 s:\n${w.output()}`);
     await new Promise((r) => setTimeout(r, 200));
   }
-  return { name: role, url, stop: stopper(child, w.exited) };
+  return { name: role, url, pid: child.pid, stop: stopper(child, w.exited) };
 }
 
 
@@ -191,6 +210,8 @@ const jobsOfTwenty = check((b) => {
 interface Row {
   key: string;
   label: string;
+  /** The server that answers the row. */
+  server: Service;
   request(): Promise<Target>;
   check(status: number, body: string): string | undefined;
 }
@@ -200,9 +221,11 @@ interface Stats {
   p50: number;
   p99: number;
   non2xx: number;
+  /** The server's CPU time per answered request, ms. */
+  cpuMs: number;
 }
 
-function summarize(runs: readonly LoadRun[]): Stats {
+function summarize(runs: readonly LoadRun[], cpuMs: number): Stats {
   const total = runs.reduce((n, r) => n + r.latencies.length, 0);
   const all = new Float64Array(total);
   let at = 0;
@@ -215,7 +238,7 @@ function summarize(runs: readonly LoadRun[]): Stats {
   all.sort();
   const pct = (p: number) => (all.length ? all[Math.min(all.length - 1, Math.ceil((p / 100) * all.length) - 1)]! : Number.NaN);
   const seconds = runs.reduce((s, r) => s + r.durationSeconds, 0);
-  return { rps: seconds > 0 ? total / seconds : 0, p50: pct(50), p99: pct(99), non2xx };
+  return { rps: seconds > 0 ? total / seconds : 0, p50: pct(50), p99: pct(99), non2xx, cpuMs: total > 0 ? cpuMs / total : Number.NaN };
 }
 
 async function measure(load: ChildRunner<LoadSpec, LoadRun>, row: Row, options: Options): Promise<Stats> {
@@ -226,11 +249,12 @@ async function measure(load: ChildRunner<LoadSpec, LoadRun>, row: Row, options: 
   process.stderr.write(`  ${row.label} … `);
   await load.run({ ...(await row.request()), connections: options.connections, duration: WARMUP_SECONDS });
   const runs: LoadRun[] = [];
+  const cpuBefore = cpuMsOf(row.server.pid);
   for (let left = options.duration; left > 0; left -= SEGMENT_SECONDS) {
     runs.push(await load.run({ ...(await row.request()), connections: options.connections, duration: Math.min(left, SEGMENT_SECONDS) }));
   }
-  const stats = summarize(runs);
-  process.stderr.write(`${stats.rps.toFixed(0)} req/s, p99 ${stats.p99.toFixed(2)} ms${stats.non2xx ? `, ${stats.non2xx} non-2xx` : ''}\n`);
+  const stats = summarize(runs, cpuMsOf(row.server.pid) - cpuBefore);
+  process.stderr.write(`${stats.rps.toFixed(0)} req/s, p99 ${stats.p99.toFixed(2)} ms, ${ms(stats.cpuMs)} ms CPU per request${stats.non2xx ? `, ${stats.non2xx} non-2xx` : ''}\n`);
   return stats;
 }
 
@@ -284,15 +308,15 @@ export async function runSubgraphsSuite(argv: readonly string[]): Promise<void> 
         body: body(query, variables),
       });
       return [
-        { key: `partners:${label}`, label: `partners(first: 20) — ${label}`, request: req(PARTNER_QUERY), check: twentyPartners },
-        { key: `identity:${label}`, label: `identity(gpid) — ${label}`, request: req(IDENTITY_QUERY, { gpid: target === minimal ? 'SVC-0000BEEF' : identityGpid }), check: oneIdentity },
-        { key: `jobs:${label}`, label: `_entities Partner.syncJobs × 20 — ${label}`, request: req(JOBS_QUERY, { representations }), check: jobsOfTwenty },
+        { key: `partners:${label}`, server: target, label: `partners(first: 20) — ${label}`, request: req(PARTNER_QUERY), check: twentyPartners },
+        { key: `identity:${label}`, server: target, label: `identity(gpid) — ${label}`, request: req(IDENTITY_QUERY, { gpid: target === minimal ? 'SVC-0000BEEF' : identityGpid }), check: oneIdentity },
+        { key: `jobs:${label}`, server: target, label: `_entities Partner.syncJobs × 20 — ${label}`, request: req(JOBS_QUERY, { representations }), check: jobsOfTwenty },
       ];
     };
     const oursRows = rowsFor(ours.partner, 'ours');
     // The identity and sync-job rows go to their own subgraphs.
-    oursRows[1]!.request = rowsFor(ours.identity, 'ours')[1]!.request;
-    oursRows[2]!.request = rowsFor(ours.pipeline, 'ours')[2]!.request;
+    oursRows[1] = { ...oursRows[1]!, server: ours.identity, request: rowsFor(ours.identity, 'ours')[1]!.request };
+    oursRows[2] = { ...oursRows[2]!, server: ours.pipeline, request: rowsFor(ours.pipeline, 'ours')[2]!.request };
     const minimalRows = rowsFor(minimal, 'minimal Apollo');
 
     const load = new ChildRunner<LoadSpec, LoadRun>(new URL('./load.ts', import.meta.url), 'load generator');
@@ -322,12 +346,14 @@ export async function runSubgraphsSuite(argv: readonly string[]): Promise<void> 
     if (!createdBody.gpid) throw new Error(`could not seed an identity through the facade: ${created.status} ${JSON.stringify(createdBody).slice(0, 300)}`);
     const restRow: Row = {
       key: 'rest',
+      server: all,
       label: 'REST GET /api/identity/{gpid}',
       request: async () => ({ url: `${all.url}/api/identity/${createdBody.gpid}`, method: 'GET', headers: bearer }),
       check: (status, text) => (status === 200 && text.includes(createdBody.gpid!) ? undefined : `${status} ${text.slice(0, 300)}`),
     };
     const twinRow: Row = {
       key: 'twin',
+      server: all,
       label: 'POST /graphql, the same document',
       request: async () => ({ url: `${all.url}/graphql`, method: 'POST', headers: { ...bearer, 'content-type': 'application/json' }, body: JSON.stringify({ query: IDENTITY_GET_DOCUMENT, variables: { gpid: createdBody.gpid } }) }),
       check: oneIdentity,
@@ -346,6 +372,7 @@ export async function runSubgraphsSuite(argv: readonly string[]): Promise<void> 
 // Reporting
 
 const ms = (v: number) => (Number.isFinite(v) ? v.toFixed(2) : '–');
+const cpu = (v: number) => (Number.isFinite(v) ? v.toFixed(3) : '–');
 
 function machine(): string {
   const cpus = os.cpus();
@@ -359,23 +386,26 @@ function report(date: string, options: Options, loadBefore: readonly number[], o
     `- Machine: ${machine()}`,
     `- Load average before the run (1/5/15 min): ${loadBefore.map((l) => l.toFixed(2)).join(' / ')}${(loadBefore[0] ?? 0) > os.cpus().length / 2 ? ' — the machine was busy with other work: only the ratios (same run) mean something' : ''}`,
     `- ${options.duration} s per row after a ${WARMUP_SECONDS} s warm-up, ${options.connections} connections, each server in its own process; ours on PostgreSQL${options.profileDir ? ', **under --cpu-prof** (slower)' : ''}`,
+    '- CPU ms/req: the server process\'s own user + system time over the row ÷ the requests it answered (from /proc; PostgreSQL\'s share, in its own processes, is not in ours)',
     '',
-    '| Read | minimal req/s | minimal p99 ms | ours req/s | ours p99 ms | ours ÷ minimal (req/s) |',
-    '|---|---:|---:|---:|---:|---:|',
+    '| Read | minimal req/s | minimal p99 ms | minimal CPU ms/req | ours req/s | ours p99 ms | ours CPU ms/req | ours ÷ minimal (req/s) | ours ÷ minimal (CPU/req) |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (let i = 0; i < ours.length; i++) {
     const m = results.get(minimal[i]!.key)!;
     const o = results.get(ours[i]!.key)!;
-    lines.push(`| ${ours[i]!.label.replace(/ — ours$/, '')} | ${m.rps.toFixed(0)} | ${ms(m.p99)} | ${o.rps.toFixed(0)} | ${ms(o.p99)} | **${(o.rps / m.rps).toFixed(2)}** |`);
+    lines.push(
+      `| ${ours[i]!.label.replace(/ — ours$/, '')} | ${m.rps.toFixed(0)} | ${ms(m.p99)} | ${cpu(m.cpuMs)} | ${o.rps.toFixed(0)} | ${ms(o.p99)} | ${cpu(o.cpuMs)} | **${(o.rps / m.rps).toFixed(2)}** | ${(o.cpuMs / m.cpuMs).toFixed(2)} |`,
+    );
   }
   const rest = results.get('rest')!;
   const twin = results.get('twin')!;
   lines.push(
     '',
-    '| Facade row | req/s | p50 ms | p99 ms |',
-    '|---|---:|---:|---:|',
-    `| POST /graphql (GetIdentity, the route's document) | ${twin.rps.toFixed(0)} | ${ms(twin.p50)} | ${ms(twin.p99)} |`,
-    `| REST GET /api/identity/{gpid} | ${rest.rps.toFixed(0)} | ${ms(rest.p50)} | ${ms(rest.p99)} |`,
+    '| Facade row | req/s | p50 ms | p99 ms | CPU ms/req |',
+    '|---|---:|---:|---:|---:|',
+    `| POST /graphql (GetIdentity, the route's document) | ${twin.rps.toFixed(0)} | ${ms(twin.p50)} | ${ms(twin.p99)} | ${cpu(twin.cpuMs)} |`,
+    `| REST GET /api/identity/{gpid} | ${rest.rps.toFixed(0)} | ${ms(rest.p50)} | ${ms(rest.p99)} | ${cpu(rest.cpuMs)} |`,
     '',
     `REST facade ÷ its GraphQL twin (same run): req/s ${(rest.rps / twin.rps).toFixed(2)}×, p50 ${(rest.p50 / twin.p50).toFixed(2)}×, p99 ${(rest.p99 / twin.p99).toFixed(2)}× (target: the facade adds at most 10%: req/s ≥ 0.90×, latency ≤ 1.10×).`,
     '',
