@@ -178,4 +178,28 @@ describe('OutboxStream (SQLite outbox tables as the stream)', () => {
     await Promise.all([stopA(), stopB()]);
     await stream.close();
   });
+  it('passes over the types a consumer does not handle and gives a retry an unchanged copy', async () => {
+    const { logger } = memoryLogger();
+    const stream = new OutboxStream(new MemoryEventBus(), logger, 20);
+    stream.forOwner('src', src);
+    const em = src.em.fork();
+    for (let i = 0; i < 9; i++) recordEvent(em, makeEvent(i % 3 === 0 ? 'test.wanted' : 'test.other', 'CMS-00000001', { n: i }));
+    await em.flush();
+    const seen: unknown[] = [];
+    let failures = 1;
+    const stop = stream.forOwner('dst', dst).consume(
+      'typed',
+      (e) => {
+        seen.push(structuredClone(e.data));
+        e.data['n'] = -1;
+        if (failures-- > 0) throw new Error('database down');
+      },
+      { types: (type) => type === 'test.wanted' },
+    );
+    await until(() => seen.length === 4);
+    expect(seen).toEqual([{ n: 0 }, { n: 0 }, { n: 3 }, { n: 6 }]);
+    await stop();
+    expect(await stream.forOwner('dst', dst).lag('typed')).toMatchObject({ unacknowledged: 0 });
+    await stream.close();
+  });
 });

@@ -4,7 +4,7 @@ import type { Logger } from '../logging.js';
 import type { EventBus } from './bus.js';
 import type { EventEnvelope } from './envelope.js';
 import { outboxTable } from './outbox.js';
-import { handleInOrder, stoppableSleep, type ConsumerLag, type EventBackbone, type EventStream, type StreamConsumer, type StreamHandler, type StopConsuming } from './stream.js';
+import { handleInOrder, stoppableSleep, type ConsumeOptions, type ConsumerLag, type EventBackbone, type EventStream, type StreamConsumer, type StreamHandler, type StopConsuming } from './stream.js';
 
 /** How long published outbox rows stay readable by a consumer that was down (embedded default). */
 export const OUTBOX_RETENTION_MS = 7 * 24 * 3600_000;
@@ -32,13 +32,14 @@ function positionAfter(row: OutboxRecord, postgres: boolean): string {
   return `${at.getTime()}|${row.id}`;
 }
 
+/** The event of an outbox row, with its own copy of the row's data (parsed from its text, or copied). */
 function envelopeOf(row: OutboxRecord): EventEnvelope {
   return {
     id: row.id,
     type: row.type,
     occurred_at: (row.occurred_at instanceof Date ? row.occurred_at : new Date(row.occurred_at)).toISOString(),
     partner_gpid: row.partner_gpid,
-    data: typeof row.data === 'string' ? (JSON.parse(row.data) as Record<string, unknown>) : row.data,
+    data: typeof row.data === 'string' ? (JSON.parse(row.data) as Record<string, unknown>) : structuredClone(row.data),
   };
 }
 
@@ -105,7 +106,7 @@ export class OutboxStream implements EventBackbone {
     this.sources.set(owner, orm);
     return {
       detach: () => void (this.sources.get(owner) === orm && this.sources.delete(owner)),
-      consume: (name, handler) => this.consumeInto(owner, orm, name, handler),
+      consume: (name, handler, options) => this.consumeInto(owner, orm, name, handler, options),
       tail: (handler) => this.tail(handler),
       lag: (name) => this.lagOf(owner, orm, name),
     };
@@ -200,7 +201,7 @@ export class OutboxStream implements EventBackbone {
     return { consumer: name, unacknowledged, oldestAgeMs: oldest === null ? null : Math.max(0, Date.now() - oldest) };
   }
 
-  private consumeInto(owner: string, orm: Orm, name: string, handler: StreamConsumer): StopConsuming {
+  private consumeInto(owner: string, orm: Orm, name: string, handler: StreamConsumer, { types }: ConsumeOptions = {}): StopConsuming {
     const knex = knexOf(orm);
     const positions = positionsTable(owner);
     const { sleep, wakeAll } = stoppableSleep();
@@ -254,11 +255,12 @@ export class OutboxStream implements EventBackbone {
             .andWhere((q) => q.where('published_at', '>', at).orWhere((q2) => q2.where('published_at', '=', at).andWhere('id', '>', id ?? '')))
             .orderBy([{ column: 'published_at' }, { column: 'id' }])
             .limit(BATCH)
-            .select('published_at', ...columns)) as OutboxRecord[];
+            // The data as its text (json columns are parsed by the driver otherwise): each read makes its own event of it.
+            .select('published_at', ...columns.filter((c) => c !== 'data'), knexOf(sourceOrm).raw('data::text as data'))) as OutboxRecord[];
         }
         // Acknowledged once per batch: the position written is that of the last event whose handler
         // resolved (a crash before the write hands those events again; consumers are idempotent).
-        const done = await handleInOrder(name, rows.map(envelopeOf), handler, state);
+        const done = await handleInOrder(name, rows, (row) => (types && !types(row.type) ? null : envelopeOf(row)), handler, state);
         if (done > 0) await savePosition(source, positionAfter(rows[done - 1]!, postgres));
         handled += done;
         if (done < rows.length) return handled;

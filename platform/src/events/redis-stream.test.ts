@@ -78,4 +78,31 @@ describe.runIf(REDIS_URL)('RedisEventStream (Redis Streams consumer groups)', ()
     await stop();
     await stream.close();
   }, 30_000);
+  it('passes over the types a consumer does not handle, acknowledged unread, and gives a retry an unchanged copy', async () => {
+    const prefix = `t${randomBytes(4).toString('hex')}`;
+    const stream = new RedisEventStream(REDIS_URL!, prefix, logger);
+    const events = Array.from({ length: 9 }, (_, i) => makeEvent(i % 3 === 0 ? 'test.wanted' : 'test.other', 'CMS-00000001', { n: i }));
+    await stream.append(events);
+    const seen: unknown[] = [];
+    let failures = 1;
+    const stop = stream.consume(
+      'typed',
+      (e) => {
+        seen.push(structuredClone(e.data));
+        e.data['n'] = -1;
+        if (failures-- > 0) throw new Error('database down');
+      },
+      { types: (type) => type === 'test.wanted' },
+    );
+    await until(() => seen.length === 4);
+    expect(seen).toEqual([{ n: 0 }, { n: 0 }, { n: 3 }, { n: 6 }]);
+    let lag = await stream.lag('typed');
+    for (let i = 0; i < 50 && lag.unacknowledged !== 0; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      lag = await stream.lag('typed');
+    }
+    expect(lag).toEqual({ consumer: 'typed', unacknowledged: 0, oldestAgeMs: null });
+    await stop();
+    await stream.close();
+  }, 30_000);
 });

@@ -5,7 +5,7 @@ import type { Logger } from '../logging.js';
 import { DependencyUnavailable, type DependencyHealth } from '../dependency-health.js';
 import { createRedisClient } from '../redis-client.js';
 import { isEventEnvelope, type EventEnvelope } from './envelope.js';
-import { handleInOrder, stoppableSleep, type ConsumerLag, type EventBackbone, type EventStream, type StreamConsumer, type StreamHandler, type StopConsuming } from './stream.js';
+import { handleInOrder, stoppableSleep, type ConsumeOptions, type ConsumerLag, type EventBackbone, type EventStream, type StreamConsumer, type StreamHandler, type StopConsuming } from './stream.js';
 
 /** How long the Redis stream keeps an event (XADD … MINID ~): the catch-up window of a consumer that was down. */
 export const REDIS_STREAM_RETENTION_MS = 7 * 24 * 3600_000;
@@ -16,13 +16,21 @@ const BLOCK_MS = 1_000;
 
 type Entry = [id: string, fields: string[] | null];
 
-function parseEntry(fields: string[] | null): EventEnvelope | null {
+/**
+ * An entry's event; null when it is unreadable, or when its `type` field (written beside the event
+ * since entries carry one) is not one `wanted` handles.
+ */
+function parseEntry(fields: string[] | null, wanted?: (type: string) => boolean): EventEnvelope | null {
   if (!fields) return null;
+  if (wanted) {
+    const t = fields.indexOf('type');
+    if (t >= 0 && t % 2 === 0 && !wanted(fields[t + 1]!)) return null;
+  }
   const i = fields.indexOf('event');
   if (i < 0) return null;
   try {
     const value: unknown = JSON.parse(fields[i + 1]!);
-    return isEventEnvelope(value) ? value : null;
+    return isEventEnvelope(value) && (!wanted || wanted(value.type)) ? value : null;
   } catch {
     return null;
   }
@@ -55,7 +63,7 @@ export class RedisEventStream implements EventBackbone {
   }
 
   forOwner(): EventStream & { detach(): void } {
-    return { consume: (name, handler) => this.consume(name, handler), tail: (handler, options) => this.tail(handler, options), lag: (name) => this.lag(name), detach: () => undefined };
+    return { consume: (name, handler, options) => this.consume(name, handler, options), tail: (handler, options) => this.tail(handler, options), lag: (name) => this.lag(name), detach: () => undefined };
   }
 
   /**
@@ -97,7 +105,7 @@ export class RedisEventStream implements EventBackbone {
     if (events.length === 0) return;
     const minId = String(Date.now() - (this.options.retentionMs ?? REDIS_STREAM_RETENTION_MS));
     const pipeline = this.writer.pipeline();
-    for (const event of events) pipeline.xadd(this.key, 'MINID', '~', minId, '*', 'event', JSON.stringify(event));
+    for (const event of events) pipeline.xadd(this.key, 'MINID', '~', minId, '*', 'type', event.type, 'event', JSON.stringify(event));
     let results: [Error | null, unknown][] | null;
     try {
       results = await pipeline.exec();
@@ -108,7 +116,7 @@ export class RedisEventStream implements EventBackbone {
     if (!results || failed) throw new DependencyUnavailable('redis', failed ?? new Error('XADD pipeline returned nothing'));
   }
 
-  consume(name: string, handler: StreamConsumer): StopConsuming {
+  consume(name: string, handler: StreamConsumer, options: ConsumeOptions = {}): StopConsuming {
     // Only the writer reports to the dependency tracker: several connections reconnecting one after
     // another would log the outage as several down/up flaps. This loop logs its own outage once.
     const conn = createRedisClient(this.url, undefined, { queueWhileOffline: true, maxRetriesPerRequest: 1 });
@@ -128,20 +136,16 @@ export class RedisEventStream implements EventBackbone {
       groupReady = true;
     };
     /**
-     * Handle entries in order, then acknowledge those handled with one XACK (a crash before it hands
-     * them again; consumers are idempotent). A trimmed or unreadable entry is acknowledged so it
-     * does not stay pending forever. False when stopped before the end.
+     * Handle entries in order, then acknowledge those done with one XACK (a crash before it hands
+     * them again; consumers are idempotent). A trimmed or unreadable entry, or one of a type the
+     * consumer does not handle, is acknowledged so it does not stay pending forever. False when
+     * stopped before the end.
      */
     const handle = async (entries: Entry[]): Promise<boolean> => {
-      const parsed = entries.map(([id, fields]) => ({ id, event: parseEntry(fields) }));
-      const readable = parsed.filter((p): p is { id: string; event: EventEnvelope } => p.event !== null);
-      const done = await handleInOrder(name, readable.map((p) => p.event), handler, state);
-      const complete = done === readable.length;
-      // Up to the first event not handled: the unreadable entries before it, and those handled.
-      const end = complete ? parsed.length : parsed.indexOf(readable[done]!);
-      const ids = parsed.slice(0, end).map((p) => p.id);
+      const done = await handleInOrder(name, entries, ([, fields]) => parseEntry(fields, options.types), handler, state);
+      const ids = entries.slice(0, done).map(([id]) => id);
       if (ids.length > 0) await conn.xack(this.key, name, ...ids);
-      return complete;
+      return done === entries.length;
     };
     const loop = (async () => {
       let outage = false;

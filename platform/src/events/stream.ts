@@ -14,6 +14,15 @@ export type StreamBatchHandler = (events: EventEnvelope[]) => Promise<void>;
 /** What `consume` runs: a handler per event, or `{ batch }` for a handler of consecutive events. */
 export type StreamConsumer = StreamHandler | { batch: StreamBatchHandler };
 
+/**
+ * How a durable consumer reads: `types` names the event types it handles. The others are
+ * acknowledged without being read (no parse, no handler call): cheap passes over a busy stream
+ * for consumers of a few types.
+ */
+export interface ConsumeOptions {
+  types?: (type: string) => boolean;
+}
+
 /** Stops a consumer or a tail; resolves once its in-flight handler has finished. */
 export type StopConsuming = () => Promise<void>;
 
@@ -32,7 +41,7 @@ export type StopConsuming = () => Promise<void>;
  *   the last event it saw.
  */
 export interface EventStream {
-  consume(name: string, handler: StreamConsumer): StopConsuming;
+  consume(name: string, handler: StreamConsumer, options?: ConsumeOptions): StopConsuming;
   tail(handler: StreamHandler, options?: { backfillMs?: number }): () => void;
   /**
    * How far the durable consumer `name` is behind: events appended that it has not acknowledged
@@ -88,10 +97,10 @@ interface RetryState {
  * consumer starts failing and once when it recovers, not once per attempt or per event.
  * @returns true when the work succeeded.
  */
-async function runWithRetry(consumer: string, eventId: string, work: () => Promise<void> | void, state: RetryState): Promise<boolean> {
+async function runWithRetry(consumer: string, eventId: string, work: (attempt: number) => Promise<void> | void, state: RetryState): Promise<boolean> {
   for (let attempt = 0; ; attempt++) {
     try {
-      await work();
+      await work(attempt);
       if (state.failing) {
         state.failing = false;
         state.logger.info({ consumer, eventId }, 'event consumer recovered');
@@ -110,20 +119,26 @@ async function runWithRetry(consumer: string, eventId: string, work: () => Promi
 }
 
 /**
- * Hand consecutive events to a consumer, each retried until it succeeds: one by one to a handler
- * per event, all at once to a batch handler. Each call gets its own copy of the events.
- * @returns how many of them were handled, from the first (fewer than all when stopped).
+ * Hand consecutive stream entries to a consumer as events, each retried until it succeeds: one by
+ * one to a handler per event, all at once to a batch handler. `read` makes an entry's event, or
+ * null for an entry to pass over (unreadable, or of a type the consumer does not handle); it is
+ * called again for each retry, so every call gets its own copy of the events (a failed attempt
+ * may have changed the one it was given).
+ * @returns how many entries are done, from the first (fewer than all when stopped).
  */
-export async function handleInOrder(consumer: string, events: readonly EventEnvelope[], handler: StreamConsumer, state: RetryState): Promise<number> {
-  if (events.length === 0) return 0;
+export async function handleInOrder<T>(consumer: string, entries: readonly T[], read: (entry: T) => EventEnvelope | null, handler: StreamConsumer, state: RetryState): Promise<number> {
   if (typeof handler !== 'function') {
-    return (await runWithRetry(consumer, events[0]!.id, () => handler.batch(events.map((e) => structuredClone(e))), state)) ? events.length : 0;
+    const events = entries.map(read).filter((e): e is EventEnvelope => e !== null);
+    if (events.length === 0) return entries.length;
+    const batch = (attempt: number) => handler.batch(attempt === 0 ? events : entries.map(read).filter((e): e is EventEnvelope => e !== null));
+    return (await runWithRetry(consumer, events[0]!.id, batch, state)) ? entries.length : 0;
   }
-  for (let i = 0; i < events.length; i++) {
-    const event = events[i]!;
-    if (!(await runWithRetry(consumer, event.id, () => handler(structuredClone(event)), state))) return i;
+  for (let i = 0; i < entries.length; i++) {
+    const event = read(entries[i]!);
+    if (event === null) continue;
+    if (!(await runWithRetry(consumer, event.id, (attempt) => handler(attempt === 0 ? event : read(entries[i]!)!), state))) return i;
   }
-  return events.length;
+  return entries.length;
 }
 
 /** A sleep that a stop cuts short. */

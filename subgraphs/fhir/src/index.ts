@@ -4,7 +4,7 @@ import { definitions } from './domain/definitions.js';
 import { ExportWorker } from './domain/bulk-export.js';
 import { SyncJobWorker } from './domain/sync-worker.js';
 import { buildFhirSchema, type ExportWakeup, type SyncWakeup } from './schema/index.js';
-import { identityLinkConsumer } from './identity-link-consumer.js';
+import { IDENTITY_LINK_EVENT_TYPES, identityLinkConsumer } from './identity-link-consumer.js';
 import { readEventLogOf } from './schema/read-event-log.js';
 import { CreateCheckPool } from './domain/create-check-pool.js';
 
@@ -41,7 +41,7 @@ export const fhirSubgraph: SubgraphDefinition = {
         syncWorker.start();
         syncWakeup.wake = () => syncWorker.wake();
         // The GPID identifier of Patients, from the identity subgraph's events (domain/identity-link.ts).
-        const stopIdentityLink = rt.stream.consume('fhir-identity-link', identityLinkConsumer(services));
+        const stopIdentityLink = rt.stream.consume('fhir-identity-link', identityLinkConsumer(services), { types: (type) => IDENTITY_LINK_EVENT_TYPES.has(type) });
         return async () => {
           await stopIdentityLink();
           wakeup.wake = undefined;

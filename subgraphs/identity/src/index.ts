@@ -1,6 +1,6 @@
 import { assembleSubgraph, type SubgraphDefinition } from '@svc/platform';
 import { IdentityService } from './identity-service.js';
-import { fhirPatientLinker } from './fhir-patient-link.js';
+import { fhirPatientLinker, PATIENT_IDENTITY_REQUESTED } from './fhir-patient-link.js';
 import { migrations } from './migrations/index.js';
 import { buildIdentitySchema } from './schema/index.js';
 
@@ -19,7 +19,7 @@ export const identitySubgraph: SubgraphDefinition = {
         await service!.start();
         // FHIR Patients' demographics → their GPID (fhir-patient-link.ts).
         const onFhirPatient = fhirPatientLinker(service!, services);
-        return services.runtime.stream.consume('identity-fhir-link', onFhirPatient);
+        return services.runtime.stream.consume('identity-fhir-link', onFhirPatient, { types: (type) => type === PATIENT_IDENTITY_REQUESTED });
       },
     });
   },

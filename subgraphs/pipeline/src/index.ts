@@ -6,7 +6,7 @@ import { WebhookAttemptEntity, WebhookDeliveryEntity } from './entities/webhook-
 import { migrations as m001 } from './migrations/m001-sync-jobs-and-event-log.js';
 import { m002 } from './migrations/m002-webhooks.js';
 import { M003SyncJobProjection } from './migrations/m003-sync-job-projection.js';
-import { projectSyncJobEvent } from './domain/sync-job-projection.js';
+import { isSyncJobEventType, projectSyncJobEvent } from './domain/sync-job-projection.js';
 import { EventLog } from './domain/event-log.js';
 import { webhookIntake } from './domain/webhook-intake.js';
 import { PIPELINE_CONSUMERS } from './domain/pipeline-health.js';
@@ -41,15 +41,16 @@ export const pipelineSubgraph: SubgraphDefinition = {
         webhookWakeup.wake = () => webhooks.wake();
         webhooks.start();
 
+        const isPublicEventType = (type: string) => !isInternalEventType(type);
         // Durable consumers: an event is acknowledged only after its work committed, and retried
         // until then. Internal hand-offs between subgraphs are never logged nor sent (envelope.ts).
         const [eventLog, syncJobsConsumer, webhooksConsumer, tefcaExchanges] = PIPELINE_CONSUMERS; // named in pipelineHealth
         const stops = [
-          rt.stream.consume(eventLog, { batch: (events) => log.record(orm.em.fork(), events.filter((e) => !isInternalEventType(e.type))) }),
-          rt.stream.consume(syncJobsConsumer, (event) => projectSyncJobEvent(orm.em.fork(), event)),
-          rt.stream.consume(webhooksConsumer, { batch: (events) => intake(events.filter((e) => !isInternalEventType(e.type))) }),
+          rt.stream.consume(eventLog, { batch: (events) => log.record(orm.em.fork(), events) }, { types: isPublicEventType }),
+          rt.stream.consume(syncJobsConsumer, (event) => projectSyncJobEvent(orm.em.fork(), event), { types: isSyncJobEventType }),
+          rt.stream.consume(webhooksConsumer, { batch: (events) => intake(events) }, { types: isPublicEventType }),
           // The TEFCA audit log: every exchange's event, from whichever subgraph answered it.
-          rt.stream.consume(tefcaExchanges, (event) => (event.type.startsWith('tefca.') ? projectTefcaExchange(orm.em.fork(), event) : undefined)),
+          rt.stream.consume(tefcaExchanges, (event) => projectTefcaExchange(orm.em.fork(), event), { types: (type) => type.startsWith('tefca.') }),
         ];
         return async () => {
           await Promise.all(stops.map((stop) => stop()));

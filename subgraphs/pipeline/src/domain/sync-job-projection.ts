@@ -34,8 +34,11 @@ function strings(value: unknown): string[] | null {
 
 /** Is this an event the projection reads? */
 export function isSyncJobEvent(event: EventEnvelope): boolean {
-  return event.type.startsWith(PREFIX) && isId('job', event.data['job_id']);
+  return isSyncJobEventType(event.type) && isId('job', event.data['job_id']);
 }
+
+/** The event types the projection reads (`pipeline.sync.*`). */
+export const isSyncJobEventType = (type: string): boolean => type.startsWith(PREFIX);
 
 /** Apply one event to the projection and commit; throws when it could not be stored (the event is then redelivered). */
 export async function projectSyncJobEvent(em: EntityManager, event: EventEnvelope): Promise<void> {
