@@ -72,7 +72,22 @@ function parseSmart(scope: string): ParsedScope | null {
   };
 }
 
+/** Parsed scopes by text: a check compares every granted scope with each required one, per request. */
+const parsedScopes = new Map<string, ParsedScope | null>();
+const MAX_PARSED_SCOPES = 10_000;
+
 function parseScope(scope: string): ParsedScope | null {
+  if (scope.length > 256) return parseScopeText(scope);
+  let parsed = parsedScopes.get(scope);
+  if (parsed === undefined) {
+    parsed = parseScopeText(scope);
+    if (parsedScopes.size >= MAX_PARSED_SCOPES) parsedScopes.clear();
+    parsedScopes.set(scope, parsed);
+  }
+  return parsed;
+}
+
+function parseScopeText(scope: string): ParsedScope | null {
   if (scope === '*') return { kind: 'all' };
   if (DOT_RE.test(scope)) {
     const segments = scope.split('.');
