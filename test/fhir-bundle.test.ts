@@ -265,5 +265,10 @@ describe('FHIR R4 transaction and batch Bundles', () => {
     const one = await search(writer, `/Observation?identifier=urn:large|${tag}-7&date=2024-03-08`);
     expect(one.entry?.map((e) => e.resource.id)).toEqual([created[8]!.id]);
     expect((await fhir(t, other, 'GET', `/Observation/${created[8]!.id}`)).statusCode).toBe(404);
+    const version = await fhir(t, writer, 'GET', `/Observation/${created[8]!.id}/_history/1`);
+    expect(version.statusCode).toBe(200);
+    expect(version.json()).toEqual((await fhir(t, writer, 'GET', `/Observation/${created[8]!.id}`)).json());
+    const history = (await fhir(t, writer, 'GET', `/Patient/${person!.id}/_history`)).json() as { entry: unknown[] };
+    expect(history.entry).toHaveLength(1);
   });
 });

@@ -168,18 +168,25 @@ const ROWS_PER_INSERT = 5_000;
  * every chunk (SQLite's prepared-statement cache serves it), and no chunk comes near SQLite's
  * 32,766 or PostgreSQL's 65,535 bound-parameter limit.
  */
-async function insertBulk<T extends object>(knex: Knex, table: string, rows: readonly T[]): Promise<void> {
+async function insertBulk<T extends object>(knex: Knex, table: string, rows: readonly T[], alsoInto?: string): Promise<void> {
   if (rows.length === 0) return;
   const columns = Object.keys(rows[0]!);
   const list = columns.map((c) => `"${c}"`).join(', ');
   const postgres = !isSqliteClient(knex);
-  const sql = postgres
-    ? `insert into "${table}" (${list}) select ${list} from json_populate_recordset(null::"${table}", ?)`
-    : `insert into "${table}" (${list}) select ${columns.map((_c, i) => `value ->> ${i}`).join(', ')} from json_each(?)`;
+  const from = postgres ? `json_populate_recordset(null::"${table}", ?)` : `json_each(?)`;
+  const values = postgres ? list : columns.map((_c, i) => `value ->> ${i}`).join(', ');
+  // With `alsoInto` (a table of the same columns), the same rows go there too, from the same JSON:
+  // on PostgreSQL in the same statement, so the JSON is sent and parsed once.
+  const statements =
+    alsoInto === undefined
+      ? [`insert into "${table}" (${list}) select ${values} from ${from}`]
+      : postgres
+        ? [`with written as (insert into "${table}" (${list}) select ${values} from ${from} returning ${list}) insert into "${alsoInto}" (${list}) select ${list} from written`]
+        : [`insert into "${table}" (${list}) select ${values} from ${from}`, `insert into "${alsoInto}" (${list}) select ${values} from ${from}`];
   for (const chunk of chunks(rows, ROWS_PER_INSERT)) {
     // PostgreSQL matches object keys to columns (a key left out is NULL); SQLite reads positions.
     const json = postgres ? JSON.stringify(chunk) : JSON.stringify(chunk.map((row) => columns.map((c) => (row as Record<string, unknown>)[c] ?? null)));
-    await knex.raw(sql, [json]);
+    for (const sql of statements) await knex.raw(sql, [json]);
   }
 }
 
@@ -300,8 +307,7 @@ export const resourceStore = {
     if (list.length === 0) return;
     const knex = knexOf(em);
     const rows = list.map((r) => toRow(r.stored));
-    await insertBulk(knex, RESOURCES, rows);
-    await insertBulk(knex, HISTORY, rows);
+    await insertBulk(knex, RESOURCES, rows, HISTORY);
     for (const [kind, table] of Object.entries(INDEX_TABLES) as [keyof SearchIndexRows, string][]) {
       const indexRows: Record<string, unknown>[] = [];
       for (const { stored, index } of list) for (const r of index[kind]) indexRows.push({ resource_type: stored.resourceType, resource_id: stored.id, ...r });
