@@ -194,6 +194,13 @@ describe('FHIR R4 create, read, update, delete and history', () => {
     });
     expect(nested.statusCode).toBe(400);
     expect(nested.json()).toMatchObject({ resourceType: 'OperationOutcome', issue: [{ severity: 'error', diagnostics: expect.stringMatching(/nests objects and arrays deeper than 100 levels/) }] });
+    // The same text inside a GraphQL string passes the HTTP layer's check: the FHIR subgraph's parse refuses it.
+    const asText = await t.graphql(
+      'mutation ($text: String!) { fhirCreate(resourceType: "Patient", resourceText: $text) { status } }',
+      { text: `{"resourceType":"Patient","extension":[${'{"url":"http://example.org/x","extension":['.repeat(depth)}{"url":"http://example.org/x","valueString":"y"}${']}'.repeat(depth)}]}` },
+      writer,
+    );
+    expect(asText.errors?.[0]).toMatchObject({ message: expect.stringMatching(/nests objects and arrays deeper than 100 levels/), extensions: { code: 'BAD_REQUEST' } });
 
     const wrongType = await fhir(t, writer, 'POST', '/Patient', { resourceType: 'Observation', status: 'final', code: { text: 'x' } });
     expect(wrongType.statusCode).toBe(400);

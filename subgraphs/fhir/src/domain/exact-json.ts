@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { DomainError, jsonNestedDeeperThan, jsonStringEnd, MAX_JSON_DEPTH } from '@svc/platform';
+import { DomainError, jsonStringEnd, MAX_JSON_DEPTH } from '@svc/platform';
 
 /**
  * JSON with every number kept exactly as written. R4 makes a decimal's written precision significant
@@ -53,18 +53,26 @@ const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 const isSpace = (c: number): boolean => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 
 /**
- * The [start, end) of each number token that a JavaScript number would not write back identically.
- * Only a complete token in value position (after `:` `[` `,` or at the start, before `,` `]` `}` or
- * the end) counts: anything else is left for `JSON.parse` to refuse.
+ * The [start, end) of each number token that a JavaScript number would not write back identically;
+ * null when objects and arrays nest deeper than {@link MAX_JSON_DEPTH} (one scan for both). Only a
+ * complete token in value position (after `:` `[` `,` or at the start, before `,` `]` `}` or the
+ * end) counts: anything else is left for `JSON.parse` to refuse.
  */
-function inexactNumbers(text: string): [number, number][] {
+function inexactNumbers(text: string): [number, number][] | null {
   const found: [number, number][] = [];
   let previous = -1; // the last non-space character outside a token, as a char code (-1: none)
+  let depth = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === 0x22) {
       i = jsonStringEnd(text, i);
       previous = 0x22;
+    } else if (c === 0x7b || c === 0x5b) {
+      if (++depth > MAX_JSON_DEPTH) return null;
+      previous = c;
+    } else if (c === 0x7d || c === 0x5d) {
+      depth--;
+      previous = c;
     } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
       NUMBER.lastIndex = i;
       const m = NUMBER.exec(text);
@@ -101,11 +109,11 @@ function reviveTokens(value: unknown, prefix: string): unknown {
  */
 export function parseExactJson(text: string, field: string): unknown {
   // JSON text in a GraphQL string (`resourceText`) is not seen by the HTTP layer's nesting check.
-  if (jsonNestedDeeperThan(text)) {
+  const inexact = inexactNumbers(text);
+  if (inexact === null) {
     throw new DomainError('BAD_REQUEST', `${field} nests objects and arrays deeper than ${MAX_JSON_DEPTH} levels.`, { fieldErrors: [{ field, message: `nested deeper than ${MAX_JSON_DEPTH} levels` }] });
   }
   try {
-    const inexact = inexactNumbers(text);
     if (inexact.length === 0) return JSON.parse(text) as unknown;
     const prefix = `\u0000${randomUUID()}:`;
     let rewritten = '';
