@@ -115,6 +115,12 @@ describe('FHIR R4 transaction and batch Bundles', () => {
     const unknownRef = await fhir(t, writer, 'POST', '', { resourceType: 'Bundle', type: 'transaction', entry: [{ resource: { resourceType: 'Observation', status: 'final', code: { text: 'x' }, subject: { reference: 'urn:uuid:nowhere' } }, request: { method: 'POST', url: 'Observation' } }] });
     expect(unknownRef.statusCode).toBe(404);
     expect(unknownRef.json().issue[0].expression).toEqual(['Bundle.entry[0].resource.subject.reference']);
+    const nestedRef = await fhir(t, writer, 'POST', '', {
+      resourceType: 'Bundle',
+      type: 'transaction',
+      entry: [{ resource: { resourceType: 'Observation', status: 'final', code: { text: 'x' }, performer: [{ display: 'a' }, { reference: 'urn:uuid:nowhere' }] }, request: { method: 'POST', url: 'Observation' } }],
+    });
+    expect(nestedRef.json().issue[0].expression).toEqual(['Bundle.entry[0].resource.performer[1].reference']);
 
     const ambiguous = await fhir(t, writer, 'POST', '', {
       resourceType: 'Bundle',

@@ -111,19 +111,43 @@ function splitUrl(index: number, url: string): { type: string; id?: string; rest
   return { type, ...(id ? { id } : {}), rest, query };
 }
 
-/** Visit every `reference` string in a resource, letting `visit` replace it; `path` is FHIRPath-like. */
-async function rewriteReferences(value: unknown, path: string, visit: (reference: string, path: string) => Promise<string | undefined>): Promise<void> {
+/** Visit every `reference` string in a resource, in document order, letting `visit` replace it; `path` is FHIRPath-like. */
+async function rewriteReferences(resource: FhirResource, root: string, visit: (reference: string, path: string) => Promise<string | undefined>): Promise<void> {
+  const sites: ReferenceSite[] = [];
+  collectReferences(resource, [], sites);
+  for (const site of sites) {
+    const path = root + site.at.map((s) => (typeof s === 'number' ? `[${s}]` : `.${s}`)).join('');
+    const replaced = await visit(site.holder['reference'] as string, path);
+    if (replaced !== undefined) site.holder['reference'] = replaced;
+  }
+}
+
+/** An object holding a `reference` string, and where it is (keys and array indexes from the resource). */
+interface ReferenceSite {
+  holder: Record<string, unknown>;
+  at: (string | number)[];
+}
+
+function collectReferences(value: unknown, at: (string | number)[], sites: ReferenceSite[]): void {
   if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) await rewriteReferences(value[i], `${path}[${i}]`, visit);
+    for (let i = 0; i < value.length; i++) {
+      if (typeof value[i] !== 'object' || value[i] === null) continue;
+      at.push(i);
+      collectReferences(value[i], at, sites);
+      at.pop();
+    }
     return;
   }
   if (typeof value !== 'object' || value === null) return;
   const obj = value as Record<string, unknown>;
-  for (const [k, v] of Object.entries(obj)) {
-    if (k === 'reference' && typeof v === 'string') {
-      const replaced = await visit(v, `${path}.reference`);
-      if (replaced !== undefined) obj[k] = replaced;
-    } else if (typeof v === 'object' && v !== null) await rewriteReferences(v, `${path}.${k}`, visit);
+  for (const k in obj) {
+    const v = obj[k];
+    if (k === 'reference' && typeof v === 'string') sites.push({ holder: obj, at: [...at, k] });
+    else if (typeof v === 'object' && v !== null) {
+      at.push(k);
+      collectReferences(v, at, sites);
+      at.pop();
+    }
   }
 }
 
