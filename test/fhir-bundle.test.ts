@@ -254,10 +254,18 @@ describe('FHIR R4 transaction and batch Bundles', () => {
         },
       })),
     ];
-    const refused = await fhir(t, writer, 'POST', '', { resourceType: 'Bundle', type: 'transaction', entry: entries(37) });
-    expect(refused.statusCode, refused.body).toBe(422);
-    const outcome = refused.json() as { issue: { expression?: string[]; diagnostics?: string }[] };
-    expect(outcome.issue.flatMap((i) => i.expression ?? [])).toContain('Bundle.entry[37].resource.status');
+    // The first large transaction is checked on the event loop while the threads start; once one is
+    // ready (the gauge on the internal /metrics), the same transaction is checked on it.
+    const refusedInline = await fhir(t, writer, 'POST', '', { resourceType: 'Bundle', type: 'transaction', entry: entries(37) });
+    const readyThreads = async () => Number(/^svc_fhir_check_threads_ready (\d+)$/m.exec((await t.system.internalApp!.inject({ url: '/metrics' })).body)?.[1] ?? 0);
+    for (let i = 0; i < 600 && (await readyThreads()) === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(await readyThreads()).toBeGreaterThan(0);
+    for (const refused of [refusedInline, await fhir(t, writer, 'POST', '', { resourceType: 'Bundle', type: 'transaction', entry: entries(37) })]) {
+      expect(refused.statusCode, refused.body).toBe(422);
+      const outcome = refused.json() as { issue: { expression?: string[]; diagnostics?: string }[] };
+      expect(outcome.issue.flatMap((i) => i.expression ?? [])).toContain('Bundle.entry[37].resource.status');
+    }
+    expect(refusedInline.json()).toEqual((await fhir(t, writer, 'POST', '', { resourceType: 'Bundle', type: 'transaction', entry: entries(37) })).json());
     expect((await search(writer, `/Patient?identifier=urn:large|${tag}`)).total).toBe(0);
 
     const res = await fhir(t, writer, 'POST', '', { resourceType: 'Bundle', type: 'transaction', entry: entries() });

@@ -257,7 +257,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       leaseMs: int('SVC_FHIR_SYNC_LEASE_MS', 60_000, 1000, 3_600_000),
       entryPauseMs: int('SVC_FHIR_SYNC_ENTRY_PAUSE_MS', 0, 0, 60_000),
     },
-    fhirCheckThreads: int('SVC_FHIR_CHECK_THREADS', Math.min(4, Math.max(1, availableParallelism() - 1)), 0, 64),
+    fhirCheckThreads: int('SVC_FHIR_CHECK_THREADS', Math.min(2, Math.max(1, availableParallelism() - 1)), 0, 64),
     webhooks: readWebhookSettings(int, bool),
     deprecationSunsets: parseDeprecationSunsets(str('SVC_DEPRECATION_SUNSETS'), problems),
     tefca: readTefcaSettings(str, int, bool, problems),

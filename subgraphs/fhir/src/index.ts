@@ -6,7 +6,10 @@ import { SyncJobWorker } from './domain/sync-worker.js';
 import { buildFhirSchema, type ExportWakeup, type SyncWakeup } from './schema/index.js';
 import { IDENTITY_LINK_EVENT_TYPES, identityLinkConsumer } from './identity-link-consumer.js';
 import { readEventLogOf } from './schema/read-event-log.js';
+import { Gauge } from 'prom-client';
 import { CreateCheckPool } from './domain/create-check-pool.js';
+
+const CHECK_THREADS_METRIC = 'svc_fhir_check_threads_ready';
 
 /** The FHIR R4 store: one generic engine for every R4 resource type, driven by the official definitions. */
 export const fhirSubgraph: SubgraphDefinition = {
@@ -20,6 +23,16 @@ export const fhirSubgraph: SubgraphDefinition = {
     const checks = new CreateCheckPool(runtime.config.fhirCheckThreads, (err) =>
       runtime.logger.warn({ err }, 'FHIR check threads cannot start; large transactions are validated and indexed on the event loop'),
     );
+    const registry = runtime.metrics.registry;
+    registry.removeSingleMetric(CHECK_THREADS_METRIC);
+    new Gauge({
+      name: CHECK_THREADS_METRIC,
+      help: 'FHIR check threads running and ready (they start with the first large transaction Bundle and end when idle).',
+      registers: [registry],
+      collect() {
+        this.set(checks.readyThreads);
+      },
+    });
     return assembleSubgraph(runtime, {
       name: 'fhir',
       entities: [],

@@ -343,6 +343,10 @@ export async function processBundle(call: FhirCall, body: unknown, options: Bund
 async function stampPlainCreates(creates: Entry[], assigned: ReadonlyMap<number, string>, checks: CreateCheckPool | undefined, slice: () => Promise<void>): Promise<Map<number, StampedCreate>> {
   const stamped = new Map<number, StampedCreate>();
   if (!checks || creates.length < THREADED_CHECKS_FROM) return stamped;
+  if (!checks.ready) {
+    checks.warm();
+    return stamped;
+  }
   const now = new Date().toISOString();
   const ready: { index: number; stamp: Omit<StampedCreate, 'check'> }[] = [];
   for (const entry of creates) {

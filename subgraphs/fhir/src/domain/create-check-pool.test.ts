@@ -18,17 +18,22 @@ describe('create checks on worker threads', () => {
   afterAll(() => pool.close());
 
   it('answers on threads exactly what the event loop answers: index rows of valid resources, the refusal of invalid ones', async () => {
+    expect(pool.ready).toBe(false);
+    pool.warm();
+    for (let i = 0; i < 300 && pool.readyThreads < 2; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(pool.readyThreads).toBe(2);
     const threaded = await Promise.all(pool.check(contents));
-    expect(pool.running).toBeGreaterThan(0);
     expect(threaded).toEqual(contents.map(checkCreate));
     expect(threaded.filter((c) => 'refused' in c)).toHaveLength(9);
   });
 
   it('still answers every check when its threads end while they work', async () => {
     const closing = new CreateCheckPool(1);
+    closing.warm();
+    for (let i = 0; i < 300 && !closing.ready; i++) await new Promise((r) => setTimeout(r, 50));
     const answers = closing.check(contents);
     await closing.close();
     expect(await Promise.all(answers)).toEqual(contents.map(checkCreate));
-    expect(closing.running).toBe(0);
+    expect(closing.readyThreads).toBe(0);
   });
 });

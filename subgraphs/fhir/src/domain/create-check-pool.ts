@@ -16,6 +16,8 @@ interface Job {
 /** A check thread: its worker, and the jobs it was handed, answered in order. */
 interface Thread {
   worker: Worker;
+  /** False until the thread has loaded the definitions: meanwhile checks run inline, not queued behind its start. */
+  ready: boolean;
   jobs: Job[];
   idle: NodeJS.Timeout | undefined;
 }
@@ -55,9 +57,26 @@ export class CreateCheckPool {
     private readonly onUnusable: (err: unknown) => void = () => undefined,
   ) {}
 
-  /** Threads running now (they start on first use and end when idle). */
-  get running(): number {
-    return this.threads.filter(Boolean).length;
+  /** Whether checks can go to threads (none configured, or threads that cannot start: they run inline). */
+  get threaded(): boolean {
+    return this.size > 0 && !this.closed && !this.unusable;
+  }
+
+  /**
+   * Whether a thread has started and loaded the definitions. Until then callers check on the event
+   * loop as without threads: `warm` starts the threads in the background, so that no request waits
+   * for a thread's start (seconds).
+   */
+  get ready(): boolean {
+    return this.readyThreads > 0;
+  }
+
+  get readyThreads(): number {
+    return this.threaded ? this.threads.filter((t) => t?.ready).length : 0;
+  }
+
+  warm(): void {
+    for (let i = 0; i < this.size && this.threaded; i++) this.thread();
   }
 
   /** One promise per resource text, in order; each resolves to what `checkCreate` answers for it. */
@@ -77,7 +96,8 @@ export class CreateCheckPool {
   }
 
   private run(contents: string[]): Promise<CreateCheck[]> {
-    const thread = this.thread();
+    let thread = this.thread();
+    if (!thread?.ready) thread = this.threads.find((t) => t?.ready);
     if (!thread) return Promise.resolve(contents.map(checkCreate));
     return new Promise((resolve) => {
       if (thread.idle) clearTimeout(thread.idle);
@@ -89,7 +109,7 @@ export class CreateCheckPool {
 
   /** The next thread round-robin, started if need be; undefined when there are none to use. */
   private thread(): Thread | undefined {
-    if (this.size <= 0 || this.closed || this.unusable) return undefined;
+    if (!this.threaded) return undefined;
     const slot = this.next++ % this.size;
     const existing = this.threads[slot];
     if (existing) return existing;
@@ -102,11 +122,12 @@ export class CreateCheckPool {
       return undefined;
     }
     worker.unref();
-    const thread: Thread = { worker, jobs: [], idle: undefined };
+    const thread: Thread = { worker, ready: false, jobs: [], idle: undefined };
     let answered = false;
-    worker.on('message', (checks: CreateCheck[]) => {
+    worker.on('message', (checks: CreateCheck[] | 'ready') => {
       answered = true;
-      thread.jobs.shift()?.resolve(checks);
+      if (checks === 'ready') thread.ready = true;
+      else thread.jobs.shift()?.resolve(checks);
       if (thread.jobs.length === 0) thread.idle = setTimeout(() => void this.retire(thread), IDLE_MS).unref();
     });
     let failure: unknown;
