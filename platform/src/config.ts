@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { readOperationLimits, type OperationLimits } from './graphql/operation-limits.js';
 import { readWebhookSettings, type WebhookSettings } from './webhook-settings.js';
@@ -83,8 +82,6 @@ export interface Config {
    * before another takes it over, and a pause between entries (tests, throttling).
    */
   fhirSync: { maxAttempts: number; retryBaseMs: number; leaseMs: number; entryPauseMs: number };
-  /** Worker threads that validate and index the creates of large FHIR transaction Bundles (0: on the event loop). */
-  fhirCheckThreads: number;
   /** Webhook delivery (`SVC_WEBHOOK_*`, see webhook-settings.ts). */
   webhooks: WebhookSettings;
   /**
@@ -257,7 +254,6 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       leaseMs: int('SVC_FHIR_SYNC_LEASE_MS', 60_000, 1000, 3_600_000),
       entryPauseMs: int('SVC_FHIR_SYNC_ENTRY_PAUSE_MS', 0, 0, 60_000),
     },
-    fhirCheckThreads: int('SVC_FHIR_CHECK_THREADS', Math.min(2, Math.max(1, availableParallelism() - 1)), 0, 64),
     webhooks: readWebhookSettings(int, bool),
     deprecationSunsets: parseDeprecationSunsets(str('SVC_DEPRECATION_SUNSETS'), problems),
     tefca: readTefcaSettings(str, int, bool, problems),

@@ -6,10 +6,6 @@ import { SyncJobWorker } from './domain/sync-worker.js';
 import { buildFhirSchema, type ExportWakeup, type SyncWakeup } from './schema/index.js';
 import { IDENTITY_LINK_EVENT_TYPES, identityLinkConsumer } from './identity-link-consumer.js';
 import { readEventLogOf } from './schema/read-event-log.js';
-import { Gauge } from 'prom-client';
-import { CreateCheckPool } from './domain/create-check-pool.js';
-
-const CHECK_THREADS_METRIC = 'svc_fhir_check_threads_ready';
 
 /** The FHIR R4 store: one generic engine for every R4 resource type, driven by the official definitions. */
 export const fhirSubgraph: SubgraphDefinition = {
@@ -20,24 +16,11 @@ export const fhirSubgraph: SubgraphDefinition = {
     definitions();
     const wakeup: ExportWakeup = {};
     const syncWakeup: SyncWakeup = {};
-    const checks = new CreateCheckPool(runtime.config.fhirCheckThreads, (err) =>
-      runtime.logger.warn({ err }, 'FHIR check threads cannot start; large transactions are validated and indexed on the event loop'),
-    );
-    const registry = runtime.metrics.registry;
-    registry.removeSingleMetric(CHECK_THREADS_METRIC);
-    new Gauge({
-      name: CHECK_THREADS_METRIC,
-      help: 'FHIR check threads running and ready (they start with the first large transaction Bundle and end when idle).',
-      registers: [registry],
-      collect() {
-        this.set(checks.readyThreads);
-      },
-    });
     return assembleSubgraph(runtime, {
       name: 'fhir',
       entities: [],
       migrations,
-      buildSchema: (services) => buildFhirSchema(services, wakeup, syncWakeup, checks),
+      buildSchema: (services) => buildFhirSchema(services, wakeup, syncWakeup),
       async startWorkers(services) {
         const { orm, runtime: rt, publishCommitted } = services;
         // The Bulk Data $export jobs (durable: resumed after a restart).
@@ -47,7 +30,7 @@ export const fhirSubgraph: SubgraphDefinition = {
         // Asynchronous submissions (sync jobs): durable, resumed after a restart or taken over after a crash.
         const syncWorker = new SyncJobWorker(
           () => orm.em.fork(),
-          { ...rt.config.fhirSync, pollMs: 1000, singleProcess: rt.config.databaseUrl === undefined, fhirBase: `${rt.config.publicUrl}/fhir/R4`, checks },
+          { ...rt.config.fhirSync, pollMs: 1000, singleProcess: rt.config.databaseUrl === undefined, fhirBase: `${rt.config.publicUrl}/fhir/R4` },
           rt.logger.child({ worker: 'fhir-sync' }),
           publishCommitted,
         );
@@ -60,7 +43,6 @@ export const fhirSubgraph: SubgraphDefinition = {
           wakeup.wake = undefined;
           syncWakeup.wake = undefined;
           await Promise.all([worker.stop(), syncWorker.stop(), readEventLogOf(services).close()]);
-          await checks.close();
         };
       },
     });

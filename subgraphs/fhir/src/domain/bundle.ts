@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DomainError, eventLoopSlices, hasAnyScope, operationOutcomeFor, type FieldError, type Principal } from '@svc/platform';
-import { create, history, inTransaction, matchOne, PendingCreates, queryFromString, read, remove, search, stampCreate, update, vread, type FhirCall, type FhirOutcome, type StampedCreate } from './interactions.js';
-import type { CreateCheckPool } from './create-check-pool.js';
+import { create, history, inTransaction, matchOne, PendingCreates, queryFromString, read, remove, search, update, vread, type FhirCall, type FhirOutcome } from './interactions.js';
 import { isFhirResourceType } from './definitions.js';
 import { conditionalDelete, conditionalPatch, conditionalUpdate, patch } from './conditional-and-patch.js';
 import type { FhirResource } from './validation.js';
@@ -226,12 +225,7 @@ export function assertMayIngest(principal: Principal): void {
 export interface BundleOptions {
   /** Prefer: return=minimal leaves resources out of the response entries. */
   returnResources: boolean;
-  /** Threads for the creates' validation and index rows; without it they run on the event loop. */
-  checks?: CreateCheckPool;
 }
-
-/** A transaction with at least this many plain creates has them checked on the check threads. */
-export const THREADED_CHECKS_FROM = 50;
 
 /**
  * POST [base] with a transaction or batch Bundle.
@@ -305,10 +299,7 @@ export async function processBundle(call: FhirCall, body: unknown, options: Bund
         throw entryError(entry.index, err);
       }
     }
-    // 3. Plain creates stamped, their checks started on the check threads while the entries run.
-    const plainCreate = (entry: Entry) => entry.method === 'POST' && !entry.ifNoneExist && !existing.has(entry.index);
-    const stamped = await stampPlainCreates(entries.filter(plainCreate), assigned, options.checks, slice);
-    // 4. The interactions, in the spec's order; response entries keep the request order.
+    // 3. The interactions, in the spec's order; response entries keep the request order.
     //    Plain creates (POST without ifNoneExist) are collected and written together; they are
     //    flushed before any other entry runs (it could search or read them) and at the end.
     const ordered = [...entries].sort((a, b) => ORDER[a.method] - ORDER[b.method] || a.index - b.index);
@@ -317,14 +308,11 @@ export async function processBundle(call: FhirCall, body: unknown, options: Bund
     for (const entry of ordered) {
       await slice();
       try {
-        const plain = plainCreate(entry);
-        if (!plain) await pending.flush(em);
-        const stamp = stamped.get(entry.index);
+        const plainCreate = entry.method === 'POST' && !entry.ifNoneExist && !existing.has(entry.index);
+        if (!plainCreate) await pending.flush(em);
         const outcome = existing.has(entry.index)
           ? await create(tx, splitUrl(entry.index, entry.url).type, entry.resource, { ifNoneExist: entry.ifNoneExist ?? null })
-          : stamp
-            ? await create(batched, splitUrl(entry.index, entry.url).type, entry.resource, { stamped: stamp })
-            : await perform(plain ? batched : tx, entry, assigned.get(entry.index));
+          : await perform(plainCreate ? batched : tx, entry, assigned.get(entry.index));
         responses[entry.index] = responseEntry(call, outcome, options.returnResources);
       } catch (err) {
         throw entryError(entry.index, err);
@@ -333,35 +321,6 @@ export async function processBundle(call: FhirCall, body: unknown, options: Bund
     await pending.flush(em);
   });
   return bundleOutcome('transaction-response', responses);
-}
-
-/**
- * A transaction's plain creates stamped with their assigned ids and their checks handed to the
- * check threads, when there are enough of them to be worth it (none otherwise). An entry that cannot
- * be stamped is left out: its create throws the same error when its turn comes.
- */
-async function stampPlainCreates(creates: Entry[], assigned: ReadonlyMap<number, string>, checks: CreateCheckPool | undefined, slice: () => Promise<void>): Promise<Map<number, StampedCreate>> {
-  const stamped = new Map<number, StampedCreate>();
-  if (!checks || creates.length < THREADED_CHECKS_FROM) return stamped;
-  if (!checks.ready) {
-    checks.warm();
-    return stamped;
-  }
-  const now = new Date().toISOString();
-  const ready: { index: number; stamp: Omit<StampedCreate, 'check'> }[] = [];
-  for (const entry of creates) {
-    await slice();
-    const id = assigned.get(entry.index);
-    if (id === undefined) continue;
-    try {
-      ready.push({ index: entry.index, stamp: stampCreate(splitUrl(entry.index, entry.url).type, entry.resource, id, now) });
-    } catch {
-      // Reported by the entry's own create, in the transaction's order.
-    }
-  }
-  const answers = checks.check(ready.map((r) => r.stamp.content));
-  ready.forEach((r, i) => stamped.set(r.index, { ...r.stamp, check: answers[i]! }));
-  return stamped;
 }
 
 /**

@@ -7,8 +7,7 @@ import { readViewOf } from './sharing-rules.js';
 import { runIncludes, runSearch } from '../entities/search-query.js';
 import { summaryOf } from './summary.js';
 import { assertMayPerform, assertWritableInCompartment, writeViewOf, type FhirInteraction } from './access.js';
-import { extractSearchIndex, type SearchIndexRows } from './search-index.js';
-import { indexOrThrow, type CreateCheck } from './create-checks.js';
+import { extractSearchIndex } from './search-index.js';
 import { parseSearchRequest, type SearchRequest } from './search-request.js';
 import { decodeHistoryCursor, encodeCursor, encodeHistoryCursor, type RowPosition } from './search-cursor.js';
 import { assertKnownType, assertResourceShape, validateFhirResource, type FhirResource } from './validation.js';
@@ -228,27 +227,6 @@ export interface CreateOptions {
   ifNoneExist?: string | null;
   /** A server-assigned id chosen beforehand (a transaction Bundle rewrites references to it). */
   id?: string;
-  /** The resource already stamped with that id, its stored text, and its checks under way (a transaction Bundle's plain creates). */
-  stamped?: StampedCreate;
-}
-
-/** A plain create prepared before it runs: see {@link stampCreate}. */
-export interface StampedCreate {
-  resource: FhirResource;
-  content: string;
-  lastUpdated: string;
-  check: Promise<CreateCheck>;
-}
-
-/**
- * A plain create's resource stamped (id 1, version 1, `now`) and its stored text, before the create
- * runs, so that its validation and index rows (create-checks.ts) can be worked out meanwhile.
- * Throws what `create` would throw first for this body.
- */
-export function stampCreate(resourceType: string, body: unknown, id: string, now: string): Omit<StampedCreate, 'check'> {
-  assertKnownType(resourceType);
-  const resource = stamp(keepServerGpid(resourceType, assertResourceShape(body, resourceType), null), id, 1, now);
-  return { resource, content: storedContentOf(resource), lastUpdated: now };
 }
 
 /** Run `work` in the caller's transaction when there is one (a transaction Bundle), else in a new one. */
@@ -277,21 +255,11 @@ export async function create(call: FhirCall, resourceType: string, body: unknown
     const match = await matchOne(call, resourceType, options.ifNoneExist, 'If-None-Exist');
     if (match) return outcomeOf(call, match, 200);
   }
-  let resource: FhirResource;
-  let content: string;
-  let now: string;
-  let index: SearchIndexRows;
-  if (options.stamped) {
-    ({ resource, content, lastUpdated: now } = options.stamped);
-    index = indexOrThrow(await options.stamped.check);
-  } else {
-    now = new Date().toISOString();
-    resource = stamp(keepServerGpid(resourceType, input, null), options.id ?? randomUUID(), 1, now);
-    validateFhirResource(resource);
-    content = storedContentOf(resource);
-    index = extractSearchIndex(resource);
-  }
-  const stored: StoredResource = { resourceType, id: resource.id!, versionId: 1, partnerGpid: call.principal.partnerGpid, lastUpdated: now, deleted: false, content };
+  const now = new Date().toISOString();
+  const resource = stamp(keepServerGpid(resourceType, input, null), options.id ?? randomUUID(), 1, now);
+  validateFhirResource(resource);
+  const stored: StoredResource = { resourceType, id: resource.id!, versionId: 1, partnerGpid: call.principal.partnerGpid, lastUpdated: now, deleted: false, content: storedContentOf(resource) };
+  const index = extractSearchIndex(resource);
   assertWritableInCompartment(call.principal, resourceType, stored.id, index.reference);
   if (call.pending) {
     const identityRequest = identityRequestIfChanged(call, stored, resource, null);

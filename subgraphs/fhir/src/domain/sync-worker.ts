@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { CreateCheckPool } from './create-check-pool.js';
 import type { EntityManager } from '@mikro-orm/core';
 import { DomainError, isSourceOrigin, operationOutcomeFor, stoppableSleep, type FieldError, type Logger } from '@svc/platform';
 import { syncJobStore, type SyncJobRecord } from '../entities/sync-job-store.js';
@@ -37,8 +36,6 @@ export interface SyncWorkerOptions {
   /** SQLite (embedded): one process, so a job left running at start is this process's own. */
   singleProcess: boolean;
   fhirBase: string;
-  /** Threads for the validation and index rows of large Bundles' creates. */
-  checks?: CreateCheckPool;
 }
 
 const MAX_RETRY_DELAY_MS = 10 * 60_000;
@@ -187,7 +184,7 @@ export class SyncJobWorker {
     }
     try {
       await this.fork().transactional(async (tx) => {
-        const outcome = await processBundle(this.callFor(job, tx), bundle, { returnResources: job.returnResources, ...(this.options.checks ? { checks: this.options.checks } : {}) });
+        const outcome = await processBundle(this.callFor(job, tx), bundle, { returnResources: job.returnResources });
         const now = new Date();
         const done = await syncJobStore.finish(tx, job.id, this.workerId, {
           state: 'completed',

@@ -1,5 +1,4 @@
 import { DomainError, isSourceOrigin, type SubgraphBuilder, type SubgraphContext, type SubgraphServices } from '@svc/platform';
-import type { CreateCheckPool } from '../domain/create-check-pool.js';
 import { processBundle } from '../domain/bundle.js';
 import { conditionalDelete, conditionalPatch, conditionalUpdate, patch } from '../domain/conditional-and-patch.js';
 import { numericView, parseExactJson, stringifyExactJson } from '../domain/exact-json.js';
@@ -23,7 +22,7 @@ function bodyOf(json: unknown, text: string | null | undefined, name: string): u
 }
 
 /** The FHIR REST interactions as gateway operations; the REST facade's /fhir/R4 routes call these. */
-export function defineFhirInteractions(builder: SubgraphBuilder, services: SubgraphServices, checks?: CreateCheckPool) {
+export function defineFhirInteractions(builder: SubgraphBuilder, services: SubgraphServices) {
   const FhirResponse = builder.objectRef<FhirOutcome>('FhirResponse').implement({
     description: 'The outcome of a FHIR interaction: HTTP status, the resource or Bundle, and the headers REST answers with.',
     fields: (t) => ({
@@ -139,7 +138,7 @@ export function defineFhirInteractions(builder: SubgraphBuilder, services: Subgr
         returnResources: t.arg.boolean({ defaultValue: true, description: 'false for Prefer: return=minimal' }),
         source: t.arg.string(),
       },
-      resolve: (_r, a, ctx) => run(processBundle(call(ctx, a.source), bodyOf(a.bundle, a.bundleText, 'bundle'), { returnResources: a.returnResources ?? true, ...(checks ? { checks } : {}) })),
+      resolve: (_r, a, ctx) => run(processBundle(call(ctx, a.source), bodyOf(a.bundle, a.bundleText, 'bundle'), { returnResources: a.returnResources ?? true })),
     }),
     fhirPatch: t.field({
       type: FhirResponse,

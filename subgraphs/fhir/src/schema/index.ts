@@ -11,12 +11,11 @@ import { defineWearables } from './wearables.js';
 import { defineClearinghouse } from './clearinghouse.js';
 import { defineAnalytics } from './analytics.js';
 import { defineTefcaDocuments } from './tefca-documents.js';
-import type { CreateCheckPool } from '../domain/create-check-pool.js';
 
 export type { ExportWakeup, SyncWakeup };
 
 /** The FHIR subgraph's federated schema. */
-export function buildFhirSchema(services: SubgraphServices, exportWakeup: ExportWakeup = {}, syncWakeup: SyncWakeup = {}, checks?: CreateCheckPool): GraphQLSchema {
+export function buildFhirSchema(services: SubgraphServices, exportWakeup: ExportWakeup = {}, syncWakeup: SyncWakeup = {}): GraphQLSchema {
   const builder = createSubgraphBuilder();
   builder.mutationType({});
   builder.queryFields((t) => ({
@@ -26,7 +25,7 @@ export function buildFhirSchema(services: SubgraphServices, exportWakeup: Export
       resolve: () => capabilityStatement(services.runtime.config.publicUrl),
     }),
   }));
-  defineFhirInteractions(builder, services, checks);
+  defineFhirInteractions(builder, services);
   defineBulkExport(builder, services, exportWakeup);
   defineSyncJobs(builder, services, syncWakeup);
   defineWearables(builder, services, syncWakeup);
