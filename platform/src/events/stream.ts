@@ -128,9 +128,10 @@ async function runWithRetry(consumer: string, eventId: string, work: (attempt: n
  */
 export async function handleInOrder<T>(consumer: string, entries: readonly T[], read: (entry: T) => EventEnvelope | null, handler: StreamConsumer, state: RetryState): Promise<number> {
   if (typeof handler !== 'function') {
-    const events = entries.map(read).filter((e): e is EventEnvelope => e !== null);
+    const readAll = () => entries.map(read).filter((e): e is EventEnvelope => e !== null);
+    const events = readAll();
     if (events.length === 0) return entries.length;
-    const batch = (attempt: number) => handler.batch(attempt === 0 ? events : entries.map(read).filter((e): e is EventEnvelope => e !== null));
+    const batch = (attempt: number) => handler.batch(attempt === 0 ? events : readAll());
     return (await runWithRetry(consumer, events[0]!.id, batch, state)) ? entries.length : 0;
   }
   for (let i = 0; i < entries.length; i++) {
