@@ -28,6 +28,11 @@ export class ChildRunner<S, R> {
     });
   }
 
+  /** The child's process id (for its CPU time). */
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
   run(spec: S): Promise<R> {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {

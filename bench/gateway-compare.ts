@@ -20,6 +20,7 @@ import { ChildRunner } from './child.js';
 import type { LoadRun, LoadSpec } from './load.js';
 import { MINIMAL_CROSS_QUERY, MINIMAL_JOBS_PER_PARTNER, MINIMAL_PARTNERS, MINIMAL_SINGLE_QUERY, minimalSupergraph, type MinimalSubgraphName } from './minimal-subgraphs.js';
 import { profileMarkdown, summarizeProfile } from './cpu-profile.js';
+import { cpuMsOf } from './process-cpu.js';
 
 const WARMUP_SECONDS = 2;
 const RESULTS_FILE = fileURLToPath(new URL('./RESULTS.md', import.meta.url));
@@ -62,6 +63,8 @@ function parseArgs(argv: readonly string[]): Options {
 
 interface Running {
   url: string;
+  /** The server's process (with its node:cluster workers, if any), for its CPU time. */
+  pid: number | undefined;
   stop(): Promise<void>;
 }
 
@@ -83,7 +86,7 @@ function startCompareServer(kind: 'subgraph' | 'stock', arg: string): Promise<Ru
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`${kind} ${arg} exited (${code}) before listening`)));
     child.once('message', (message: { url: string }) =>
-      resolve({ url: message.url, stop: () => stopChild(child, () => (child.connected ? child.send({ kind: 'exit' }) : child.kill())) }),
+      resolve({ url: message.url, pid: child.pid, stop: () => stopChild(child, () => (child.connected ? child.send({ kind: 'exit' }) : child.kill())) }),
     );
   });
 }
@@ -142,7 +145,7 @@ async function startOurGateway(supergraphFile: string, dir: string, options: Opt
   const allListening = options.workers && options.workers > 1 ? new Promise<void>((resolve) => child.on('message', (m: { kind?: string }) => m.kind === 'gateway-workers-listening' && resolve())) : Promise.resolve();
   await waitReady(`http://127.0.0.1:${port}/ready`, child);
   await allListening;
-  return { url: `http://127.0.0.1:${port}/graphql`, startupMs: Date.now() - forked, stop: () => stopChild(child, () => child.kill('SIGTERM')), ...(profileDir ? { profileDir } : {}) };
+  return { url: `http://127.0.0.1:${port}/graphql`, pid: child.pid, startupMs: Date.now() - forked, stop: () => stopChild(child, () => child.kill('SIGTERM')), ...(profileDir ? { profileDir } : {}) };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -154,6 +157,14 @@ interface Row {
   url: string;
   query: string;
   cross: boolean;
+  /** The gateway process under test; none for the subgraph answered directly. */
+  gatewayPid: number | undefined;
+}
+
+/** Processes whose CPU time each row records, besides its gateway. */
+interface Processes {
+  subgraphs: (number | undefined)[];
+  load: number | undefined;
 }
 
 interface Stats {
@@ -162,17 +173,35 @@ interface Stats {
   p99: number;
   non2xx: number;
   errors: number;
+  /** CPU ms per response: the gateway process(es), both subgraphs together, the load generator. */
+  cpu: { gateway: number; subgraphs: number; load: number };
 }
 
 function percentile(sorted: Float64Array, p: number): number {
   return sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
-function stats(run: LoadRun): Stats {
+function cpuNow(row: Row, processes: Processes): Stats['cpu'] {
+  return {
+    gateway: row.gatewayPid === undefined ? 0 : cpuMsOf(row.gatewayPid, true),
+    subgraphs: processes.subgraphs.reduce((sum: number, pid) => sum + cpuMsOf(pid), 0),
+    load: cpuMsOf(processes.load),
+  };
+}
+
+function stats(run: LoadRun, cpuBefore: Stats['cpu'], cpuAfter: Stats['cpu']): Stats {
   const sorted = run.latencies.slice().sort();
   const responses = Object.values(run.statusCounts).reduce((a, b) => a + b, 0);
   const ok = Object.entries(run.statusCounts).reduce((a, [s, n]) => a + (s.startsWith('2') ? n : 0), 0);
-  return { rps: responses / run.durationSeconds, p50: percentile(sorted, 50), p99: percentile(sorted, 99), non2xx: responses - ok, errors: run.errors };
+  const perResponse = (key: keyof Stats['cpu']) => (responses > 0 ? (cpuAfter[key] - cpuBefore[key]) / responses : Number.NaN);
+  return {
+    rps: responses / run.durationSeconds,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    non2xx: responses - ok,
+    errors: run.errors,
+    cpu: { gateway: perResponse('gateway'), subgraphs: perResponse('subgraphs'), load: perResponse('load') },
+  };
 }
 
 /** One request first: the row must answer the full, correct data, or the numbers mean nothing. */
@@ -186,9 +215,11 @@ async function check(row: Row): Promise<void> {
   }
 }
 
-async function measure(load: ChildRunner<LoadSpec, LoadRun>, row: Row, options: Options, seconds: number): Promise<Stats> {
+async function measure(load: ChildRunner<LoadSpec, LoadRun>, row: Row, processes: Processes, options: Options, seconds: number): Promise<Stats> {
   const spec: LoadSpec = { url: row.url, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: row.query }), connections: options.connections, duration: seconds };
-  return stats(await load.run(spec));
+  const before = cpuNow(row, processes);
+  const run = await load.run(spec);
+  return stats(run, before, cpuNow(row, processes));
 }
 
 const median = (values: Stats[]): Stats => {
@@ -207,7 +238,16 @@ function machine(): string {
   return `${cpus[0]?.model.trim() ?? 'unknown CPU'}, ${cpus.length} cores, ${(os.totalmem() / 1024 ** 3).toFixed(1)} GiB RAM, Node ${process.version}`;
 }
 
-const MISSING: Stats = { rps: Number.NaN, p50: Number.NaN, p99: Number.NaN, non2xx: 0, errors: 0 };
+const MISSING: Stats = { rps: Number.NaN, p50: Number.NaN, p99: Number.NaN, non2xx: 0, errors: 0, cpu: { gateway: Number.NaN, subgraphs: Number.NaN, load: Number.NaN } };
+const cpuMs = (v: number) => (Number.isFinite(v) ? v.toFixed(3) : '–');
+
+/**
+ * The most any gateway could serve of a row on this machine: every core busy, the subgraphs and
+ * the load generator spending what they spent per request in this run, the gateway nothing.
+ */
+function ceiling(v: Stats): number {
+  return (os.availableParallelism() * 1000) / (v.cpu.subgraphs + v.cpu.load);
+}
 
 function report(options: Options, loadBefore: readonly number[], loadAfter: readonly number[], rows: Row[], results: Map<string, Stats[]>, note: string): string {
   const s = (key: string) => (results.get(key)?.length ? median(results.get(key)!) : MISSING);
@@ -223,16 +263,18 @@ function report(options: Options, loadBefore: readonly number[], loadAfter: read
     `- Machine: ${machine()}; load average before ${loadBefore.map((l) => l.toFixed(2)).join(' / ')}, after ${loadAfter.map((l) => l.toFixed(2)).join(' / ')}${(loadBefore[0] ?? 0) > os.cpus().length / 2 ? ' — busy with other work: compare the ratios of this run, not absolute numbers' : ''}`,
     `- ${options.duration} s per row after a ${WARMUP_SECONDS} s warm-up, ${options.rounds} round(s) interleaved (median round shown), autocannon in its own process, each server in its own process; our gateway${options.workers ? ` with SVC_GATEWAY_WORKERS=${options.workers}` : ' in one process'}${options.profile ? ', under --cpu-prof' : ''}`,
     '',
-    '| Row | req/s | p50 ms | p99 ms | non-2xx | errors |',
-    '|---|---:|---:|---:|---:|---:|',
+    '| Row | req/s | p50 ms | p99 ms | non-2xx | errors | gateway CPU ms/req | subgraphs CPU ms/req | load generator CPU ms/req |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...rows.filter((r) => results.get(r.key)?.length).map((r) => {
       const v = s(r.key);
-      return `| ${r.label} | ${v.rps.toFixed(0)} | ${ms(v.p50)} | ${ms(v.p99)} | ${v.non2xx} | ${v.errors} |`;
+      return `| ${r.label} | ${v.rps.toFixed(0)} | ${ms(v.p50)} | ${ms(v.p99)} | ${v.non2xx} | ${v.errors} | ${r.gatewayPid === undefined ? '–' : cpuMs(v.cpu.gateway)} | ${cpuMs(v.cpu.subgraphs)} | ${cpuMs(v.cpu.load)} |`;
     }),
     '',
     `- ours single / direct: **${x(oursSingle.rps, direct.rps)}** (target ≥ 0.6×); stock single / direct: ${x(stockSingle.rps, direct.rps)}; ours single / stock single: ${x(oursSingle.rps, stockSingle.rps)}`,
     `- ours cross / stock cross: **${x(oursCross.rps, stockCross.rps)}** (target ≥ 3×)`,
     `- p99 ours / stock: single ${x(oursSingle.p99, stockSingle.p99)}, cross **${x(oursCross.p99, stockCross.p99)}** (target ≤ 1×)`,
+    `- gateway CPU per request, ours / stock: single ${x(oursSingle.cpu.gateway, stockSingle.cpu.gateway)}, cross ${x(oursCross.cpu.gateway, stockCross.cpu.gateway)}`,
+    `- ceiling of the cross query on this machine (${os.availableParallelism()} cores ÷ the subgraphs' and the load generator's CPU per request in ours' row, a gateway costing nothing): ${ceiling(oursCross).toFixed(0)} req/s = ${x(ceiling(oursCross), stockCross.rps)} stock`,
     '',
   ];
   return lines.join('\n');
@@ -277,21 +319,22 @@ export async function runGatewaySuite(argv: readonly string[]): Promise<void> {
     stops.push(() => load.close());
 
     const allRows: Row[] = [
-      { key: 'direct', label: 'partners subgraph directly, single query', url: subgraphs.partners.url, query: MINIMAL_SINGLE_QUERY, cross: false },
-      { key: 'stock-single', label: 'stock @apollo/gateway, single-subgraph query', url: stock.url, query: MINIMAL_SINGLE_QUERY, cross: false },
-      { key: 'ours-single', label: 'ours (SVC_ROLE=gateway), single-subgraph query', url: ours.url, query: MINIMAL_SINGLE_QUERY, cross: false },
-      { key: 'stock-cross', label: 'stock @apollo/gateway, cross-subgraph query', url: stock.url, query: MINIMAL_CROSS_QUERY, cross: true },
-      { key: 'ours-cross', label: 'ours (SVC_ROLE=gateway), cross-subgraph query', url: ours.url, query: MINIMAL_CROSS_QUERY, cross: true },
+      { key: 'direct', label: 'partners subgraph directly, single query', url: subgraphs.partners.url, query: MINIMAL_SINGLE_QUERY, cross: false, gatewayPid: undefined },
+      { key: 'stock-single', label: 'stock @apollo/gateway, single-subgraph query', url: stock.url, query: MINIMAL_SINGLE_QUERY, cross: false, gatewayPid: stock.pid },
+      { key: 'ours-single', label: 'ours (SVC_ROLE=gateway), single-subgraph query', url: ours.url, query: MINIMAL_SINGLE_QUERY, cross: false, gatewayPid: ours.pid },
+      { key: 'stock-cross', label: 'stock @apollo/gateway, cross-subgraph query', url: stock.url, query: MINIMAL_CROSS_QUERY, cross: true, gatewayPid: stock.pid },
+      { key: 'ours-cross', label: 'ours (SVC_ROLE=gateway), cross-subgraph query', url: ours.url, query: MINIMAL_CROSS_QUERY, cross: true, gatewayPid: ours.pid },
     ];
+    const processes: Processes = { subgraphs: [subgraphs.partners.pid, subgraphs.pipeline.pid], load: load.pid };
     const rows = allRows.filter((r) => !options.only || r.key.includes(options.only));
     for (const row of rows) await check(row);
     const results = new Map<string, Stats[]>(rows.map((r) => [r.key, []]));
     for (let round = 1; round <= options.rounds; round++) {
       for (const row of rows) {
-        await measure(load, row, options, WARMUP_SECONDS);
-        const s = await measure(load, row, options, options.duration);
+        await measure(load, row, processes, options, WARMUP_SECONDS);
+        const s = await measure(load, row, processes, options, options.duration);
         results.get(row.key)!.push(s);
-        process.stderr.write(`  round ${round}: ${row.label}: ${s.rps.toFixed(0)} req/s, p99 ${ms(s.p99)} ms\n`);
+        process.stderr.write(`  round ${round}: ${row.label}: ${s.rps.toFixed(0)} req/s, p99 ${ms(s.p99)} ms, CPU ms/req gateway ${cpuMs(s.cpu.gateway)} subgraphs ${cpuMs(s.cpu.subgraphs)} load ${cpuMs(s.cpu.load)}\n`);
       }
     }
     const loadAfter = os.loadavg();

@@ -21,6 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { freshDatabase } from './fresh-database.js';
 import { INTERNAL_PRINCIPAL_HEADER, signPrincipal, type Principal } from '@svc/platform';
 import { ChildRunner } from './child.js';
+import { cpuMsOf } from './process-cpu.js';
 import type { LoadRun, LoadSpec } from './load.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -73,23 +74,6 @@ interface Service {
   pid: number | undefined;
   stop(): Promise<void>;
 }
-
-/**
- * CPU time (user + system) a process has used so far, in milliseconds, from /proc (Linux; NaN
- * elsewhere). Divided by the requests of a row it gives the server's CPU time per request, which
- * other work on the machine distorts far less than req/s.
- */
-function cpuMsOf(pid: number | undefined): number {
-  if (pid === undefined) return Number.NaN;
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
-  } catch {
-    return Number.NaN;
-  }
-}
-/** USER_HZ: 100 on every Linux architecture Node runs on. */
-const CLOCK_TICKS_PER_SECOND = 100;
 
 function watch(name: string, child: ChildProcess): { output(): string; exited: Promise<void> } {
   let output = '';
