@@ -129,6 +129,8 @@ export async function createGateway(options: {
     loaded: () => schema !== undefined,
     guard,
     async execute(request, context) {
+      const tooDeep = guard.nestingRefusal(request.query);
+      if (tooDeep) return { errors: [tooDeep] };
       const response: GraphQLResponse = await server.executeOperation(
         { query: request.query, variables: request.variables ?? undefined, operationName: request.operationName ?? undefined },
         { contextValue: context },

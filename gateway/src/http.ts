@@ -59,6 +59,12 @@ export function setRetryAfter(reply: FastifyReply, err: unknown, status: number)
   else if (status === 503) reply.header('retry-after', String(RETRY_AFTER_SECONDS));
 }
 
+/** The document of a GraphQL request over HTTP: the POST body's `query`, or GET's `query` parameter. */
+function queryTextOf(req: FastifyRequest): unknown {
+  if (req.method === 'GET') return (req.query as Record<string, unknown> | undefined)?.['query'];
+  return typeof req.body === 'object' && req.body !== null ? (req.body as Record<string, unknown>)['query'] : undefined;
+}
+
 /** A /graphql HTTP handler (Apollo's request handling) for callers identified by `callerOf`. */
 export function graphqlHttpHandler(
   options: Pick<GatewayHttpOptions, 'gateway' | 'logger'>,
@@ -78,6 +84,8 @@ export function graphqlHttpHandler(
       setRetryAfter(reply, err, status);
       return reply.code(status).type('application/json').send(body);
     }
+    const tooDeep = gateway.guard.nestingRefusal(queryTextOf(req));
+    if (tooDeep) return reply.code(400).type('application/json').send({ errors: [tooDeep] });
     const headers = new HeaderMap();
     for (const [key, value] of Object.entries(req.headers)) {
       if (typeof value === 'string') headers.set(key, value);

@@ -2,12 +2,15 @@ import { HeaderMap, type ApolloServerPlugin } from '@apollo/server';
 import { GraphQLError, specifiedRules, validate, type DocumentNode, type GraphQLFormattedError, type GraphQLSchema, type ValidationRule } from 'graphql';
 import {
   checkOperationCost,
+  documentNestedDeeperThan,
   DomainError,
   ERROR_STATUS,
   fieldOwnership,
   isErrorCode,
   isIntrospection,
   isOperationLimitCode,
+  MAX_DOCUMENT_NESTING,
+  nestingLimitError,
   operationLimitError,
   operationLimitRules,
   parseBounded,
@@ -32,7 +35,8 @@ export interface OperationGuardOptions {
  * Everything the gateway checks about an operation before a subgraph is called, in one place for
  * every entry (HTTP, WebSocket, the in-process `execute` of the REST facade):
  *
- * - the token limit at parse time and depth / alias / directive limits as validation rules;
+ * - the nesting limit on the text before parsing, the token limit at parse time, and depth / alias /
+ *   directive limits as validation rules;
  * - the page-size maxima and the cost budget of the caller's principal class, once the operation
  *   and its variables are known;
  * - in production, no introspection for anonymous callers;
@@ -84,6 +88,14 @@ export class OperationGuard {
     const errors = validate(schema, document, [...specifiedRules, ...this.rules]);
     if (errors.length > 0) return errors.map((e) => (this.options.environment === 'production' ? new GraphQLError(withoutSuggestions(e.message), { nodes: e.nodes, extensions: e.extensions }) : e));
     return document;
+  }
+
+  /**
+   * The refusal of a document nested too deep to parse safely, or null. Apollo parses before any
+   * plugin can answer, so its two entries (the HTTP handler and `execute`) ask this first.
+   */
+  nestingRefusal(query: unknown): GraphQLFormattedError | null {
+    return typeof query === 'string' && documentNestedDeeperThan(query, MAX_DOCUMENT_NESTING) ? nestingLimitError().toJSON() : null;
   }
 
   /** The Apollo Server plugin: checks after the operation is resolved, the size cap before sending. */

@@ -86,6 +86,39 @@ describe('hardening 1: GraphQL operations are bounded before execution', () => {
     expect(res.json().errors[0].extensions.code).toBe('OPERATION_TOO_DEEP');
   });
 
+  it('refuses a document nested thousands of levels deep (list, input object, selection sets) before parsing it; brackets in strings and comments do not count', async () => {
+    const n = 5000;
+    const documents = [
+      `{ partners(first: 1, after: ${'['.repeat(n)}1${']'.repeat(n)}) { edges { node { gpid } } } }`,
+      `{ partners(first: 1, after: ${'{a: '.repeat(n)}1${'}'.repeat(n)}) { edges { node { gpid } } } }`,
+      `{ ${'partners { '.repeat(n)}gpid${' }'.repeat(n)} }`,
+    ];
+    for (const query of documents) {
+      const res = await t.graphql(query, {}, partnerToken);
+      expect(res.status).toBe(400);
+      expect(codeOf(res)).toBe('OPERATION_TOO_DEEP');
+      expect(res.errors![0]!.message).toBe('The document nests selection sets, arguments, lists or input objects more than 256 levels deep.');
+      expect(res.errors![0]!.extensions).toMatchObject({ limit: 256 });
+    }
+    const overGet = await t.request({ url: `/graphql?query=${encodeURIComponent(documents[0]!)}`, token: partnerToken, headers: { 'apollo-require-preflight': 'true' } });
+    expect(overGet.statusCode).toBe(400);
+    expect(overGet.json().errors[0].extensions.code).toBe('OPERATION_TOO_DEEP');
+
+    // 257 levels are refused, 256 are not (the selection set and the argument list are two of them).
+    expect(codeOf(await t.graphql(`{ partners(first: 1, after: ${'['.repeat(255)}"x"${']'.repeat(255)}) { edges { node { gpid } } } }`, {}, partnerToken))).toBe('OPERATION_TOO_DEEP');
+    const withinLimit = await t.graphql(`{ partners(first: 1, after: ${'['.repeat(254)}"x"${']'.repeat(254)}) { edges { node { gpid } } } }`, {}, partnerToken);
+    expect(codeOf(withinLimit)).toBe('GRAPHQL_VALIDATION_FAILED');
+    // Brackets inside a string, a block string and a comment are text, not nesting: the query runs.
+    const brackets = '['.repeat(500);
+    const texts = await t.graphql(
+      `query($g: ID!) {\n  # ${brackets}\n  partner(gpid: $g) { legalName }\n  a: legalDocument(id: "${brackets}\\"${brackets}") { mediaType }\n  b: legalDocument(id: """${brackets} \\""" ${brackets}""") { mediaType }\n}`,
+      { g: gpid },
+      partnerToken,
+    );
+    expect(texts.errors).toBeUndefined();
+    expect(texts.data).toEqual({ partner: { legalName: 'Bounded Health' }, a: null, b: null });
+  });
+
   it('refuses 1,000 aliases of a cross-subgraph field, and more aliases than the limit with the alias code', async () => {
     const before = await queryCount(t, 'pipeline', 'pipeline_sync_jobs');
     const thousand = await t.graphql(aliases(1000, `partner(gpid: "${gpid}") { syncJobs { jobId } }`), {}, partnerToken);
@@ -182,6 +215,8 @@ describe('hardening 1: GraphQL operations are bounded before execution', () => {
       expect(deepSubscription[0]?.extensions?.['code']).toBe('OPERATION_TOO_DEEP');
       const deepQuery = await run(nestedPartnerQuery(10), { g: gpid });
       expect(deepQuery[0]?.extensions?.['code']).toBe('OPERATION_TOO_DEEP');
+      const deepLiteral = await run(`query { partners(first: 1, after: ${'['.repeat(5000)}1${']'.repeat(5000)}) { edges { node { gpid } } } }`, {});
+      expect(deepLiteral[0]?.extensions).toMatchObject({ code: 'OPERATION_TOO_DEEP', limit: 256 });
       const costly = await run(`query($g: ID!) { partner(gpid: $g) { ${'syncJobs { partner { '.repeat(4)}gpid${' } }'.repeat(4)} } }`, { g: gpid });
       expect(costly[0]?.extensions?.['code']).toBe('OPERATION_TOO_COSTLY');
     } finally {

@@ -117,8 +117,66 @@ export function readOperationLimits(int: (name: string, fallback: number, min: n
   };
 }
 
-/** Parse with the token limit; a document over it is refused with TOO_MANY_TOKENS. */
+/**
+ * The deepest a document may nest braces, brackets and parentheses (selection sets, arguments, list
+ * and input-object values). graphql-js parses recursively: without this bound, a value nested a few
+ * thousand levels deep overflows the stack inside the parser, before the token limit is reached.
+ * Far above any operation the depth limit lets run, so that those keep its precise refusal.
+ */
+export const MAX_DOCUMENT_NESTING = 256;
+
+/**
+ * Whether a GraphQL document's text nests `{`, `[` or `(` more than `max` levels deep, outside
+ * strings, block strings and comments. One pass over the text, stopped at the first level too deep.
+ */
+export function documentNestedDeeperThan(query: string, max: number): boolean {
+  let depth = 0;
+  const length = query.length;
+  for (let i = 0; i < length; i++) {
+    const c = query.charCodeAt(i);
+    if (c === 0x7b || c === 0x5b || c === 0x28) {
+      if (++depth > max) return true;
+    } else if (c === 0x7d || c === 0x5d || c === 0x29) {
+      if (depth > 0) depth--;
+    } else if (c === 0x23) {
+      // A comment runs to the end of its line.
+      while (i + 1 < length && query.charCodeAt(i + 1) !== 0x0a && query.charCodeAt(i + 1) !== 0x0d) i++;
+    } else if (c === 0x22) {
+      if (query.startsWith('"""', i)) {
+        // A block string ends at the next unescaped triple quote.
+        const end = blockStringEnd(query, i + 3);
+        if (end === -1) return false;
+        i = end + 2;
+      } else {
+        // A string ends at its closing quote or, unterminated, at the line's end (the parser's error then).
+        for (i++; i < length; i++) {
+          const d = query.charCodeAt(i);
+          if (d === 0x5c) i++;
+          else if (d === 0x22 || d === 0x0a || d === 0x0d) break;
+        }
+      }
+    }
+  }
+  return false;
+}
+
+function blockStringEnd(query: string, from: number): number {
+  for (let at = query.indexOf('"""', from); at !== -1; at = query.indexOf('"""', at + 1)) {
+    if (query.charCodeAt(at - 1) !== 0x5c) return at;
+  }
+  return -1;
+}
+
+export function nestingLimitError(): GraphQLError {
+  return operationLimitError('OPERATION_TOO_DEEP', `The document nests selection sets, arguments, lists or input objects more than ${MAX_DOCUMENT_NESTING} levels deep.`, { limit: MAX_DOCUMENT_NESTING });
+}
+
+/**
+ * Parse with the token and nesting limits; a document over one of them is refused with
+ * TOO_MANY_TOKENS or OPERATION_TOO_DEEP.
+ */
 export function parseBounded(query: string, limits: Pick<OperationLimits, 'maxTokens'>): DocumentNode {
+  if (documentNestedDeeperThan(query, MAX_DOCUMENT_NESTING)) throw nestingLimitError();
   try {
     return parse(query, { maxTokens: limits.maxTokens });
   } catch (err) {
