@@ -1,6 +1,3 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Orm } from '../db/database.js';
@@ -10,6 +7,7 @@ import { makeEvent, type EventEnvelope } from './envelope.js';
 import { MemoryEventBus } from './memory-bus.js';
 import { createOutboxTable, outboxEntity, outboxTable, OutboxRelay, recordEvent } from './outbox.js';
 import { OUTBOX_RETENTION_MS, OutboxStream } from './outbox-stream.js';
+import { freshStorage, USE_POSTGRES, type TestStorage } from '../../../test/support/databases.js';
 
 class CreateOutbox extends SchemaMigration {
   override async up(): Promise<void> {
@@ -36,30 +34,44 @@ async function until(check: () => boolean, timeoutMs = 5000): Promise<void> {
   }
 }
 
-/** The embedded default's stream on real SQLite files: a producer owner and a consumer owner. */
-describe('OutboxStream (SQLite outbox tables as the stream)', () => {
-  let dir: string;
+/**
+ * The stream of the outbox tables themselves, a producer owner and a consumer owner: the embedded
+ * default on real SQLite files, or PostgreSQL without Redis (the PostgreSQL pass of the suite).
+ * SQLite consumers read rows by rowid; PostgreSQL ones read the rows the relay has published.
+ */
+describe(`OutboxStream (${USE_POSTGRES ? 'PostgreSQL' : 'SQLite'} outbox tables as the stream)`, () => {
+  let storage: TestStorage;
   let src: Orm;
   let dst: Orm;
   const open = (owner: string) =>
-    openDatabase({ config: { dataDir: dir, databaseUrl: undefined }, owner, entities: [outboxEntity(owner)], migrations: owner === 'src' ? [{ name: 'm1', class: CreateOutbox }] : [] });
-  const produce = async (n: number, from = 0): Promise<EventEnvelope[]> => {
-    const events = Array.from({ length: n }, (_, i) => makeEvent('test.produced', 'CMS-00000001', { n: from + i }));
+    openDatabase({
+      config: { dataDir: storage.env['SVC_DATA_DIR']!, databaseUrl: storage.env['SVC_DATABASE_URL'] },
+      owner,
+      entities: [outboxEntity(owner)],
+      migrations: owner === 'src' ? [{ name: 'm1', class: CreateOutbox }] : [],
+    });
+  /** Events recorded as a subgraph records them, then published by the source's relay. */
+  const publish = async (stream: OutboxStream, events: EventEnvelope[]): Promise<EventEnvelope[]> => {
     const em = src.em.fork();
     for (const e of events) recordEvent(em, e);
     await em.flush();
+    await new OutboxRelay(src, 'src', stream, 20, (err) => {
+      throw err;
+    }).flush();
     return events;
   };
+  const produce = (stream: OutboxStream, n: number, from = 0): Promise<EventEnvelope[]> =>
+    publish(stream, Array.from({ length: n }, (_, i) => makeEvent('test.produced', 'CMS-00000001', { n: from + i })));
 
   beforeEach(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'svc-stream-'));
+    storage = await freshStorage();
     src = await open('src');
     dst = await open('dst');
   });
   afterEach(async () => {
     await src.close();
     await dst.close();
-    rmSync(dir, { recursive: true, force: true });
+    await storage.dispose();
   });
 
   it('gives a consumer that was down everything it missed, from its stored position, once', async () => {
@@ -68,11 +80,11 @@ describe('OutboxStream (SQLite outbox tables as the stream)', () => {
     stream.forOwner('src', src);
     const seen: number[] = [];
     const handler = (e: EventEnvelope) => void seen.push(e.data['n'] as number);
-    await produce(3);
+    await produce(stream, 3);
     let stop = stream.forOwner('dst', dst).consume('log', handler);
     await until(() => seen.length === 3);
     await stop();
-    await produce(4, 3);
+    await produce(stream, 4, 3);
     await new Promise((r) => setTimeout(r, 100));
     expect(seen).toEqual([0, 1, 2]);
     // Its lag: the rows past its stored position, and the age of the oldest.
@@ -105,7 +117,7 @@ describe('OutboxStream (SQLite outbox tables as the stream)', () => {
       if (n === 1 && attempts.get(n)! <= 3) throw new Error('receiver down');
       done.push(n);
     });
-    await produce(3);
+    await produce(stream, 3);
     await until(() => done.length === 3);
     expect(done).toEqual([0, 1, 2]);
     expect(attempts.get(1)).toBe(4);
@@ -127,7 +139,7 @@ describe('OutboxStream (SQLite outbox tables as the stream)', () => {
         batches.push(events.map((e) => e.data['n'] as number));
       },
     };
-    await produce(250);
+    await produce(stream, 250);
     let stop = stream.forOwner('dst', dst).consume('batched', consumer);
     await until(() => batches.flat().length === 250);
     await stop();
@@ -135,7 +147,7 @@ describe('OutboxStream (SQLite outbox tables as the stream)', () => {
     expect(batches.flat()).toEqual(Array.from({ length: 250 }, (_, i) => i));
     expect(batches.map((b) => b.length)).toEqual([200, 50]);
 
-    await produce(3, 250);
+    await produce(stream, 3, 250);
     stop = stream.forOwner('dst', dst).consume('batched', consumer);
     await until(() => batches.flat().length === 253);
     await new Promise((r) => setTimeout(r, 100));
@@ -154,11 +166,7 @@ describe('OutboxStream (SQLite outbox tables as the stream)', () => {
     const a: string[] = [];
     const b: string[] = [];
     const stopA = stream.forOwner('dst', dst).consume('a', (e) => void a.push(e.id));
-    const events = await produce(5);
-    const relay = new OutboxRelay(src, 'src', stream, 20, (err) => {
-      throw err;
-    });
-    await relay.flush();
+    const events = await produce(stream, 5);
     await until(() => a.length === 5);
     const stopB = stream.forOwner('dst', dst).consume('b', (e) => void b.push(e.id));
     await until(() => b.length === 5);
@@ -168,11 +176,12 @@ describe('OutboxStream (SQLite outbox tables as the stream)', () => {
 
     const knex = (src.em.getConnection() as unknown as { getKnex(): import('@mikro-orm/knex').Knex }).getKnex();
     expect(await stream.prune(Date.now())).toBe(0);
-    expect(await stream.prune(Date.now() + OUTBOX_RETENTION_MS + 60_000)).toBe(4);
+    // SQLite keeps the newest row, so that rowids continue and stored positions stay valid;
+    // PostgreSQL's positions are publication times and ids, which need no row left behind.
+    expect(await stream.prune(Date.now() + OUTBOX_RETENTION_MS + 60_000)).toBe(USE_POSTGRES ? 5 : 4);
     const left = (await knex(outboxTable('src')).select('id')) as { id: string }[];
-    expect(left.map((r) => r.id)).toEqual([events[4]!.id]);
-    // Rowids continue after the pruning, so stored positions stay valid.
-    const more = await produce(1, 5);
+    expect(left.map((r) => r.id)).toEqual(USE_POSTGRES ? [] : [events[4]!.id]);
+    const more = await produce(stream, 1, 5);
     await until(() => a.length === 6 && b.length === 6);
     expect(a[5]).toBe(more[0]!.id);
     await Promise.all([stopA(), stopB()]);
@@ -182,9 +191,10 @@ describe('OutboxStream (SQLite outbox tables as the stream)', () => {
     const { logger } = memoryLogger();
     const stream = new OutboxStream(new MemoryEventBus(), logger, 20);
     stream.forOwner('src', src);
-    const em = src.em.fork();
-    for (let i = 0; i < 9; i++) recordEvent(em, makeEvent(i % 3 === 0 ? 'test.wanted' : 'test.other', 'CMS-00000001', { n: i }));
-    await em.flush();
+    await publish(
+      stream,
+      Array.from({ length: 9 }, (_, i) => makeEvent(i % 3 === 0 ? 'test.wanted' : 'test.other', 'CMS-00000001', { n: i })),
+    );
     const seen: unknown[] = [];
     let failures = 1;
     const stop = stream.forOwner('dst', dst).consume(
