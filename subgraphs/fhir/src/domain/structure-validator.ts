@@ -103,12 +103,9 @@ function planOf(schema: InternalTypeSchema): VisitPlan {
   const byProperty = new Map<string, number>();
   const always = keys.map((key, index) => {
     const element = schema.elements[key]!;
-    // Where Medplum's getTypedPropertyValueWithSchema looks for the element's value.
-    const name = element.path.slice(element.path.lastIndexOf('.') + 1);
-    for (const type of element.type ?? []) {
-      const property = name.replace('[x]', capitalize(type.code));
-      byProperty.set(property, index);
-      byProperty.set(`_${property}`, index);
+    for (const candidate of candidatesOf(element)) {
+      byProperty.set(candidate.property, index);
+      byProperty.set(candidate.extension, index);
     }
     return element.min > 0 || key.includes('.');
   });
@@ -132,13 +129,58 @@ function elementsToVisit(schema: InternalTypeSchema, value: unknown): string[] {
   return keys;
 }
 
+/** A property an element's value may be held in: `value[x]` has one per type (`valueQuantity`, …). */
+interface Candidate {
+  property: string;
+  /** The primitive's extension property (`_valueString`). */
+  extension: string;
+  code: string;
+}
+
+const candidates = new WeakMap<InternalSchemaElement, readonly Candidate[]>();
+
+/** Where Medplum's getTypedPropertyValueWithSchema looks for an element's value, in its order; once per element. */
+function candidatesOf(element: InternalSchemaElement): readonly Candidate[] {
+  let list = candidates.get(element);
+  if (list) return list;
+  const name = element.path.slice(element.path.lastIndexOf('.') + 1);
+  list = (element.type ?? []).map((type) => {
+    const property = name.replace('[x]', capitalize(type.code));
+    return { property, extension: `_${property}`, code: type.code };
+  });
+  candidates.set(element, list);
+  return list;
+}
+
 /**
  * getNestedProperty(parent, key, { withPath: true }) for a key of the parent's own type: its value
  * or values, each with its path (`Patient.name[0]`), or an undefined value at the element's path.
+ * Medplum's getTypedPropertyValueWithSchema, with the candidate properties computed once per
+ * element instead of at every call; a value with a primitive extension (`_x`) is left to it.
  */
 function propertyWithPath(parent: TypedValueWithPath, key: string, element: InternalSchemaElement): TypedValueWithPath | TypedValueWithPath[] {
-  const value = parent.value ? getTypedPropertyValueWithSchema(parent, key, element) : undefined;
   const path = parent.path ? `${parent.path}.${key}` : key;
+  const holder = parent.value as Record<string, unknown> | undefined;
+  if (holder) {
+    for (const candidate of candidatesOf(element)) {
+      if (holder[candidate.extension] !== undefined) return withPath(getTypedPropertyValueWithSchema(parent, key, element), path);
+      const found = holder[candidate.property];
+      if (found === undefined) continue;
+      if (isEmpty(found)) break;
+      const code = candidate.code === 'Element' || candidate.code === 'BackboneElement' ? element.type[0]!.code : candidate.code;
+      if (Array.isArray(found)) return found.map((v: unknown, i) => ({ type: typeOfValue(v, code), value: v, path: `${path}[${i}]` }));
+      return { type: typeOfValue(found, code), value: found, path };
+    }
+  }
+  return { type: 'undefined', value: undefined, path };
+}
+
+/** Medplum's toTypedValueWithType: a contained `Resource` is typed by its own resourceType. */
+function typeOfValue(value: unknown, code: string): string {
+  return code === 'Resource' && isResource(value) ? value.resourceType : code;
+}
+
+function withPath(value: TypedValue | TypedValue[] | undefined, path: string): TypedValueWithPath | TypedValueWithPath[] {
   if (value === undefined) return { type: 'undefined', value: undefined, path };
   if (Array.isArray(value)) return value.map((v, i) => ({ type: v.type, value: v.value as unknown, path: `${path}[${i}]` }));
   return { type: value.type, value: value.value as unknown, path };
