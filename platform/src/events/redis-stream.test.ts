@@ -105,4 +105,39 @@ describe.runIf(REDIS_URL)('RedisEventStream (Redis Streams consumer groups)', ()
     await stop();
     await stream.close();
   }, 30_000);
+  it("shares one stream read among a process's tails: each gets every event, a tail that stops leaves the others reading", async () => {
+    const prefix = `t${randomBytes(4).toString('hex')}`;
+    const stream = new RedisEventStream(REDIS_URL!, prefix, logger);
+    const clients = async () => Number(/connected_clients:(\d+)/.exec(String(await (stream as unknown as { writer: { info(section: string): Promise<string> } }).writer.info('clients')))?.[1]);
+    const before = await clients();
+    const seen: Record<'hub' | 'revocations' | 'keys', string[]> = { hub: [], revocations: [], keys: [] };
+    const stops = (Object.keys(seen) as (keyof typeof seen)[]).map((name) => stream.tail((e) => void seen[name].push(e.id)));
+    await new Promise((r) => setTimeout(r, 100));
+    // Three tails, one more connection (Redis counts every client of the server: compare, not absolute).
+    expect(await clients()).toBe(before + 1);
+    const events = Array.from({ length: 4 }, (_, i) => makeEvent('test.tail', 'CMS-00000001', { n: i }));
+    await stream.append(events.slice(0, 2));
+    await until(() => seen.hub.length === 2 && seen.revocations.length === 2 && seen.keys.length === 2);
+    stops[0]!();
+    await stream.append(events.slice(2));
+    await until(() => seen.revocations.length === 4 && seen.keys.length === 4);
+    expect(seen.revocations).toEqual(events.map((e) => e.id));
+    expect(seen.keys).toEqual(seen.revocations);
+    expect(seen.hub).toEqual(events.slice(0, 2).map((e) => e.id));
+    // The last tail to stop closes the read; a new tail opens one again and reads what comes next.
+    stops[1]!();
+    stops[2]!();
+    const later: string[] = [];
+    const stopLater = stream.tail((e) => void later.push(e.id));
+    // Its read starts at the server's time once connected: what is appended from then on arrives.
+    for (let n = 4; later.length === 0 && n < 200; n++) {
+      await stream.append([makeEvent('test.tail', 'CMS-00000001', { n })]);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const next = makeEvent('test.tail', 'CMS-00000001', { n: 'last' });
+    await stream.append([next]);
+    await until(() => later.at(-1) === next.id);
+    stopLater();
+    await stream.close();
+  }, 30_000);
 });

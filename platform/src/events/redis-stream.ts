@@ -50,6 +50,9 @@ export class RedisEventStream implements EventBackbone {
   private readonly writer: Redis;
   private readonly member = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
   private readonly stops = new Set<() => Promise<void>>();
+  private readonly tailHandlers = new Set<StreamHandler>();
+  /** Stops the shared tail loop; set while any handler tails. */
+  private tailLoop: (() => Promise<void>) | undefined;
 
   constructor(
     private readonly url: string,
@@ -63,7 +66,7 @@ export class RedisEventStream implements EventBackbone {
   }
 
   forOwner(): EventStream & { detach(): void } {
-    return { consume: (name, handler, options) => this.consume(name, handler, options), tail: (handler, options) => this.tail(handler, options), lag: (name) => this.lag(name), detach: () => undefined };
+    return { consume: (name, handler, options) => this.consume(name, handler, options), tail: (handler) => this.tail(handler), lag: (name) => this.lag(name), detach: () => undefined };
   }
 
   /**
@@ -184,7 +187,25 @@ export class RedisEventStream implements EventBackbone {
     return stop;
   }
 
-  tail(handler: StreamHandler, options: { backfillMs?: number } = {}): () => void {
+  /**
+   * Every tail of this process shares one XREAD loop (one connection, one parse of each entry): the
+   * process tails for its subscription hub, its revocation list and its key cache, and each of them
+   * reading and parsing every event again was a few percent of the FHIR ingest's event loop. The
+   * handlers get the same event object, as on the in-process bus, one after the other.
+   */
+  tail(handler: StreamHandler): () => void {
+    this.tailHandlers.add(handler);
+    this.tailLoop ??= this.startTail();
+    return () => {
+      this.tailHandlers.delete(handler);
+      if (this.tailHandlers.size > 0 || !this.tailLoop) return;
+      const stop = this.tailLoop;
+      this.tailLoop = undefined;
+      void stop();
+    };
+  }
+
+  private startTail(): () => Promise<void> {
     // Only the writer reports to the dependency tracker: several connections reconnecting one after
     // another would log the outage as several down/up flaps. This loop logs its own outage once.
     const conn = createRedisClient(this.url, undefined, { queueWhileOffline: true, maxRetriesPerRequest: 1 });
@@ -197,7 +218,7 @@ export class RedisEventStream implements EventBackbone {
         try {
           if (!lastId) {
             const [seconds, micros] = (await conn.call('TIME')) as [string, string];
-            lastId = `${Number(seconds) * 1000 + Math.floor(Number(micros) / 1000) - (options.backfillMs ?? 0)}-0`;
+            lastId = `${Number(seconds) * 1000 + Math.floor(Number(micros) / 1000)}-0`;
           }
           const read = (await conn.call('XREAD', 'COUNT', String(BATCH * 5), 'BLOCK', String(BLOCK_MS), 'STREAMS', this.key, lastId)) as [string, Entry[]][] | null;
           if (outage) {
@@ -208,10 +229,12 @@ export class RedisEventStream implements EventBackbone {
             lastId = id;
             const event = parseEntry(fields);
             if (!event) continue;
-            try {
-              await handler(event);
-            } catch (err) {
-              this.logger.error({ err, eventId: event.id }, 'event tail handler failed');
+            for (const handler of [...this.tailHandlers]) {
+              try {
+                await handler(event);
+              } catch (err) {
+                this.logger.error({ err, eventId: event.id }, 'event tail handler failed');
+              }
             }
           }
         } catch (err) {
@@ -231,7 +254,7 @@ export class RedisEventStream implements EventBackbone {
       conn.disconnect();
     };
     this.stops.add(stop);
-    return () => void stop();
+    return stop;
   }
 
   async close(): Promise<void> {

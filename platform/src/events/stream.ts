@@ -35,14 +35,14 @@ export type StopConsuming = () => Promise<void>;
  *   read together (up to a few hundred) and is retried as a whole. A consumer that was down catches up
  *   from its position. Several processes consuming the same name share the work (each event goes to
  *   one of them; an event held by a process that died is taken over).
- * - `tail(handler)`: every event appended from now on (optionally from `backfillMs` ago), in every
- *   process that tails: plain fan-out with no stored position, for live work such as the
- *   subscription hub and the revocation caches. A tail survives a broker outage by resuming from
- *   the last event it saw.
+ * - `tail(handler)`: every event appended from now on, in every process that tails: plain fan-out
+ *   with no stored position, for live work such as the subscription hub and the revocation caches.
+ *   A tail survives a broker outage by resuming from the last event it saw. Handlers are called one
+ *   after the other with the same event object: they must be quick and must not change it.
  */
 export interface EventStream {
   consume(name: string, handler: StreamConsumer, options?: ConsumeOptions): StopConsuming;
-  tail(handler: StreamHandler, options?: { backfillMs?: number }): () => void;
+  tail(handler: StreamHandler): () => void;
   /**
    * How far the durable consumer `name` is behind: events appended that it has not acknowledged
    * yet. Rejects when the stream cannot be read (the broker is unreachable).
