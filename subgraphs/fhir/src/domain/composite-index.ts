@@ -127,7 +127,11 @@ export function compositeRows(
 ): ({ param: string } & CompositeCells)[] {
   const components = sp ? compositeComponents(sp) : null;
   if (!components) return [];
-  const cells = components.map((c) => {
+  // A component without a value leaves no row: the last ones (`value.as(Quantity)`, …) are read
+  // first, so an Observation's code is read only for the composites its value[x] answers.
+  const cells: ComponentCell[][] = [];
+  for (let i = components.length - 1; i >= 0; i--) {
+    const c = components[i]!;
     let values: TypedValue[] = [];
     const reader = options.jsonPaths !== false && typeof element.value === 'object' && element.value !== null ? componentReader(c, element.type) : null;
     try {
@@ -135,12 +139,14 @@ export function compositeRows(
     } catch {
       values = [];
     }
-    return values.filter((v) => v.value !== undefined && v.value !== null).flatMap((v) => cellsOf(c.type, v));
-  });
+    const list = values.filter((v) => v.value !== undefined && v.value !== null).flatMap((v) => cellsOf(c.type, v));
+    if (list.length === 0) return [];
+    cells[i] = list;
+  }
   const out: ({ param: string } & CompositeCells)[] = [];
-  const thirds = components.length === 3 ? (cells[2] ?? []) : [EMPTY];
-  for (const first of cells[0] ?? []) {
-    for (const second of cells[1] ?? []) {
+  const thirds = components.length === 3 ? cells[2]! : [EMPTY];
+  for (const first of cells[0]!) {
+    for (const second of cells[1]!) {
       for (const third of thirds) {
         out.push(compositeRow(param, first, second, third));
         if (out.length >= 100) return out;
