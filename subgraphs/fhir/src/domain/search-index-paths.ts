@@ -132,30 +132,31 @@ function unionTerms(expression: string): string[] | null {
   return terms.every((t) => t.trim().length > 0) ? terms : null;
 }
 
-function read({ root, steps, keep }: Term, resource: Record<string, unknown>, out: TypedValue[]): void {
-  if (steps.length === 0) {
-    out.push({ type: root, value: resource });
-    return;
-  }
-  let current: unknown[] = [resource];
-  for (let i = 0; i < steps.length; i++) {
-    const next: unknown[] = [];
-    const last = i === steps.length - 1;
-    for (const holder of current) {
-      if (typeof holder !== 'object' || holder === null) continue;
-      for (const { key, type } of steps[i]!) {
-        const value = (holder as Record<string, unknown>)[key];
-        if (value === undefined || value === null) continue;
-        for (const item of Array.isArray(value) ? value : [value]) {
-          if (item === undefined || item === null) continue;
-          if (last) {
-            if (keep === null || keep(item)) out.push({ type, value: item });
-          }
-          else next.push(item);
-        }
-      }
+function read(term: Term, resource: Record<string, unknown>, out: TypedValue[]): void {
+  if (term.steps.length === 0) out.push({ type: term.root, value: resource });
+  else descend(term, 0, resource, out);
+}
+
+/**
+ * The values of `term`'s steps from `i` on under `holder`, depth first: every value sits at the
+ * same depth, so this is the order a level-by-level walk gives, without a list per level.
+ */
+function descend(term: Term, i: number, holder: unknown, out: TypedValue[]): void {
+  if (typeof holder !== 'object' || holder === null) return;
+  const last = i === term.steps.length - 1;
+  for (const { key, type } of term.steps[i]!) {
+    const value = (holder as Record<string, unknown>)[key];
+    if (value === undefined || value === null) continue;
+    if (!Array.isArray(value)) {
+      if (!last) descend(term, i + 1, value, out);
+      else if (term.keep === null || term.keep(value)) out.push({ type, value });
+      continue;
     }
-    current = next;
+    for (const item of value as unknown[]) {
+      if (item === undefined || item === null) continue;
+      if (!last) descend(term, i + 1, item, out);
+      else if (term.keep === null || term.keep(item)) out.push({ type, value: item });
+    }
   }
 }
 
