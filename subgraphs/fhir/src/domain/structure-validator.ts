@@ -460,18 +460,42 @@ function isIntegerType(propertyType: string): boolean {
 
 /** The choice-of-type element (`value[x]`, or `_value[x]`) a JSON property belongs to, when that element holds a value. */
 function isChoiceOfType(typedValue: TypedValue, key: string, propertyDefinitions: Record<string, InternalSchemaElement>): string | undefined {
-  let prefix = '';
-  if (key.startsWith('_')) {
-    key = key.slice(1);
-    prefix = '_';
-  }
+  const choice = choiceOf(key, propertyDefinitions);
+  return choice && getTypedPropertyValue(typedValue, choice.testProperty) ? choice.elementName : undefined;
+}
+
+/** The choice element (`value[x]`, or `_value[x]` for `_valueString`) a key names, and the property Medplum reads to confirm it. */
+interface ChoiceKey {
+  elementName: string;
+  testProperty: string;
+}
+
+const choiceKeys = new WeakMap<Record<string, InternalSchemaElement>, Map<string, ChoiceKey | null>>();
+
+/**
+ * The structural half of Medplum's isChoiceOfType (the key's camel-case prefixes, the first one
+ * with a `[x]` element), once per type and key. Only keys of the type's own elements are kept, so
+ * a client's made-up keys cannot grow the cache.
+ */
+function choiceOf(key: string, propertyDefinitions: Record<string, InternalSchemaElement>): ChoiceKey | null {
+  let byKey = choiceKeys.get(propertyDefinitions);
+  if (!byKey) choiceKeys.set(propertyDefinitions, (byKey = new Map()));
+  const cached = byKey.get(key);
+  if (cached !== undefined) return cached;
+  const prefix = key.startsWith('_') ? '_' : '';
+  const name = prefix ? key.slice(1) : key;
+  let choice: ChoiceKey | null = null;
   let testProperty = '';
-  for (const part of key.split(/(?=[A-Z])/g)) {
+  for (const part of name.split(/(?=[A-Z])/g)) {
     testProperty += part;
     const elementName = `${testProperty}[x]`;
-    if (propertyDefinitions[elementName]) return getTypedPropertyValue(typedValue, testProperty) ? prefix + elementName : undefined;
+    if (propertyDefinitions[elementName]) {
+      choice = { elementName: prefix + elementName, testProperty };
+      break;
+    }
   }
-  return undefined;
+  if (choice !== null || name in propertyDefinitions) byKey.set(key, choice);
+  return choice;
 }
 
 /**
