@@ -504,9 +504,14 @@ function choiceOf(key: string, propertyDefinitions: Record<string, InternalSchem
  * primitives; below such a property only nulls are looked for (`extensions` null).
  */
 function checkObjectForNull(obj: JsonObject, path: string, issues: OperationOutcomeIssue[], extensions: OperationOutcomeIssue[] | null): void {
-  for (const [key, value] of Object.entries(obj)) {
+  // Paths are built only where an issue is reported or an object is entered.
+  for (const key of Object.keys(obj)) {
+    const value: unknown = obj[key];
+    if (value !== null && typeof value !== 'object') {
+      if (extensions && key.startsWith('_')) extensions.push(createStructureIssue(`${path}.${key}`, `${EXTENSION_NOT_AN_OBJECT} (or an array of objects and nulls)`));
+      continue;
+    }
     const propertyPath = `${path}.${key}`;
-    const partnerKey = key.startsWith('_') ? key.slice(1) : `_${key}`;
     let below = extensions;
     if (extensions && key.startsWith('_') && value !== null && !isObject(value) && !(Array.isArray(value) && value.every((e) => e === null || isObject(e)))) {
       extensions.push(createStructureIssue(propertyPath, `${EXTENSION_NOT_AN_OBJECT} (or an array of objects and nulls)`));
@@ -519,14 +524,15 @@ function checkObjectForNull(obj: JsonObject, path: string, issues: OperationOutc
         const item: unknown = value[i];
         if (item === undefined) {
           issues.push(createStructureIssue(`${propertyPath}[${i}]`, 'Invalid undefined value'));
-        } else if (item === null && !(obj[partnerKey] as unknown[] | undefined)?.[i]) {
+        } else if (item === null && !(obj[key.startsWith('_') ? key.slice(1) : `_${key}`] as unknown[] | undefined)?.[i]) {
           // The one place FHIR JSON allows null: a primitive array whose extensions cover some values only.
           issues.push(createStructureIssue(`${propertyPath}[${i}]`, 'Invalid null value'));
-        } else if (item) {
+        } else if (typeof item === 'object' && item !== null) {
+          // A primitive has nothing below it that could be null (Medplum walks a string's characters here).
           checkObjectForNull(item as JsonObject, `${propertyPath}[${i}]`, issues, below);
         }
       }
-    } else if (typeof value === 'object') {
+    } else {
       checkObjectForNull(value as JsonObject, propertyPath, issues, below);
     }
   }
