@@ -154,7 +154,22 @@ export function addDates(rows: SearchIndexRows['date'], param: string, v: TypedV
   }
 }
 
+/** Rows past `from` that equal an earlier one are dropped (rows are flat: strings, numbers, nulls). */
 function dropRepeatedRows(table: object[], from: number): void {
+  const added = table.length - from;
+  if (added < 2) return;
+  // A union adds a few rows: comparing them pairwise costs less than serializing each.
+  if (added <= 16) {
+    let kept = from;
+    for (let i = from; i < table.length; i++) {
+      const row = table[i] as Record<string, unknown>;
+      let repeated = false;
+      for (let j = from; j < kept && !repeated; j++) repeated = sameRow(table[j] as Record<string, unknown>, row);
+      if (!repeated) table[kept++] = row;
+    }
+    table.length = kept;
+    return;
+  }
   const seen = new Set<string>();
   let kept = from;
   for (let i = from; i < table.length; i++) {
@@ -164,6 +179,13 @@ function dropRepeatedRows(table: object[], from: number): void {
     table[kept++] = table[i]!;
   }
   table.length = kept;
+}
+
+function sameRow(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  for (const key of keys) if (a[key] !== b[key] || !(key in b)) return false;
+  return true;
 }
 
 export function addReference(rows: SearchIndexRows['reference'], param: string, v: TypedValue): void {
