@@ -3,6 +3,9 @@ import { FHIR_PATIENT_LINKED, linkPatientGpid, relinkMergedGpids, requestIdentit
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 
+/** The event types {@link identityLinkConsumer} handles. */
+export const IDENTITY_LINK_EVENT_TYPES: ReadonlySet<string> = new Set([FHIR_PATIENT_LINKED, 'identity.merge', 'identity.split.v1']);
+
 /**
  * The FHIR side of the identity link (see domain/identity-link.ts), as one event handler:
  *
@@ -13,9 +16,6 @@ const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? 
  * Idempotent by outcome, so by event id: a Patient that already carries the GPID is not written
  * again, and a repeated split only asks again. Throws when the work did not commit (redelivery).
  */
-/** The event types {@link identityLinkConsumer} handles. */
-export const IDENTITY_LINK_EVENT_TYPES: ReadonlySet<string> = new Set([FHIR_PATIENT_LINKED, 'identity.merge', 'identity.split.v1']);
-
 export function identityLinkConsumer(services: SubgraphServices) {
   const fhirBase = `${services.runtime.config.publicUrl}/fhir/R4`;
   return async (event: EventEnvelope): Promise<void> => {
