@@ -18,7 +18,8 @@ interface OutboxRecord {
   type: string;
   partner_gpid: string | null;
   occurred_at: Date | string | number;
-  data: string | Record<string, unknown>;
+  /** The event's data as JSON text (SQLite's text column; PostgreSQL's json column read as `data::text`). */
+  data: string;
 }
 
 function isPostgres(orm: Orm): boolean {
@@ -32,14 +33,14 @@ function positionAfter(row: OutboxRecord, postgres: boolean): string {
   return `${at.getTime()}|${row.id}`;
 }
 
-/** The event of an outbox row, with its own copy of the row's data (parsed from its text, or copied). */
+/** The event of an outbox row, with its own copy of the row's data (parsed from its text). */
 function envelopeOf(row: OutboxRecord): EventEnvelope {
   return {
     id: row.id,
     type: row.type,
     occurred_at: (row.occurred_at instanceof Date ? row.occurred_at : new Date(row.occurred_at)).toISOString(),
     partner_gpid: row.partner_gpid,
-    data: typeof row.data === 'string' ? (JSON.parse(row.data) as Record<string, unknown>) : structuredClone(row.data),
+    data: JSON.parse(row.data) as Record<string, unknown>,
   };
 }
 
