@@ -8,6 +8,7 @@ import { MemoryEventBus } from './memory-bus.js';
 import { createOutboxTable, outboxEntity, outboxTable, OutboxRelay, recordEvent } from './outbox.js';
 import { OUTBOX_RETENTION_MS, OutboxStream } from './outbox-stream.js';
 import { freshStorage, USE_POSTGRES, type TestStorage } from '../../../test/support/databases.js';
+import { consumeWanted, typedEvents, WANTED_SEEN } from '../../../test/support/stream-cases.js';
 
 class CreateOutbox extends SchemaMigration {
   override async up(): Promise<void> {
@@ -191,23 +192,10 @@ describe(`OutboxStream (${USE_POSTGRES ? 'PostgreSQL' : 'SQLite'} outbox tables 
     const { logger } = memoryLogger();
     const stream = new OutboxStream(new MemoryEventBus(), logger, 20);
     stream.forOwner('src', src);
-    await publish(
-      stream,
-      Array.from({ length: 9 }, (_, i) => makeEvent(i % 3 === 0 ? 'test.wanted' : 'test.other', 'CMS-00000001', { n: i })),
-    );
-    const seen: unknown[] = [];
-    let failures = 1;
-    const stop = stream.forOwner('dst', dst).consume(
-      'typed',
-      (e) => {
-        seen.push(structuredClone(e.data));
-        e.data['n'] = -1;
-        if (failures-- > 0) throw new Error('database down');
-      },
-      { types: (type) => type === 'test.wanted' },
-    );
-    await until(() => seen.length === 4);
-    expect(seen).toEqual([{ n: 0 }, { n: 0 }, { n: 3 }, { n: 6 }]);
+    await publish(stream, typedEvents());
+    const { seen, stop } = consumeWanted(stream.forOwner('dst', dst));
+    await until(() => seen.length === WANTED_SEEN.length);
+    expect(seen).toEqual(WANTED_SEEN);
     await stop();
     expect(await stream.forOwner('dst', dst).lag('typed')).toMatchObject({ unacknowledged: 0 });
     await stream.close();

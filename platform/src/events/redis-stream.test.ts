@@ -4,9 +4,13 @@ import { describe, expect, it } from 'vitest';
 import { createLogger } from '../logging.js';
 import { makeEvent, type EventEnvelope } from './envelope.js';
 import { RedisEventStream } from './redis-stream.js';
+import { consumeWanted, typedEvents, WANTED_SEEN } from '../../../test/support/stream-cases.js';
 
 const REDIS_URL = process.env['SVC_TEST_DATABASE'] === 'postgres' ? (process.env['SVC_TEST_REDIS_URL'] ?? 'redis://127.0.0.1:6379') : undefined;
 const logger = createLogger({ logLevel: 'silent', role: 'all' }, new Writable({ write: (_c, _e, done) => done() }));
+
+/** A stream on a prefix of its own, so that tests never read each other's events. */
+const freshStream = () => new RedisEventStream(REDIS_URL!, `t${randomBytes(4).toString('hex')}`, logger);
 
 async function until(check: () => boolean, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -60,8 +64,7 @@ describe.runIf(REDIS_URL)('RedisEventStream (Redis Streams consumer groups)', ()
   }, 30_000);
 
   it('hands a batch consumer the events of one read together, retries the batch whole, and acknowledges them all', async () => {
-    const prefix = `t${randomBytes(4).toString('hex')}`;
-    const stream = new RedisEventStream(REDIS_URL!, prefix, logger);
+    const stream = freshStream();
     const events = Array.from({ length: 30 }, (_, i) => makeEvent('test.stream', 'CMS-00000001', { n: i }));
     await stream.append(events);
     const batches: string[][] = [];
@@ -79,23 +82,11 @@ describe.runIf(REDIS_URL)('RedisEventStream (Redis Streams consumer groups)', ()
     await stream.close();
   }, 30_000);
   it('passes over the types a consumer does not handle, acknowledged unread, and gives a retry an unchanged copy', async () => {
-    const prefix = `t${randomBytes(4).toString('hex')}`;
-    const stream = new RedisEventStream(REDIS_URL!, prefix, logger);
-    const events = Array.from({ length: 9 }, (_, i) => makeEvent(i % 3 === 0 ? 'test.wanted' : 'test.other', 'CMS-00000001', { n: i }));
-    await stream.append(events);
-    const seen: unknown[] = [];
-    let failures = 1;
-    const stop = stream.consume(
-      'typed',
-      (e) => {
-        seen.push(structuredClone(e.data));
-        e.data['n'] = -1;
-        if (failures-- > 0) throw new Error('database down');
-      },
-      { types: (type) => type === 'test.wanted' },
-    );
-    await until(() => seen.length === 4);
-    expect(seen).toEqual([{ n: 0 }, { n: 0 }, { n: 3 }, { n: 6 }]);
+    const stream = freshStream();
+    await stream.append(typedEvents());
+    const { seen, stop } = consumeWanted(stream);
+    await until(() => seen.length === WANTED_SEEN.length);
+    expect(seen).toEqual(WANTED_SEEN);
     let lag = await stream.lag('typed');
     for (let i = 0; i < 50 && lag.unacknowledged !== 0; i++) {
       await new Promise((r) => setTimeout(r, 20));
@@ -106,8 +97,7 @@ describe.runIf(REDIS_URL)('RedisEventStream (Redis Streams consumer groups)', ()
     await stream.close();
   }, 30_000);
   it("shares one stream read among a process's tails: each gets every event, a tail that stops leaves the others reading", async () => {
-    const prefix = `t${randomBytes(4).toString('hex')}`;
-    const stream = new RedisEventStream(REDIS_URL!, prefix, logger);
+    const stream = freshStream();
     const got: Record<'hub' | 'revocations' | 'keys', EventEnvelope[]> = { hub: [], revocations: [], keys: [] };
     const ids = (name: keyof typeof got) => got[name].map((e) => e.id);
     const stops = (Object.keys(got) as (keyof typeof got)[]).map((name) => stream.tail((e) => void got[name].push(e)));
