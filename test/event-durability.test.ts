@@ -9,6 +9,9 @@ import { startOwnRedis, type OwnRedis } from './support/redis-server.js';
 import { WebhookReceiver } from './support/webhook-receiver.js';
 
 const EVENTS = 300;
+/** How long the test may go without any progress, or until production ends, before it fails and says where it is. */
+const STALL_MS = 90_000;
+const PRODUCTION_MS = 180_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const portOf = (url: string) => Number(new URL(url).port);
 
@@ -114,6 +117,36 @@ describe.runIf(USE_POSTGRES)('durable events under SIGKILL (distributed mode)', 
   const observers: Observer[] = [];
   const token = `kill_${randomBytes(18).toString('base64url')}`;
   const gatewayA = () => processes.get('gatewayA')!;
+  /** What the test is doing and the last answer it retried: named in the failure if it stalls. */
+  const watch = { step: 'starting', lastRetried: '', stalled: false };
+  let stopWatching: () => void = () => {};
+  /**
+   * Rejects when `signature` has not changed for `STALL_MS` (nothing produced, delivered or
+   * restarted) or production has not ended after `PRODUCTION_MS`, naming the state and each component's
+   * last output, rather than leaving the test to time out without a word.
+   */
+  const watchForStall = (signature: () => string, state: () => object) => {
+    let last = signature();
+    const started = Date.now();
+    let since = started;
+    let timer: NodeJS.Timeout | undefined;
+    const promise = new Promise<never>((_, reject) => {
+      timer = setInterval(() => {
+        const now = signature();
+        if (now !== last) [last, since] = [now, Date.now()];
+        if (Date.now() - since > STALL_MS || Date.now() - started > PRODUCTION_MS) {
+          watch.stalled = true;
+          clearInterval(timer);
+          const outputs = [...processes.entries()].map(([key, p]) => `--- ${key} (${p.role}, exit ${p.child.exitCode ?? p.child.signalCode ?? 'running'}):\n${p.output().slice(-2_000)}`);
+          reject(new Error(`no progress for ${Date.now() - since} ms, ${Date.now() - started} ms into the test: ${JSON.stringify(state())}\n${outputs.join('\n')}`));
+        }
+      }, 1_000);
+    });
+    // Also seen by whoever races it; this only keeps an unraced rejection from going unhandled.
+    promise.catch(() => undefined);
+    stopWatching = () => clearInterval(timer);
+    return promise;
+  };
 
   const start = async (key: string, role: string, extra: Record<string, string> = {}, ports?: { port: number; internalPort: number }) => {
     const service = await startProcess(role, { ...env, ...extra }, ports ?? {});
@@ -122,6 +155,7 @@ describe.runIf(USE_POSTGRES)('durable events under SIGKILL (distributed mode)', 
   };
   /** SIGKILL a component and start it again on the same ports. */
   const killAndRestart = async (key: string, extra: Record<string, string> = {}) => {
+    watch.step = `killing and restarting ${key}`;
     const old = processes.get(key)!;
     await old.stop('SIGKILL');
     const again = await start(key, old.role, extra, { port: portOf(old.url), internalPort: portOf(old.internalUrl) });
@@ -160,6 +194,7 @@ describe.runIf(USE_POSTGRES)('durable events under SIGKILL (distributed mode)', 
   }, 540_000);
 
   afterAll(async () => {
+    stopWatching();
     await Promise.all(observers.map((o) => o.stop()));
     await Promise.all([...processes.values()].map((s) => s.stop('SIGKILL')));
     await redis?.dispose();
@@ -167,23 +202,31 @@ describe.runIf(USE_POSTGRES)('durable events under SIGKILL (distributed mode)', 
   });
 
   it('loses no committed event: all in the event log once, all delivered to a live subscriber on each gateway and to a webhook receiver once', async () => {
+    let produced = 0;
+    const started = Date.now();
+    const stalled = watchForStall(() => [produced, watch.step, ...observers.map((o) => o.ids.size)].join(' '), () => ({ produced, ...watch }));
+    const unlessStalled = <T>(work: Promise<T>) => Promise.race([work, stalled]);
     const gql = async <T>(query: string, variables: Record<string, unknown>) => {
-      const res = await fetch(`${gatewayA().url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ query, variables }) });
+      const res = await fetch(`${gatewayA().url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ query, variables }), signal: AbortSignal.timeout(60_000) });
       return (await res.json()) as { data?: T | null; errors?: { extensions?: { code?: string } }[] };
     };
     /** Retry a mutation until it answers without a transient error (the component may be down). */
     const persist = async <T>(query: string, variables: Record<string, unknown>): Promise<{ data?: T | null; errors?: unknown[] }> => {
-      for (;;) {
+      while (!watch.stalled) {
         try {
           const res = await gql<T>(query, variables);
           const transient = (res.errors ?? []).some((e) => ['UPSTREAM_UNAVAILABLE', 'SERVICE_UNAVAILABLE', 'INTERNAL', 'INTERNAL_SERVER_ERROR'].includes(e.extensions?.code ?? ''));
           if (!transient) return res;
-        } catch {
-          // Connection refused while a component restarts.
+          watch.lastRetried = JSON.stringify(res.errors);
+        } catch (err) {
+          // Connection refused while a component restarts, or no answer within the request's timeout.
+          watch.lastRetried = String(err);
         }
         await sleep(200);
       }
+      throw new Error('stalled');
     };
+    watch.step = 'registering a partner and its webhook';
     const partner = await persist<{ registerPartner: { gpid: string } }>('mutation { registerPartner(input: { legalName: "Durable Health", organizationType: "PAYER" }) { gpid } }', {});
     const gpid = partner.data!.registerPartner.gpid;
 
@@ -202,9 +245,10 @@ describe.runIf(USE_POSTGRES)('durable events under SIGKILL (distributed mode)', 
       liveSubscriber('subscriber on gateway A', () => gatewayA().url, token),
       liveSubscriber('subscriber on gateway B (killed and restarted)', () => processes.get('gatewayB')!.url, token),
     );
-    await Promise.all(observers.map((o) => (o as Observer & { connected?: Promise<void> }).connected));
+    watch.step = 'connecting the subscribers';
+    await unlessStalled(Promise.all(observers.map((o) => (o as Observer & { connected?: Promise<void> }).connected)));
 
-    let produced = 0;
+    watch.step = 'producing';
     const producer = async () => {
       while (produced < EVENTS) {
         produced++;
@@ -224,12 +268,14 @@ describe.runIf(USE_POSTGRES)('durable events under SIGKILL (distributed mode)', 
       await after(160);
       await killAndRestart('gatewayB');
       await after(220);
+      watch.step = 'killing and restarting Redis';
       await redis.kill();
       await sleep(2_000);
       await redis.restart();
+      watch.step = 'chaos done';
     };
-    const started = Date.now();
-    await Promise.all([producer(), producer(), producer(), chaos()]);
+    await unlessStalled(Promise.all([producer(), producer(), producer(), chaos()]));
+    stopWatching();
 
     const db = new pg.Client({ connectionString: storage.env['SVC_DATABASE_URL'] });
     await db.connect();
@@ -269,5 +315,5 @@ describe.runIf(USE_POSTGRES)('durable events under SIGKILL (distributed mode)', 
     expect(webhook.deliveries()).toBe(committed.size);
     expect(webhook.ids.size).toBe(committed.size);
     expect(receiver.of('hook').filter((r) => r.verifiedWith === -1)).toEqual([]);
-  }, 240_000);
+  }, 300_000);
 });
