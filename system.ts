@@ -9,6 +9,7 @@ import {
   requestErrorHandler,
   createMetrics,
   createRedisClient,
+  deferredChild,
   DependencyHealth,
   MemoryEventBus,
   newId,
@@ -67,6 +68,8 @@ function httpApp(config: Config, logger: Logger, metrics: Metrics, component: st
   const app = Fastify({
     loggerInstance: logger,
     logController: new LogController({ requestIdLogLabel: 'requestId' }),
+    // Made on the first line logged through it: with request logging below the level, never.
+    childLoggerFactory: (parent, bindings, opts) => (Object.keys(opts).length > 0 ? parent.child(bindings, opts) : deferredChild(parent as Logger, bindings)),
     genReqId: (req) => {
       const header = req.headers['x-request-id'];
       return typeof header === 'string' && REQUEST_ID.test(header) ? header : newId('req');

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { deferredChild } from '@svc/platform';
 import { memoryLogger } from './support/logs.js';
 
-describe('deferredChild (the per-request logger of a subgraph server)', () => {
+describe('deferredChild (the per-request logger of every server)', () => {
   it('writes what a pino child writes: its bindings, redaction, nested children and the parent level', async () => {
     const { lines, logger } = memoryLogger();
     const child = deferredChild(logger, { reqId: 'req-7' });
@@ -28,5 +28,20 @@ describe('deferredChild (the per-request logger of a subgraph server)', () => {
     a.info('first');
     await new Promise((resolve) => setImmediate(resolve));
     expect(lines.map((l) => (JSON.parse(l) as { reqId: string }).reqId)).toEqual(['b', 'a']);
+  });
+
+  it('gives a deferred child of a deferred child both bindings, whether the parent was made or not', async () => {
+    const { lines, logger } = memoryLogger();
+    const request = deferredChild(logger, { requestId: 'r1' });
+    deferredChild(request, { partner: 'p1' }).warn('before the parent logged');
+    request.info('the parent logs');
+    deferredChild(request, { partner: 'p2', requestId: 'r2' }).warn('after the parent logged');
+    await new Promise((resolve) => setImmediate(resolve));
+    const written = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(written.map(({ requestId, partner, msg }) => ({ requestId, partner, msg }))).toEqual([
+      { requestId: 'r1', partner: 'p1', msg: 'before the parent logged' },
+      { requestId: 'r1', partner: undefined, msg: 'the parent logs' },
+      { requestId: 'r2', partner: 'p2', msg: 'after the parent logged' },
+    ]);
   });
 });

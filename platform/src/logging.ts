@@ -79,9 +79,12 @@ function realChild(self: Deferred): Logger {
  * `parent.child(bindings)`, made only when something is logged through it. A pino child costs a
  * redaction pass over its bindings and a copy of the level methods, on every request for Fastify's
  * per-request logger; a server that logs only what goes wrong (a subgraph's) seldom uses it.
- * Levels, serializers and redaction are the parent's, as for a plain child.
+ * Levels, serializers and redaction are the parent's, as for a plain child. A deferred child of a
+ * deferred child is one deferred child of the grandparent with both bindings (the later win).
  */
 export function deferredChild(parent: Logger, bindings: Record<string, unknown>): Logger {
+  const deferredParent = parent as unknown as Partial<Deferred>;
+  if (deferredParent[BINDINGS]) return deferredChild(deferredParent.parentLogger!, { ...deferredParent[BINDINGS], ...bindings });
   let proto = deferredPrototypes.get(parent);
   if (!proto) {
     const methods: PropertyDescriptorMap = {

@@ -6,6 +6,7 @@ import {
   CAPABILITIES,
   claimedClient,
   clientSubject,
+  deferredChild,
   DependencyUnavailable,
   DomainError,
   FACADE_PRINCIPAL,
@@ -22,6 +23,7 @@ import {
   type Capability,
   type ClientClaim,
   type FieldError,
+  type Logger,
   type Principal,
   type RateLimiter,
 } from '@svc/platform';
@@ -105,7 +107,7 @@ export function routeHandler(route: RouteSpec, deps: HandlerDeps) {
       // Bad bearers are counted per address without locking out valid credentials behind it (credential-guard.ts).
       // The portal's cookie stands for the same bearer, after its CSRF and Origin checks (platform portal-cookie.ts).
       const principal = route.auth === 'none' ? ANONYMOUS : await authenticateBearer(deps.limiter, req.ip, requestAuthorization(req.method, req.headers), requestId, deps.gateway);
-      req.log = req.log.child({ partner: principal.partnerGpid, tokenId: principal.tokenId });
+      req.log = deferredChild(req.log as Logger, { partner: principal.partnerGpid, tokenId: principal.tokenId });
       const input: RouteInput = {
         params: (req.params ?? {}) as Record<string, string>,
         query: (req.query ?? {}) as RouteInput['query'],
