@@ -10,11 +10,12 @@ import { apiToken, fhir, registerPartner } from './support/fhir.js';
 describe('FHIR R4 create, read, update, delete and history', () => {
   let t: TestSystem;
   let writer: string;
+  let gpid: string;
 
   beforeAll(async () => {
     // Many requests a second: the burst limit is not what this file tests.
     t = await bootSystem({ SVC_RATE_LIMITS: 'off' });
-    const gpid = await registerPartner(t, 'Harbor Clinic');
+    gpid = await registerPartner(t, 'Harbor Clinic');
     writer = await apiToken(t, gpid, ['cms.fhir.r4.read', 'cms.fhir.rest.write']);
   });
   afterAll(() => t?.close());
@@ -37,6 +38,21 @@ describe('FHIR R4 create, read, update, delete and history', () => {
     expect(read.headers['etag']).toBe('W/"1"');
     expect(read.headers['last-modified']).toBe(new Date(body.meta.lastUpdated).toUTCString());
     expect(read.json()).toEqual(body);
+  });
+
+  it('assigns time-ordered UUIDv7 ids: each create, and each entry of a transaction, sorts after the ones before', async () => {
+    const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+    const first = (await fhir(t, writer, 'POST', '/Patient', patient)).json().id as string;
+    const second = (await fhir(t, writer, 'POST', '/Patient', patient)).json().id as string;
+    const entry = { resource: { resourceType: 'Observation', status: 'final', code: { text: 'pulse' } }, request: { method: 'POST', url: 'Observation' } };
+    const pusher = await apiToken(t, gpid, ['cms.fhir.rest.write', 'cms.fhir.bundle.push']);
+    const transaction = await fhir(t, pusher, 'POST', '', { resourceType: 'Bundle', type: 'transaction', entry: [entry, entry, entry] });
+    expect(transaction.statusCode).toBe(200);
+    const inBundle = (transaction.json().entry as { response: { location: string } }[]).map((e) => e.response.location.split('/')[1]!);
+    const ids = [first, second, ...inBundle];
+    for (const id of ids) expect(id).toMatch(UUID_V7);
+    expect([...ids].sort()).toEqual(ids);
+    expect(new Set(ids).size).toBe(ids.length);
   });
 
   it('answers a conditional read with 304 while the resource is unchanged (If-None-Match, If-Modified-Since)', async () => {

@@ -3,6 +3,7 @@
  * validated here so that the REST facade, the subgraphs and the stores agree on one grammar.
  */
 import { randomBytes, randomFillSync, randomInt } from 'node:crypto';
+import { v7 as uuidv7 } from 'uuid';
 
 /** Product prefix of every patient GPID. */
 export const PATIENT_GPID_PREFIX = 'SVC';
@@ -222,4 +223,21 @@ export function idTimestamp(id: unknown): Date | null {
     ms = ms * 32 + CROCKFORD.indexOf(body.charAt(i));
   }
   return new Date(ms);
+}
+
+// ---------------------------------------------------------------------------------------------
+// FHIR resource ids
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * A server-assigned FHIR resource id: a UUIDv7 (RFC 9562, from the `uuid` package), 36 characters
+ * of the R4 id grammar. Its first 48 bits are the creation time in milliseconds and later ids
+ * sort after earlier ones, so a new resource's rows land at the right edge of the store's B-tree
+ * indexes (the primary key and each search table's resource index) instead of at a random page
+ * of them: with random (v4) ids the embedded SQLite store ingested half as fast at 100,000
+ * resources. The creation time it reveals is no secret from a reader of the resource, whose
+ * first version's `meta.lastUpdated` is in its history.
+ */
+export function newFhirResourceId(): string {
+  return uuidv7();
 }

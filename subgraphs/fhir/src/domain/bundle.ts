@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { DomainError, eventLoopSlices, hasAnyScope, operationOutcomeFor, type FieldError, type Principal } from '@svc/platform';
+import { DomainError, eventLoopSlices, hasAnyScope, newFhirResourceId, operationOutcomeFor, type FieldError, type Principal } from '@svc/platform';
 import { create, history, inTransaction, matchOne, PendingCreates, queryFromString, read, remove, search, update, vread, type FhirCall, type FhirOutcome } from './interactions.js';
 import { isFhirResourceType } from './definitions.js';
 import { conditionalDelete, conditionalPatch, conditionalUpdate, patch } from './conditional-and-patch.js';
@@ -273,7 +273,7 @@ export async function processBundle(call: FhirCall, body: unknown, options: Bund
           existing.add(entry.index);
           target = `${resourceType}/${match.id}`;
         } else {
-          const id = randomUUID();
+          const id = newFhirResourceId();
           assigned.set(entry.index, id);
           target = `${resourceType}/${id}`;
         }

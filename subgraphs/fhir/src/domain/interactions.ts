@@ -1,6 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/core';
-import { commitEvent, DomainError, insertEvents, makeEvent, recordEvent, type EventEnvelope, type Principal, type SourceOrigin } from '@svc/platform';
+import { commitEvent, DomainError, insertEvents, makeEvent, newFhirResourceId, recordEvent, type EventEnvelope, type Principal, type SourceOrigin } from '@svc/platform';
 import { inView, isCompartmentView, resourceStore, type NewResource, type StoredResource } from '../entities/resource-store.js';
 import { patientCompartment } from './definitions.js';
 import { readViewOf } from './sharing-rules.js';
@@ -256,7 +255,7 @@ export async function create(call: FhirCall, resourceType: string, body: unknown
     if (match) return outcomeOf(call, match, 200);
   }
   const now = new Date().toISOString();
-  const resource = stamp(keepServerGpid(resourceType, input, null), options.id ?? randomUUID(), 1, now);
+  const resource = stamp(keepServerGpid(resourceType, input, null), options.id ?? newFhirResourceId(), 1, now);
   validateFhirResource(resource);
   const stored: StoredResource = { resourceType, id: resource.id!, versionId: 1, partnerGpid: call.principal.partnerGpid, lastUpdated: now, deleted: false, content: storedContentOf(resource) };
   const index = extractSearchIndex(resource);
