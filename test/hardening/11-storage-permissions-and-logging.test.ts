@@ -1,4 +1,5 @@
 import { chmodSync, readdirSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootSystem, type TestSystem } from '../support/system.js';
@@ -6,6 +7,8 @@ import { memoryLogger } from '../support/logs.js';
 import { freshStorage, USE_POSTGRES, type TestStorage } from '../support/databases.js';
 
 const modeOf = (path: string) => statSync(path).mode & 0o777;
+/** better-sqlite3 (no type declarations in the project), for reading a file's own settings. */
+const Database = createRequire(import.meta.url)('better-sqlite3') as new (file: string, options: { readonly: boolean }) => { pragma(name: string, options: { simple: true }): unknown; close(): void };
 
 describe('files on disk are owner-only', () => {
   let base: TestStorage;
@@ -52,6 +55,17 @@ describe('files on disk are owner-only', () => {
       for (const file of readdirSync(dataDir).filter((f) => /\.sqlite(-wal|-shm)?$|\.key$/.test(f))) expect(modeOf(join(dataDir, file)), file).toBe(0o600);
     } finally {
       await second.close();
+    }
+  });
+
+  it.runIf(!USE_POSTGRES)('creates each SQLite file with 16 KiB pages (fewer, larger WAL frames per commit)', () => {
+    for (const file of readdirSync(dataDir).filter((f) => f.endsWith('.sqlite'))) {
+      const db = new Database(join(dataDir, file), { readonly: true });
+      try {
+        expect(db.pragma('page_size', { simple: true }), file).toBe(16384);
+      } finally {
+        db.close();
+      }
     }
   });
 });
