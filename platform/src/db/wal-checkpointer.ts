@@ -23,12 +23,12 @@ import { Worker } from 'node:worker_threads';
 
 /** How often the WAL's size is looked at until a worker runs. */
 const WATCH_MS = 1000;
-/** The WAL size (bytes) from which a worker checkpoints it: about SQLite's own 1,000-page threshold. */
+/** The WAL size (bytes) from which a worker checkpoints it: SQLite's own 1,000-page threshold with 4 KiB pages. */
 const START_BYTES = 4 * 1024 * 1024;
 /** How often the worker checkpoints: about as often as a busy writer commits a Bundle, so each fsync carries many pages. */
 const INTERVAL_MS = 1000;
-/** The event loop's own checkpoint threshold (pages of 4 KiB) while a worker runs. */
-const FALLBACK_PAGES = 16_384;
+/** The event loop's own checkpoint threshold while a worker runs: 64 MiB of 16 KiB pages (the page size of a new file). */
+const FALLBACK_PAGES = 4_096;
 /** SQLite's default threshold, restored when the worker stops. */
 const DEFAULT_PAGES = 1000;
 
