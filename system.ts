@@ -9,7 +9,7 @@ import {
   requestErrorHandler,
   createMetrics,
   createRedisClient,
-  deferredChild,
+  deferredRequestLogger,
   DependencyHealth,
   MemoryEventBus,
   newId,
@@ -69,7 +69,7 @@ function httpApp(config: Config, logger: Logger, metrics: Metrics, component: st
     loggerInstance: logger,
     logController: new LogController({ requestIdLogLabel: 'requestId' }),
     // Made on the first line logged through it: with request logging below the level, never.
-    childLoggerFactory: (parent, bindings, opts) => (Object.keys(opts).length > 0 ? parent.child(bindings, opts) : deferredChild(parent as Logger, bindings)),
+    childLoggerFactory: (parent, bindings, opts) => deferredRequestLogger(parent as Logger, bindings, opts),
     genReqId: (req) => {
       const header = req.headers['x-request-id'];
       return typeof header === 'string' && REQUEST_ID.test(header) ? header : newId('req');

@@ -102,3 +102,11 @@ export function deferredChild(parent: Logger, bindings: Record<string, unknown>)
   child[BINDINGS] = bindings;
   return child as unknown as Logger;
 }
+
+/**
+ * Fastify's `childLoggerFactory` for a server's per-request loggers: a deferred child, made on the
+ * first line logged through it (a child asked for with options of its own is made at once).
+ */
+export function deferredRequestLogger(parent: Logger, bindings: Record<string, unknown>, opts: object): Logger {
+  return Object.keys(opts).length > 0 ? parent.child(bindings, opts) : deferredChild(parent, bindings);
+}

@@ -4,7 +4,7 @@ import { INTERNAL_PRINCIPAL_HEADER, principalVerifier } from '../auth/internal-t
 import { newId } from '../ids.js';
 import type { RevocationList } from '../auth/revocations.js';
 import type { Subgraph } from './types.js';
-import { deferredChild, type Logger } from '../logging.js';
+import { deferredRequestLogger, type Logger } from '../logging.js';
 import { clientErrorHandler, frameworkErrors, requestErrorHandler } from '../http/http-errors.js';
 import { refuseDeepJson } from '../http/json-depth.js';
 
@@ -32,7 +32,7 @@ export function subgraphHttpServer(
     loggerInstance: logger,
     logController: new LogController({ disableRequestLogging: true }),
     // So each request's logger (its reqId) is made only when something is logged.
-    childLoggerFactory: (parent, bindings, opts) => (Object.keys(opts).length > 0 ? parent.child(bindings, opts) : deferredChild(parent as Logger, bindings)),
+    childLoggerFactory: (parent, bindings, opts) => deferredRequestLogger(parent as Logger, bindings, opts),
     bodyLimit: 10 * 1024 * 1024,
     frameworkErrors,
     clientErrorHandler,
