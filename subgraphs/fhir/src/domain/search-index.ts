@@ -159,26 +159,24 @@ function dropRepeatedRows(table: object[], from: number): void {
   const added = table.length - from;
   if (added < 2) return;
   // A union adds a few rows: comparing them pairwise costs less than serializing each.
-  if (added <= 16) {
-    let kept = from;
-    for (let i = from; i < table.length; i++) {
-      const row = table[i] as Record<string, unknown>;
-      let repeated = false;
-      for (let j = from; j < kept && !repeated; j++) repeated = sameRow(table[j] as Record<string, unknown>, row);
-      if (!repeated) table[kept++] = row;
-    }
-    table.length = kept;
-    return;
-  }
-  const seen = new Set<string>();
+  const seen = added > 16 ? new Set<string>() : null;
   let kept = from;
   for (let i = from; i < table.length; i++) {
-    const key = JSON.stringify(table[i]);
-    if (seen.has(key)) continue;
-    seen.add(key);
-    table[kept++] = table[i]!;
+    const row = table[i] as Record<string, unknown>;
+    if (seen) {
+      const key = JSON.stringify(row);
+      if (seen.has(key)) continue;
+      seen.add(key);
+    } else if (keptBefore(table, from, kept, row)) continue;
+    table[kept++] = row;
   }
   table.length = kept;
+}
+
+/** Whether one of `table[from..kept)` equals `row`. */
+function keptBefore(table: object[], from: number, kept: number, row: Record<string, unknown>): boolean {
+  for (let j = from; j < kept; j++) if (sameRow(table[j] as Record<string, unknown>, row)) return true;
+  return false;
 }
 
 function sameRow(a: Record<string, unknown>, b: Record<string, unknown>): boolean {

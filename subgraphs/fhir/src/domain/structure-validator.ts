@@ -507,16 +507,13 @@ function checkObjectForNull(obj: JsonObject, path: string, issues: OperationOutc
   // Paths are built only where an issue is reported or an object is entered.
   for (const key of Object.keys(obj)) {
     const value: unknown = obj[key];
-    if (value !== null && typeof value !== 'object') {
-      if (extensions && key.startsWith('_')) extensions.push(createStructureIssue(`${path}.${key}`, `${EXTENSION_NOT_AN_OBJECT} (or an array of objects and nulls)`));
-      continue;
-    }
+    const primitive = value !== null && typeof value !== 'object';
+    // A `_x` must be an object, or an array of objects and nulls; below one that is not, only nulls are looked for.
+    const badExtension = extensions !== null && key.startsWith('_') && (primitive || (Array.isArray(value) && !value.every((e) => e === null || isObject(e))));
+    if (badExtension) extensions.push(createStructureIssue(`${path}.${key}`, `${EXTENSION_NOT_AN_OBJECT} (or an array of objects and nulls)`));
+    if (primitive) continue;
     const propertyPath = `${path}.${key}`;
-    let below = extensions;
-    if (extensions && key.startsWith('_') && value !== null && !isObject(value) && !(Array.isArray(value) && value.every((e) => e === null || isObject(e)))) {
-      extensions.push(createStructureIssue(propertyPath, `${EXTENSION_NOT_AN_OBJECT} (or an array of objects and nulls)`));
-      below = null;
-    }
+    const below = badExtension ? null : extensions;
     if (value === null) {
       issues.push(createStructureIssue(propertyPath, 'Invalid null value'));
     } else if (Array.isArray(value)) {
