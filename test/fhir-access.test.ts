@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { bootSystem, type TestSystem } from './support/system.js';
 import { apiToken, fhir, registerPartner } from './support/fhir.js';
+import { queryCount } from './support/metrics.js';
 
 /**
  * Who may do what on /fhir/R4: tenancy (a partner sees only what it wrote, an operator sees all,
@@ -150,5 +151,17 @@ describe('FHIR R4 tenancy, scopes, discovery and events', () => {
       expect(mine.some((n) => n.data['count'] === 1)).toBe(true);
       for (const n of mine) expect(n.data).toMatchObject({ resource_type: 'Patient', interaction: 'history', status: 200, partner_gpid: gpid });
     }, { timeout: 15_000, interval: 200 });
+  });
+
+  it('does not scan the outbox after a read that only counted (nothing committed, nothing to publish)', async () => {
+    const gpid = await registerPartner(t, 'Delta Reads');
+    const delta = await apiToken(t, gpid, ['cms.fhir.r4.read', 'cms.fhir.rest.write']);
+    const { id } = (await fhir(t, delta, 'POST', '/Patient', patient)).json();
+    expect((await fhir(t, delta, 'GET', `/Patient/${id}`)).statusCode).toBe(200);
+    const before = await queryCount(t, 'fhir', 'fhir_outbox');
+    for (let i = 0; i < 30; i++) expect((await fhir(t, delta, 'GET', `/Patient/${id}`)).statusCode).toBe(200);
+    // Each read used to wake the relay for an empty scan (30 or more); what is left is the relay's
+    // periodic sweep and the read window's own event, if either falls in these reads.
+    expect((await queryCount(t, 'fhir', 'fhir_outbox')) - before).toBeLessThan(10);
   });
 });

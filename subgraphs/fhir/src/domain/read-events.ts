@@ -60,7 +60,11 @@ export class ReadEventLog {
     private readonly onError: (err: unknown) => void,
   ) {}
 
-  /** Record one read: its own event, committed now (`commitEvent`), if it opens a window, else a count. */
+  /**
+   * Record one read: its own event, committed now (`commitEvent`) and handed to the relay, if it
+   * opens a window, else a count. A read that only counts commits nothing, so a caller has nothing
+   * to publish after it.
+   */
   async record(em: EntityManager, report: ReadReport): Promise<void> {
     const key = `${report.partnerGpid ?? ''}\u0000${report.resourceType}\u0000${report.interaction}\u0000${report.status}`;
     const open = this.windows.get(key);
@@ -72,6 +76,7 @@ export class ReadEventLog {
     }
     if (!this.closed) this.windows.set(key, { report, count: 0, firstRequestId: null, lastRequestId: null, timer: this.schedule(key) });
     await commitEvent(em, readEvent(report, 1, report.requestId));
+    this.published();
   }
 
   private schedule(key: string): NodeJS.Timeout {

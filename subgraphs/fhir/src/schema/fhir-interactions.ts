@@ -52,7 +52,12 @@ export function defineFhirInteractions(builder: SubgraphBuilder, services: Subgr
     }
     return { em: ctx.em, principal: ctx.principal, requestId: ctx.requestId, source: source ?? null, fhirBase, reads };
   };
-  /** Every interaction may stage an event; publish it once committed. */
+  /**
+   * A write stages its events; publish them once committed. Reads and searches are not wrapped:
+   * the read-event log hands the one event it commits to the relay itself, and most reads commit
+   * none (they are counted into a window), so waking the relay after each was an empty outbox scan
+   * per request.
+   */
   const run = async (work: Promise<FhirOutcome>): Promise<FhirOutcome> => {
     const outcome = await work;
     services.publishCommitted();
@@ -70,14 +75,14 @@ export function defineFhirInteractions(builder: SubgraphBuilder, services: Subgr
         ifNoneMatch: t.arg.string({ description: 'If-None-Match: status 304 (no resource) when one of these ETags is the current version.' }),
         ifModifiedSince: t.arg.string({ description: 'If-Modified-Since (an HTTP-date): status 304 (no resource) when not changed since.' }),
       },
-      resolve: (_r, a, ctx) => run(read(call(ctx), a.resourceType, String(a.id), { ifNoneMatch: a.ifNoneMatch ?? null, ifModifiedSince: a.ifModifiedSince ?? null })),
+      resolve: (_r, a, ctx) => read(call(ctx), a.resourceType, String(a.id), { ifNoneMatch: a.ifNoneMatch ?? null, ifModifiedSince: a.ifModifiedSince ?? null }),
     }),
     fhirVread: t.field({
       type: FhirResponse,
       description: 'FHIR vread: one version of a resource.',
       authScopes: { authenticated: true },
       args: { resourceType: t.arg.string({ required: true }), id: t.arg.id({ required: true }), versionId: t.arg.id({ required: true }) },
-      resolve: (_r, a, ctx) => run(vread(call(ctx), a.resourceType, String(a.id), String(a.versionId))),
+      resolve: (_r, a, ctx) => vread(call(ctx), a.resourceType, String(a.id), String(a.versionId)),
     }),
     fhirHistory: t.field({
       type: FhirResponse,
@@ -92,23 +97,21 @@ export function defineFhirInteractions(builder: SubgraphBuilder, services: Subgr
         cursor: t.arg.string({ description: "A history Bundle link's `_cursor` (keyset paging: stable while versions are written)." }),
       },
       resolve: (_r, a, ctx) =>
-        run(
-          history(call(ctx), {
-            resourceType: a.resourceType,
-            ...(a.id ? { id: String(a.id) } : {}),
-            count: a.count ?? 20,
-            offset: a.offset ?? 0,
-            ...(a.since ? { since: a.since } : {}),
-            ...(a.cursor != null ? { cursor: a.cursor } : {}),
-          }),
-        ),
+        history(call(ctx), {
+          resourceType: a.resourceType,
+          ...(a.id ? { id: String(a.id) } : {}),
+          count: a.count ?? 20,
+          offset: a.offset ?? 0,
+          ...(a.since ? { since: a.since } : {}),
+          ...(a.cursor != null ? { cursor: a.cursor } : {}),
+        }),
     }),
     fhirSearch: t.field({
       type: FhirResponse,
       description: 'FHIR search: a searchset Bundle. `query` is the URL query string (name[:modifier]=value&…).',
       authScopes: { authenticated: true },
       args: { resourceType: t.arg.string({ required: true }), query: t.arg.string({ defaultValue: '' }), strict: t.arg.boolean({ defaultValue: false, description: 'Prefer: handling=strict' }) },
-      resolve: (_r, a, ctx) => run(search(call(ctx), a.resourceType, queryFromString(a.query ?? ''), a.strict ?? false)),
+      resolve: (_r, a, ctx) => search(call(ctx), a.resourceType, queryFromString(a.query ?? ''), a.strict ?? false),
     }),
   }));
 

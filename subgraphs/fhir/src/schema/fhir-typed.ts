@@ -11,7 +11,7 @@ import {
 } from '@svc/platform';
 import { definitions } from '../domain/definitions.js';
 import { numericView } from '../domain/exact-json.js';
-import { queryFromString, read, search, type FhirCall, type FhirOutcome } from '../domain/interactions.js';
+import { queryFromString, read, search, type FhirCall } from '../domain/interactions.js';
 import { readEventLogOf } from './read-event-log.js';
 
 /**
@@ -145,11 +145,6 @@ export function defineTypedFhir(builder: SubgraphBuilder, services: SubgraphServ
   const fhirBase = `${services.runtime.config.publicUrl}/fhir/R4`;
   const reads = readEventLogOf(services);
   const call = (ctx: SubgraphContext): FhirCall => ({ em: ctx.em, principal: ctx.principal, requestId: ctx.requestId, source: null, fhirBase, reads });
-  const run = async (work: Promise<FhirOutcome>): Promise<FhirOutcome> => {
-    const outcome = await work;
-    services.publishCommitted();
-    return outcome;
-  };
 
   for (const type of TYPED_RESOURCE_TYPES) {
     const schema = getDataType(type);
@@ -167,7 +162,7 @@ export function defineTypedFhir(builder: SubgraphBuilder, services: SubgraphServ
         resolve: async (_r, a, ctx) => {
           try {
             // GraphQL Float and JSON carry numbers: exact literals (125.00) are read as the numbers they denote.
-            return (numericView((await run(read(call(ctx), type, String(a.id)))).resource) as Json | null) ?? null;
+            return (numericView((await read(call(ctx), type, String(a.id))).resource) as Json | null) ?? null;
           } catch (err) {
             if (err instanceof DomainError && (err.code === 'NOT_FOUND' || err.code === 'GONE')) return null;
             throw err;
@@ -199,7 +194,7 @@ export function defineTypedFhir(builder: SubgraphBuilder, services: SubgraphServ
       if (!/^[A-Za-z0-9_-]{1,4096}$/.test(after)) throw new DomainError('BAD_REQUEST', 'after: not a cursor of this connection.', { fieldErrors: [{ field: 'after', message: 'is not a cursor this API issued' }] });
       query._cursor = [after];
     }
-    const outcome = await run(search(call(ctx), type, query, false)).catch((error: unknown) => {
+    const outcome = await search(call(ctx), type, query, false).catch((error: unknown) => {
       if (error instanceof DomainError && error.code === 'BAD_REQUEST' && error.message.includes('_cursor')) {
         throw new DomainError('BAD_REQUEST', 'after: not a cursor of this connection (or made for another _sort).', { fieldErrors: [{ field: 'after', message: 'is not a cursor this API issued' }] });
       }

@@ -25,7 +25,6 @@ export function defineIdentityLink(builder: SubgraphBuilder, services: SubgraphS
     loaderFor<string, Json[]>(ctx, 'fhir.patientsByGpid', async (gpids) => {
       const query = { identifier: [gpids.map((g) => `${GPID_SYSTEM}|${g}`).join(',')], _count: [String(MAX_PATIENTS)], _sort: ['_lastUpdated'] };
       const bundle = (await search(call(ctx), 'Patient', query, false)).resource as { entry?: { resource: FhirResource }[] };
-      services.publishCommitted();
       const byGpid = new Map<string, Json[]>();
       for (const { resource } of bundle.entry ?? []) {
         const gpid = gpidOf(resource);
