@@ -66,6 +66,27 @@ describe('federation: one gateway query across the partner and pipeline subgraph
     expect(all.data!.pipelineHealth.jobsInFlight).toBe(8);
   });
 
+  it('answers every sync-job field in a list exactly as the single read does, however the selection is written (the jobs finished above)', async () => {
+    const fields = 'jobId partnerGpid partner { gpid } resourceTypes status recordsProcessed kind entries attempts createdAt startedAt updatedAt nextAttemptAt completedAt failedAt errorCode message';
+    const list = await t.graphql<{ partner: { syncJobs: Record<string, unknown>[] } }>(`query($g: ID!) { partner(gpid: $g) { syncJobs { ${fields} } } }`, { g: gpids[1] });
+    expect(list.errors).toBeUndefined();
+    const jobs = list.data!.partner.syncJobs;
+    expect(jobs.map((j) => j['status']).sort()).toEqual(['COMPLETED', 'FAILED']);
+    for (const job of jobs) {
+      const one = await t.graphql<{ syncJob: Record<string, unknown> }>(`query($j: ID!) { syncJob(jobId: $j) { ${fields} } }`, { j: job['jobId'] });
+      expect(job).toEqual(one.data!.syncJob);
+    }
+    // The same fields through a named fragment, an inline fragment and an alias, beside a narrower selection.
+    const mixed = await t.graphql<{ partner: { wide: Record<string, unknown>[]; narrow: Record<string, unknown>[] } }>(
+      `query($g: ID!) { partner(gpid: $g) { wide: syncJobs { ...J ... on SyncJob { failure: errorCode message } } narrow: syncJobs { jobId } } }
+       fragment J on SyncJob { jobId partnerGpid partner { gpid } resourceTypes status recordsProcessed kind entries attempts createdAt startedAt updatedAt nextAttemptAt completedAt failedAt }`,
+      { g: gpids[1] },
+    );
+    expect(mixed.errors).toBeUndefined();
+    expect(mixed.data!.partner.wide).toEqual(jobs.map(({ errorCode, ...rest }) => ({ ...rest, failure: errorCode })));
+    expect(mixed.data!.partner.narrow).toEqual(jobs.map((j) => ({ jobId: j['jobId'] })));
+  });
+
   it('keeps internal fields out of the public supergraph', async () => {
     const res = await t.graphql('{ credential(secretHash: "x") { tokenId } }');
     expect(res.status).toBe(400);

@@ -41,6 +41,7 @@ export * from './graphql/executor.js';
 export * from './graphql/scope-auth.js';
 export * from './graphql/connection.js';
 export * from './graphql/loaders.js';
+export * from './graphql/selected-fields.js';
 export * from './graphql/builder.js';
 export * from './subgraph/types.js';
 export * from './subgraph/assemble.js';

@@ -1,9 +1,42 @@
-import { actsFor, DomainError, loaderFor, type SubgraphBuilder, type SubgraphContext, type SubgraphServices } from '@svc/platform';
-import { syncJobs } from '../entities/sync-jobs.js';
+import { actsFor, DomainError, loaderFor, selectedFieldNames, type SubgraphBuilder, type SubgraphContext, type SubgraphServices } from '@svc/platform';
+import { syncJobs, type SyncJobProperty } from '../entities/sync-jobs.js';
 import { SYNC_JOB_STATUSES, type SyncJob } from '../entities/sync-job.js';
 import { completeSyncJob, failSyncJob, queueSyncJob } from '../domain/sync-job-lifecycle.js';
 
 const JOBS_PER_PARTNER = 20;
+
+/** The properties each SyncJob field reads (`partner` is the partner's GPID; `__typename` none). */
+const PROPERTIES_OF_FIELD = new Map<string, readonly SyncJobProperty[]>([
+  ['__typename', []],
+  ['jobId', ['id']],
+  ['partnerGpid', ['partnerGpid']],
+  ['partner', ['partnerGpid']],
+  ['resourceTypes', ['resourceTypes']],
+  ['status', ['status']],
+  ['recordsProcessed', ['recordsProcessed']],
+  ['kind', ['kind']],
+  ['entries', ['entries']],
+  ['attempts', ['attempts']],
+  ['createdAt', ['createdAt']],
+  ['startedAt', ['startedAt']],
+  ['updatedAt', ['updatedAt']],
+  ['nextAttemptAt', ['nextAttemptAt']],
+  ['completedAt', ['completedAt']],
+  ['failedAt', ['failedAt']],
+  ['errorCode', ['errorCode']],
+  ['message', ['message']],
+]);
+
+/** What a selection of SyncJob fields reads; undefined (every property) when it names a field not listed above. */
+function propertiesOf(fields: ReadonlySet<string>): SyncJobProperty[] | undefined {
+  const properties = new Set<SyncJobProperty>();
+  for (const field of fields) {
+    const read = PROPERTIES_OF_FIELD.get(field);
+    if (!read) return undefined;
+    for (const p of read) properties.add(p);
+  }
+  return [...properties].sort();
+}
 
 /** May this principal see or drive this partner's pipeline? */
 function assertPipelineAccess(ctx: SubgraphContext, partnerGpid: string): void {
@@ -61,9 +94,13 @@ export function defineSyncJob(builder: SubgraphBuilder, services: SubgraphServic
         type: [SyncJobType],
         description: `The partner's newest sync jobs (up to ${JOBS_PER_PARTNER}).`,
         authScopes: { anyScope: ['cms.pipeline.read', 'cms.admin'] },
-        resolve: (partner, _args, ctx) => {
+        resolve: (partner, _args, ctx, info) => {
           assertPipelineAccess(ctx, partner.gpid);
-          return loaderFor<string, SyncJob[]>(ctx, 'syncJobsByPartner', (gpids) => syncJobs.newestByPartners(ctx.em, gpids, JOBS_PER_PARTNER)).load(partner.gpid);
+          // Only the columns the selection reads; one batch per distinct selection.
+          const properties = propertiesOf(selectedFieldNames(info));
+          return loaderFor<string, SyncJob[]>(ctx, `syncJobsByPartner:${properties?.join(',') ?? '*'}`, (gpids) =>
+            syncJobs.newestByPartners(ctx.em, gpids, JOBS_PER_PARTNER, properties),
+          ).load(partner.gpid);
         },
       }),
     }),
