@@ -21,6 +21,7 @@ import { join } from 'node:path';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { ChildRunner } from './child.js';
+import { SERVER_NODE_FLAGS } from './server-flags.js';
 import type { LoadRun, LoadSpec } from './load.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -157,7 +158,7 @@ export async function runOverloadSuite(argv: readonly string[]): Promise<void> {
   const port = await freePort();
   const profileDir = options.profile ? mkdtempSync(join(os.tmpdir(), 'svc-bench-overload-prof-')) : undefined;
   const started = Date.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), 'server.ts'], {
+  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, '--import', 'tsx', ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), 'server.ts'], {
     cwd: ROOT,
     env: { PATH: process.env['PATH'] ?? '', NODE_ENV: 'production', SVC_ROLE: 'all', SVC_PORT: String(port), SVC_HOST: '127.0.0.1', SVC_INTERNAL_PORT: 'off', SVC_DATA_DIR: dataDir, SVC_BOOTSTRAP_TOKEN: token, SVC_RATE_LIMITS: 'off', SVC_LOG_LEVEL: 'warn', ...options.serverEnv },
     stdio: ['ignore', 'inherit', 'inherit'],

@@ -25,6 +25,7 @@ import { createMetrics, INTERNAL_PRINCIPAL_HEADER, loadConfig, MemoryEventBus, s
 import { partnerSubgraph } from '@svc/partner';
 import { startSystem, type RunningSystem } from '../system.js';
 import type { FromLoad, LoadRun, LoadSpec, ToLoad } from './load.js';
+import { missingServerFlags } from './server-flags.js';
 
 const PARTNERS = 20;
 const JOBS_PER_PARTNER = 3;
@@ -560,6 +561,10 @@ const SUITES: Record<string, () => Promise<unknown>> = {
   overload: () => import('./overload.js').then((m) => m.runOverloadSuite(suiteArgs)),
   gateway: () => import('./gateway-compare.js').then((m) => m.runGatewaySuite(suiteArgs)),
 };
+const missing = missingServerFlags();
+if (missing.length > 0) {
+  process.stderr.write(`warning: this process lacks ${missing.join(' ')}, which npm start gives the service: run the benchmarks with npm run bench to measure it as it runs\n`);
+}
 const start = SUITES[suite];
 const run = start ? start() : Promise.reject(new Error(`unknown suite "${suite}" (${Object.keys(SUITES).join(', ')})`));
 run.catch((err: unknown) => {

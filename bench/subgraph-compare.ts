@@ -22,6 +22,7 @@ import { freshDatabase } from './fresh-database.js';
 import { INTERNAL_PRINCIPAL_HEADER, signPrincipal, type Principal } from '@svc/platform';
 import { ChildRunner } from './child.js';
 import { cpuMsOf } from './process-cpu.js';
+import { SERVER_NODE_FLAGS } from './server-flags.js';
 import type { LoadRun, LoadSpec } from './load.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -106,7 +107,7 @@ async function freePort(): Promise<number> {
 }
 
 async function startMinimal(): Promise<Service> {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./minimal-apollo-subgraph.ts', import.meta.url))], {
+  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, '--import', 'tsx', fileURLToPath(new URL('./minimal-apollo-subgraph.ts', import.meta.url))], {
     cwd: ROOT,
     env: { PATH: process.env['PATH'] ?? '', NODE_ENV: 'production', BENCH_ROWS: String(PARTNERS) },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -125,7 +126,7 @@ async function startMinimal(): Promise<Service> {
 /** One component as `npm start` runs it (server.ts), ready when /ready answers 200. */
 async function startRole(role: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<Service> {
   const port = await freePort();
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'server.ts'], {
+  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, ...nodeArgs, '--import', 'tsx', 'server.ts'], {
     cwd: ROOT,
     env: { PATH: process.env['PATH'] ?? '', NODE_ENV: 'production', ...env, SVC_ROLE: role, SVC_PORT: String(port), SVC_HOST: '127.0.0.1', SVC_INTERNAL_PORT: String(await freePort()), SVC_LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],
