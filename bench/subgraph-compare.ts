@@ -2,7 +2,7 @@
  * Our subgraphs against a minimal in-memory Apollo subgraph, and the REST facade against its
  * GraphQL twin, measured in one run so that the ratios hold on a busy machine.
  *
- *   npm run bench -- --suite subgraphs [--duration <s, default 5>] [--warmup <s, default 1>] [--connections <n, default 20>] [--profile <dir>]
+ *   npm run bench -- --suite subgraphs [--duration <s, default 5>] [--warmup <s, default 1>] [--connections <n, default 20>] [--rounds <n, default 1>] [--profile <dir>]
  *
  * Every server runs in its own child process: the stock Apollo Server with a minimal
  * @apollo/subgraph (bench/minimal-apollo-subgraph.ts), and our partner, identity and pipeline
@@ -42,24 +42,26 @@ interface Options {
    */
   warmup: number;
   connections: number;
+  /** Rounds of every row, interleaved; each pair's median round (by its ratio) is reported. */
+  rounds: number;
   profileDir?: string;
 }
 
-const USAGE = 'usage: npm run bench -- --suite subgraphs [--duration <seconds, default 5>] [--warmup <seconds, 1 to 10, default 1>] [--connections <n, default 20>] [--profile <dir>]';
+const USAGE = 'usage: npm run bench -- --suite subgraphs [--duration <seconds, default 5>] [--warmup <seconds, 1 to 10, default 1>] [--connections <n, default 20>] [--rounds <n, 1 to 9, default 1>] [--profile <dir>]';
 
 function parseArgs(argv: readonly string[]): Options {
-  const options: Options = { duration: 5, warmup: 1, connections: 20 };
+  const options: Options = { duration: 5, warmup: 1, connections: 20, rounds: 1 };
   for (let i = 0; i < argv.length; i++) {
-    const m = /^--(duration|warmup|connections|profile)(?:=(.*))?$/.exec(argv[i]!);
+    const m = /^--(duration|warmup|connections|rounds|profile)(?:=(.*))?$/.exec(argv[i]!);
     if (!m) throw new Error(`unknown argument "${argv[i]}"\n${USAGE}`);
     const raw = m[2] ?? argv[++i] ?? '';
     if (m[1] === 'profile') options.profileDir = resolvePath(raw);
     else {
       const value = Number(raw);
       // The warm-up runs on one signed principal, which lives 15 s.
-      const max = m[1] === 'warmup' ? SEGMENT_SECONDS : 600;
+      const max = m[1] === 'warmup' ? SEGMENT_SECONDS : m[1] === 'rounds' ? 9 : 600;
       if (!(Number.isInteger(value) && value >= 1 && value <= max)) throw new Error(`--${m[1]} must be an integer from 1 to ${max} (got "${raw}")\n${USAGE}`);
-      options[m[1] as 'duration' | 'warmup' | 'connections'] = value;
+      options[m[1] as 'duration' | 'warmup' | 'connections' | 'rounds'] = value;
     }
   }
   return options;
@@ -313,11 +315,14 @@ export async function runSubgraphsSuite(argv: readonly string[]): Promise<void> 
 
     const load = new ChildRunner<LoadSpec, LoadRun>(new URL('./load.ts', import.meta.url), 'load generator');
     cleanups.push(() => load.close());
-    process.stderr.write(`measuring (${options.duration} s per row, ${options.connections} connections):\n`);
-    const results = new Map<string, Stats>();
+    process.stderr.write(`measuring (${options.duration} s per row, ${options.connections} connections, ${options.rounds} round(s)):\n`);
+    const rounds = Array.from({ length: options.rounds }, () => new Map<string, Stats>());
     // Alternate minimal and ours per read, so that a burst of other work on the machine hits both.
-    for (let i = 0; i < oursRows.length; i++) {
-      for (const row of [minimalRows[i]!, oursRows[i]!]) results.set(row.key, await measure(load, row, options));
+    for (const [r, results] of rounds.entries()) {
+      if (options.rounds > 1) process.stderr.write(` round ${r + 1}:\n`);
+      for (let i = 0; i < oursRows.length; i++) {
+        for (const row of [minimalRows[i]!, oursRows[i]!]) results.set(row.key, await measure(load, row, options));
+      }
     }
     for (const name of ['partner', 'identity', 'pipeline'] as const) await ours[name].stop();
 
@@ -350,9 +355,9 @@ export async function runSubgraphsSuite(argv: readonly string[]): Promise<void> 
       request: async () => ({ url: `${all.url}/graphql`, method: 'POST', headers: { ...bearer, 'content-type': 'application/json' }, body: JSON.stringify({ query: IDENTITY_GET_DOCUMENT, variables: { gpid: createdBody.gpid } }) }),
       check: oneIdentity,
     };
-    for (const row of [twinRow, restRow]) results.set(row.key, await measure(load, row, options));
+    for (const results of rounds) for (const row of [twinRow, restRow]) results.set(row.key, await measure(load, row, options));
 
-    const section = report(new Date().toISOString(), options, loadBefore, oursRows, minimalRows, results);
+    const section = report(new Date().toISOString(), options, loadBefore, oursRows, minimalRows, rounds);
     process.stdout.write(`\n${section}\n`);
     recordResults(section);
   } finally {
@@ -371,27 +376,36 @@ function machine(): string {
   return `${cpus[0]?.model.trim() ?? 'unknown CPU'}, ${cpus.length} cores, ${(os.totalmem() / 1024 ** 3).toFixed(1)} GiB RAM, ${os.type()} ${os.release()}, Node ${process.version}`;
 }
 
-function report(date: string, options: Options, loadBefore: readonly number[], ours: Row[], minimal: Row[], results: Map<string, Stats>): string {
+/** Of a pair of rows measured in every round: the round whose req/s ratio (a ÷ b) is the median, and each round's ratio. */
+function medianRound(rounds: readonly Map<string, Stats>[], a: string, b: string): { a: Stats; b: Stats; ratios: number[] } {
+  const ratios = rounds.map((r) => r.get(a)!.rps / r.get(b)!.rps);
+  const median = [...ratios].sort((x, y) => x - y)[Math.floor((ratios.length - 1) / 2)]!;
+  const round = rounds[ratios.indexOf(median)]!;
+  return { a: round.get(a)!, b: round.get(b)!, ratios };
+}
+
+function report(date: string, options: Options, loadBefore: readonly number[], ours: Row[], minimal: Row[], rounds: readonly Map<string, Stats>[]): string {
+  const perRound = rounds.length > 1;
   const lines = [
     `## ${date} — subgraphs against a minimal Apollo subgraph (\`--suite subgraphs\`)`,
     '',
     `- Machine: ${machine()}`,
     `- Load average before the run (1/5/15 min): ${loadBefore.map((l) => l.toFixed(2)).join(' / ')}${(loadBefore[0] ?? 0) > os.cpus().length / 2 ? ' — the machine was busy with other work: only the ratios (same run) mean something' : ''}`,
     `- ${options.duration} s per row after a ${options.warmup} s warm-up, ${options.connections} connections, each server in its own process; ours on PostgreSQL${options.profileDir ? ', **under --cpu-prof** (slower)' : ''}`,
+    ...(perRound ? [`- ${rounds.length} rounds, interleaved (each pair of rows one after the other in every round); each pair shows its median round by its ratio, and every round's ratio`] : []),
     '- CPU ms/req: the server process\'s own user + system time over the row ÷ the requests it answered (from /proc; PostgreSQL\'s share, in its own processes, is not in ours)',
     '',
-    '| Read | minimal req/s | minimal p99 ms | minimal CPU ms/req | ours req/s | ours p99 ms | ours CPU ms/req | ours ÷ minimal (req/s) | ours ÷ minimal (CPU/req) |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    `| Read | minimal req/s | minimal p99 ms | minimal CPU ms/req | ours req/s | ours p99 ms | ours CPU ms/req | ours ÷ minimal (req/s) | ours ÷ minimal (CPU/req) |${perRound ? ' req/s ratio per round |' : ''}`,
+    `|---|---:|---:|---:|---:|---:|---:|---:|---:|${perRound ? '---|' : ''}`,
   ];
+  const each = (ratios: number[]) => (perRound ? ` ${ratios.map((r) => r.toFixed(2)).join(', ')} |` : '');
   for (let i = 0; i < ours.length; i++) {
-    const m = results.get(minimal[i]!.key)!;
-    const o = results.get(ours[i]!.key)!;
+    const { a: o, b: m, ratios } = medianRound(rounds, ours[i]!.key, minimal[i]!.key);
     lines.push(
-      `| ${ours[i]!.label.replace(/ — ours$/, '')} | ${m.rps.toFixed(0)} | ${ms(m.p99)} | ${cpu(m.cpuMs)} | ${o.rps.toFixed(0)} | ${ms(o.p99)} | ${cpu(o.cpuMs)} | **${(o.rps / m.rps).toFixed(2)}** | ${(o.cpuMs / m.cpuMs).toFixed(2)} |`,
+      `| ${ours[i]!.label.replace(/ — ours$/, '')} | ${m.rps.toFixed(0)} | ${ms(m.p99)} | ${cpu(m.cpuMs)} | ${o.rps.toFixed(0)} | ${ms(o.p99)} | ${cpu(o.cpuMs)} | **${(o.rps / m.rps).toFixed(2)}** | ${(o.cpuMs / m.cpuMs).toFixed(2)} |${each(ratios)}`,
     );
   }
-  const rest = results.get('rest')!;
-  const twin = results.get('twin')!;
+  const { a: rest, b: twin, ratios } = medianRound(rounds, 'rest', 'twin');
   lines.push(
     '',
     '| Facade row | req/s | p50 ms | p99 ms | CPU ms/req |',
@@ -399,9 +413,8 @@ function report(date: string, options: Options, loadBefore: readonly number[], o
     `| POST /graphql (GetIdentity, the route's document) | ${twin.rps.toFixed(0)} | ${ms(twin.p50)} | ${ms(twin.p99)} | ${cpu(twin.cpuMs)} |`,
     `| REST GET /api/identity/{gpid} | ${rest.rps.toFixed(0)} | ${ms(rest.p50)} | ${ms(rest.p99)} | ${cpu(rest.cpuMs)} |`,
     '',
-    `REST facade ÷ its GraphQL twin (same run): req/s ${(rest.rps / twin.rps).toFixed(2)}×, p50 ${(rest.p50 / twin.p50).toFixed(2)}×, p99 ${(rest.p99 / twin.p99).toFixed(2)}× (target: the facade adds at most 10%: req/s ≥ 0.90×, latency ≤ 1.10×).`,
+    `REST facade ÷ its GraphQL twin (same run${perRound ? ', median round' : ''}): req/s ${(rest.rps / twin.rps).toFixed(2)}×, p50 ${(rest.p50 / twin.p50).toFixed(2)}×, p99 ${(rest.p99 / twin.p99).toFixed(2)}× (target: the facade adds at most 10%: req/s ≥ 0.90×, latency ≤ 1.10×).${perRound ? ` req/s ratio per round: ${ratios.map((r) => r.toFixed(2)).join(', ')}.` : ''}`,
     '',
   );
   return lines.join('\n');
 }
-
