@@ -43,7 +43,7 @@ export interface BoundSubgraphRuntime extends SubgraphRuntime {
 export interface SubgraphContext {
   principal: Principal;
   requestId: string;
-  /** A fork of the subgraph's entity manager: one identity map per request. */
+  /** A fork of the subgraph's entity manager, one identity map per request (forked on first use). */
   em: EntityManager;
 }
 
