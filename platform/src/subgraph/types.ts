@@ -1,5 +1,6 @@
 import type { ExecutionResult, GraphQLSchema } from 'graphql';
 import type { EntityManager } from '@mikro-orm/core';
+import type { Knex } from '@mikro-orm/knex';
 import type { Config, SubgraphName } from '../config.js';
 import type { Logger } from '../logging.js';
 import type { EventBus } from '../events/bus.js';
@@ -45,6 +46,11 @@ export interface SubgraphContext {
   requestId: string;
   /** A fork of the subgraph's entity manager, one identity map per request (forked on first use). */
   em: EntityManager;
+  /**
+   * The query builder of `em` (its transaction when one is open, see `knexOf`), without forking the
+   * entity manager for it when no resolver has asked for `em`: for reads of plain rows.
+   */
+  readonly knex: Knex;
 }
 
 /** A running subgraph: its federated schema and the one way to execute against it. */

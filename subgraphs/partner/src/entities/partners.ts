@@ -1,5 +1,6 @@
 import { LockMode, type EntityManager } from '@mikro-orm/core';
-import { DomainError, knexOf, newPartnerGpid, rowsOf, storedDate, storedJson } from '@svc/platform';
+import type { Knex } from '@mikro-orm/knex';
+import { DomainError, newPartnerGpid, rowsOf, storedDate, storedJson } from '@svc/platform';
 import { PartnerEntity, type Partner, type PartnerStatus } from './partner.js';
 import { OPERATOR_PARTNER_GPID } from '../domain/operator-partner.js';
 import { defaultGrantFor } from '../domain/partner-scopes.js';
@@ -49,9 +50,9 @@ export const partners = {
   },
 
   /** Many partners in one statement (DataLoader batch), as plain values. */
-  async byGpids(em: EntityManager, gpids: readonly string[]): Promise<(Partner | null)[]> {
+  async byGpids(knex: Knex, gpids: readonly string[]): Promise<(Partner | null)[]> {
     if (gpids.length === 0) return [];
-    const rows = rowsOf<Record<string, unknown>>(await knexOf(em).raw(`select * from ${TABLE} where gpid in (${gpids.map(() => '?').join(', ')})`, [...gpids]));
+    const rows = rowsOf<Record<string, unknown>>(await knex.raw(`select * from ${TABLE} where gpid in (${gpids.map(() => '?').join(', ')})`, [...gpids]));
     const byGpid = new Map(rows.map((row) => [String(row['gpid']), partnerOfRow(row)]));
     return gpids.map((g) => byGpid.get(g) ?? null);
   },
@@ -61,9 +62,9 @@ export const partners = {
    * there is more. Written as SQL text, not built: the query builder's compiling was a few percent
    * of `partners(first: 20)`.
    */
-  async page(em: EntityManager, size: number, afterGpid: string | null): Promise<Partner[]> {
+  async page(knex: Knex, size: number, afterGpid: string | null): Promise<Partner[]> {
     const sql = `select * from ${TABLE}${afterGpid ? ' where gpid > ?' : ''} order by gpid asc limit ?`;
-    return rowsOf<Record<string, unknown>>(await knexOf(em).raw(sql, afterGpid ? [afterGpid, size + 1] : [size + 1])).map(partnerOfRow);
+    return rowsOf<Record<string, unknown>>(await knex.raw(sql, afterGpid ? [afterGpid, size + 1] : [size + 1])).map(partnerOfRow);
   },
 
   /** Create a partner under a fresh CMS GPID, retrying the rare collision of the 8-digit space. */

@@ -6,7 +6,7 @@ import type { ApiTokenType } from './api-token.js';
 /** The Partner entity (key: gpid), its queries and the operator's registration mutation. */
 export function definePartner(builder: Builder, services: SubgraphServices, tokenType: ApiTokenType) {
   const PartnerType = builder.objectRef<Partner>('Partner');
-  const load = (ctx: SubgraphContext, gpid: string) => loaderFor<string, Partner | null>(ctx, 'partner', (gpids) => partners.byGpids(ctx.em, gpids)).load(gpid);
+  const load = (ctx: SubgraphContext, gpid: string) => loaderFor<string, Partner | null>(ctx, 'partner', (gpids) => partners.byGpids(ctx.knex, gpids)).load(gpid);
 
   PartnerType.implement({
     description: 'A partner organization onboarded to the platform.',
@@ -54,7 +54,7 @@ export function definePartner(builder: Builder, services: SubgraphServices, toke
       authScopes: { scope: 'cms.admin' },
       resolve: async (_root, args, ctx) => {
         const size = pageSize(args.first);
-        const rows = await partners.page(ctx.em, size, decodeOptionalCursor(args.after, { isKey: isPartnerGpid }));
+        const rows = await partners.page(ctx.knex, size, decodeOptionalCursor(args.after, { isKey: isPartnerGpid }));
         return toPage(rows, size, (p) => p.gpid);
       },
     }),

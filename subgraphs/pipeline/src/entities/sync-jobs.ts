@@ -1,5 +1,6 @@
 import { knexOf, rowsOf, storedDate, storedDateOrNull, storedJson } from '@svc/platform';
 import type { EntityManager } from '@mikro-orm/core';
+import type { Knex } from '@mikro-orm/knex';
 import { SyncJobEntity, type SyncJob } from './sync-job.js';
 
 const TABLE = 'pipeline_sync_jobs';
@@ -71,7 +72,7 @@ export const syncJobs = {
    * two of the seventeen, and reading, parsing and decoding the other columns was a sixth of the
    * subgraph's CPU time (bench/RESULTS.md).
    */
-  async newestByPartners(em: EntityManager, partnerGpids: readonly string[], perPartner: number, properties: readonly SyncJobProperty[] = ALL_PROPERTIES): Promise<SyncJob[][]> {
+  async newestByPartners(knex: Knex, partnerGpids: readonly string[], perPartner: number, properties: readonly SyncJobProperty[] = ALL_PROPERTIES): Promise<SyncJob[][]> {
     if (partnerGpids.length === 0) return [];
     const wanted = [...new Set<SyncJobProperty>(['id', 'partnerGpid', ...properties])];
     const columns = wanted.map((p) => `"${PROPERTIES[p][0]}"`).join(', ');
@@ -80,7 +81,7 @@ export const syncJobs = {
     const sql =
       `select ${columns} from (select ${columns}, row_number() over (partition by partner_gpid order by id desc) as rank_in_partner ` +
       `from ${TABLE} where partner_gpid in (${partnerGpids.map(() => '?').join(', ')})) as ranked where rank_in_partner <= ? order by id desc`;
-    const rows = rowsOf<Record<string, unknown>>(await knexOf(em).raw(sql, [...partnerGpids, perPartner]));
+    const rows = rowsOf<Record<string, unknown>>(await knex.raw(sql, [...partnerGpids, perPartner]));
     const grouped = new Map<string, SyncJob[]>(partnerGpids.map((g) => [g, []]));
     // Plain read-only values, not managed entities: the ORM's hydration, identity map and
     // change-tracking snapshot were a third of this subgraph's CPU time on this read (bench/RESULTS.md).

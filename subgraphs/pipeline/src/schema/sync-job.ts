@@ -99,7 +99,7 @@ export function defineSyncJob(builder: SubgraphBuilder, services: SubgraphServic
           // Only the columns the selection reads; one batch per distinct selection.
           const properties = propertiesOf(selectedFieldNames(info));
           return loaderFor<string, SyncJob[]>(ctx, `syncJobsByPartner:${properties?.join(',') ?? '*'}`, (gpids) =>
-            syncJobs.newestByPartners(ctx.em, gpids, JOBS_PER_PARTNER, properties),
+            syncJobs.newestByPartners(ctx.knex, gpids, JOBS_PER_PARTNER, properties),
           ).load(partner.gpid);
         },
       }),
