@@ -45,6 +45,10 @@ const PROPERTIES: { readonly [P in keyof SyncJob]-?: readonly [column: string, d
 export type SyncJobProperty = keyof SyncJob;
 const ALL_PROPERTIES = Object.keys(PROPERTIES) as SyncJobProperty[];
 
+export function isSyncJobProperty(name: string): name is SyncJobProperty {
+  return Object.hasOwn(PROPERTIES, name);
+}
+
 /**
  * A row of the sync-job table as the plain value the schema reads (json is text on SQLite, parsed
  * on PostgreSQL). A row of some columns only gives a job of those properties only: the caller

@@ -1,37 +1,22 @@
 import { actsFor, DomainError, loaderFor, selectedFieldNames, type SubgraphBuilder, type SubgraphContext, type SubgraphServices } from '@svc/platform';
-import { syncJobs, type SyncJobProperty } from '../entities/sync-jobs.js';
+import { isSyncJobProperty, syncJobs, type SyncJobProperty } from '../entities/sync-jobs.js';
 import { SYNC_JOB_STATUSES, type SyncJob } from '../entities/sync-job.js';
 import { completeSyncJob, failSyncJob, queueSyncJob } from '../domain/sync-job-lifecycle.js';
 
 const JOBS_PER_PARTNER = 20;
 
-/** The properties each SyncJob field reads (`partner` is the partner's GPID; `__typename` none). */
-const PROPERTIES_OF_FIELD = new Map<string, readonly SyncJobProperty[]>([
+/** The SyncJob fields not named after the property they read (`partner` is the partner's GPID; `__typename` reads none). */
+const RENAMED_FIELDS = new Map<string, readonly SyncJobProperty[]>([
   ['__typename', []],
   ['jobId', ['id']],
-  ['partnerGpid', ['partnerGpid']],
   ['partner', ['partnerGpid']],
-  ['resourceTypes', ['resourceTypes']],
-  ['status', ['status']],
-  ['recordsProcessed', ['recordsProcessed']],
-  ['kind', ['kind']],
-  ['entries', ['entries']],
-  ['attempts', ['attempts']],
-  ['createdAt', ['createdAt']],
-  ['startedAt', ['startedAt']],
-  ['updatedAt', ['updatedAt']],
-  ['nextAttemptAt', ['nextAttemptAt']],
-  ['completedAt', ['completedAt']],
-  ['failedAt', ['failedAt']],
-  ['errorCode', ['errorCode']],
-  ['message', ['message']],
 ]);
 
-/** What a selection of SyncJob fields reads; undefined (every property) when it names a field not listed above. */
+/** What a selection of SyncJob fields reads; undefined (every property) when it names a field that is neither renamed nor a property. */
 function propertiesOf(fields: ReadonlySet<string>): SyncJobProperty[] | undefined {
   const properties = new Set<SyncJobProperty>();
   for (const field of fields) {
-    const read = PROPERTIES_OF_FIELD.get(field);
+    const read = RENAMED_FIELDS.get(field) ?? (isSyncJobProperty(field) ? [field] : undefined);
     if (!read) return undefined;
     for (const p of read) properties.add(p);
   }
