@@ -219,32 +219,52 @@ describe('FHIR R4 search', () => {
   });
 
   it('pages a code search sorted by date (read by walking the date index) exactly as the full sort orders it', async () => {
+    const walker = (await fhir(t, token, 'POST', '/Patient', { resourceType: 'Patient', name: [{ family: 'Walker' }] })).json().id as string;
     const code = { coding: [{ system: 'http://example.org/walk', code: 'w1' }] };
-    const obs = (effective: Record<string, unknown>) => ({ resourceType: 'Observation', status: 'final', code, ...effective });
+    const obs = (effective: Record<string, unknown>, more: Record<string, unknown> = {}) => ({ resourceType: 'Observation', status: 'final', code, ...effective, ...more });
     const made = [
-      obs({ effectiveDateTime: '2020-01-02' }),
-      obs({ effectivePeriod: { start: '2019-01-01', end: '2021-06-01' } }),
-      obs({ effectiveDateTime: '2020-01-02' }),
-      obs({ effectiveDateTime: '2018-05-05T10:00:00Z' }),
+      obs({ effectiveDateTime: '2020-01-02' }, { subject: { reference: `Patient/${walker}` } }),
+      obs({ effectivePeriod: { start: '2019-01-01', end: '2021-06-01' } }, { status: 'amended' }),
+      obs({ effectiveDateTime: '2020-01-02' }, { valueString: 'high' }),
+      obs({ effectiveDateTime: '2018-05-05T10:00:00Z' }, { subject: { reference: `Patient/${walker}` } }),
       obs({}),
-      obs({ effectiveDateTime: '2022' }),
+      obs({ effectiveDateTime: '2022' }, { status: 'amended', subject: { reference: `Patient/${walker}` } }),
       obs({ effectivePeriod: { start: '2020-01-01', end: '2020-01-02' } }),
     ];
-    for (const body of made) expect((await fhir(t, token, 'POST', '/Observation', body)).statusCode).toBe(201);
-    for (const sort of ['-date', 'date']) {
-      // A page of 100 outruns the dated resources, so the full sort answers it: the reference order.
-      const all = (await search(`/Observation?code=http://example.org/walk|w1&_sort=${sort}&_count=100`)).entry!.map((e) => e.resource.id);
-      expect(all).toHaveLength(made.length);
-      const pages: string[][] = [];
-      let page = await search(`/Observation?code=http://example.org/walk|w1&_sort=${sort}&_count=2`);
-      for (;;) {
-        pages.push((page.entry ?? []).map((e) => e.resource.id));
-        const next = page.link.find((l) => l.relation === 'next')?.url;
-        if (!next) break;
-        page = await search(next.slice(next.indexOf('/Observation')));
+    const stored: string[] = [];
+    for (const body of made) {
+      const res = await fhir(t, token, 'POST', '/Observation', body);
+      expect(res.statusCode).toBe(201);
+      stored.push(res.json().id);
+    }
+    // One of them is what a _has criterion asks for: a DiagnosticReport whose result it is.
+    await fhir(t, token, 'POST', '/DiagnosticReport', { resourceType: 'DiagnosticReport', status: 'final', code, result: [{ reference: `Observation/${stored[3]}` }] });
+    // The walk probes every criterion on the date-index row it reads; each kind of probe must keep
+    // exactly the matches the full sort keeps.
+    const criteria: [string, number][] = [
+      ['', made.length],
+      ['&status=final', 5],
+      ['&status:not=amended&_lastUpdated=gt2000-01-01', 5],
+      ['&value-string:missing=true', 6],
+      ['&subject:Patient.family=walker', 3],
+      ['&_has:DiagnosticReport:result:status=final', 1],
+    ];
+    for (const [extra, matches] of criteria) {
+      for (const sort of ['-date', 'date']) {
+        // A page of 100 outruns the dated resources, so the full sort answers it: the reference order.
+        const all = (await search(`/Observation?code=http://example.org/walk|w1${extra}&_sort=${sort}&_count=100`)).entry!.map((e) => e.resource.id);
+        expect(all, extra).toHaveLength(matches);
+        const pages: string[][] = [];
+        let page = await search(`/Observation?code=http://example.org/walk|w1${extra}&_sort=${sort}&_count=2`);
+        for (;;) {
+          pages.push((page.entry ?? []).map((e) => e.resource.id));
+          const next = page.link.find((l) => l.relation === 'next')?.url;
+          if (!next) break;
+          page = await search(next.slice(next.indexOf('/Observation')));
+        }
+        expect(pages.flat(), extra).toEqual(all);
+        expect(new Set(pages.flat()).size).toBe(matches);
       }
-      expect(pages.flat()).toEqual(all);
-      expect(new Set(pages.flat()).size).toBe(made.length);
     }
     const latestFirst = (await search('/Observation?code=http://example.org/walk|w1&_sort=-date&_count=1')).entry![0]!.resource;
     expect(latestFirst['effectiveDateTime']).toBe('2022');

@@ -210,16 +210,26 @@ function liveResource(scope: Scope, q: QB, r: string, resourceType: string): voi
 }
 
 /**
+ * The columns a criterion's probes correlate on: the resource's own (`r.resource_type`, `r.id`), or
+ * the same values in a row the query reads before the resource (a sorted walk's date-index row), so
+ * that a probe can refuse that row before the resource row is read.
+ */
+interface Anchor {
+  type: string;
+  id: string;
+}
+
+/**
  * AND one criterion onto a resources query whose alias is `r` (resources of `resourceType`); `depth`
  * makes the aliases of nested subqueries (chains, _has) unique.
  */
-function applyCriterion(scope: Scope, q: QB, c: Criterion, r: string, depth: number, resourceType: string, drives = true): void {
+function applyCriterion(scope: Scope, q: QB, c: Criterion, r: string, depth: number, resourceType: string, drives = true, anchor: Anchor = { type: `${r}.resource_type`, id: `${r}.id` }): void {
   const { knex } = scope;
   const a = `s${depth}`;
   if (c.table === '_id') {
     const ids = c.values.flatMap((v) => (v.kind === 'token' && v.code ? [v.code] : []));
-    if (c.modifier === 'not') q.whereNotIn(`${r}.id`, ids);
-    else q.whereIn(`${r}.id`, ids);
+    if (c.modifier === 'not') q.whereNotIn(anchor.id, ids);
+    else q.whereIn(anchor.id, ids);
     return;
   }
   if (c.table === '_lastUpdated') {
@@ -235,7 +245,7 @@ function applyCriterion(scope: Scope, q: QB, c: Criterion, r: string, depth: num
     q.whereExists(
       knex(`${INDEX_TABLES.reference} as ${a}`)
         .select(knex.raw('1'))
-        .whereRaw(`${a}.resource_type = ${r}.resource_type and ${a}.resource_id = ${r}.id`)
+        .whereRaw(`${a}.resource_type = ${anchor.type} and ${a}.resource_id = ${anchor.id}`)
         .where(`${a}.param`, c.param)
         .where((w) => {
           for (const target of chain) {
@@ -261,7 +271,7 @@ function applyCriterion(scope: Scope, q: QB, c: Criterion, r: string, depth: num
         .select(knex.raw('1'))
         .where(`${a}.resource_type`, has.sourceType)
         .where(`${a}.param`, c.param)
-        .whereRaw(`${a}.target_id = ${r}.id and ${a}.target_type = ${r}.resource_type`)
+        .whereRaw(`${a}.target_id = ${anchor.id} and ${a}.target_type = ${anchor.type}`)
         .whereExists(
           knex(`${RESOURCES} as ${r2}`)
             .select(knex.raw('1'))
@@ -273,7 +283,7 @@ function applyCriterion(scope: Scope, q: QB, c: Criterion, r: string, depth: num
     return;
   }
   const table = INDEX_TABLES[c.table];
-  const rows = () => knex(`${table} as ${a}`).select(knex.raw('1')).whereRaw(`${a}.resource_type = ${r}.resource_type and ${a}.resource_id = ${r}.id`).where(`${a}.param`, c.param);
+  const rows = () => knex(`${table} as ${a}`).select(knex.raw('1')).whereRaw(`${a}.resource_type = ${anchor.type} and ${a}.resource_id = ${anchor.id}`).where(`${a}.param`, c.param);
   const first = c.values[0];
   if (first?.kind === 'missing') {
     if (first.missing) q.whereNotExists(rows());
@@ -294,7 +304,7 @@ function applyCriterion(scope: Scope, q: QB, c: Criterion, r: string, depth: num
   }
   // The driving criterion: `id IN (ids whose index rows match)`, which runs once through the
   // (resource_type, param, value) index and hands the candidates to the other criteria.
-  q.whereIn(`${r}.id`, knex(`${table} as ${a}`).select(`${a}.resource_id`).where(`${a}.resource_type`, resourceType).where(`${a}.param`, c.param).where(values));
+  q.whereIn(anchor.id, knex(`${table} as ${a}`).select(`${a}.resource_id`).where(`${a}.resource_type`, resourceType).where(`${a}.param`, c.param).where(values));
 }
 
 /**
@@ -416,12 +426,12 @@ function keysetCondition(q: QB, exprs: string[], request: SearchRequest, cursor:
 export async function runSearch(em: EntityManager, request: SearchRequest, visiblePartner: ResourceView): Promise<SearchPage> {
   const knex = knexOf(em);
   const scope: Scope = { knex, visiblePartner };
-  /** `walk`: the caller drives the query (an index walk): every criterion is a probe. */
-  const base = (walk = false) => {
+  /** `walk`: the caller drives the query (an index walk) and joins its row: every criterion is a probe on it. */
+  const base = (walk?: Anchor) => {
     const q = knex(`${RESOURCES} as r`).where('r.resource_type', request.resourceType);
     liveResource(scope, q, 'r', request.resourceType);
     const driving = walk ? -1 : drivingIndex(request.criteria);
-    request.criteria.forEach((c, i) => applyCriterion(scope, q, c, 'r', 0, request.resourceType, i === driving));
+    request.criteria.forEach((c, i) => applyCriterion(scope, q, c, 'r', 0, request.resourceType, i === driving, walk));
     return q;
   };
   let total: number | undefined;
@@ -533,7 +543,7 @@ const WALK_SLACK = 8;
  * when the walk ran out of dated resources before the page was full (undated resources sort last:
  * `sortedPage` then answers).
  */
-async function sortedByIndex(knex: Knex, request: SearchRequest, base: (walk: boolean) => QB): Promise<({ id: string; last_updated: string } & Record<string, unknown>)[] | null> {
+async function sortedByIndex(knex: Knex, request: SearchRequest, base: (walk: Anchor) => QB): Promise<({ id: string; last_updated: string } & Record<string, unknown>)[] | null> {
   const key = request.sort[0];
   const cursor = request.cursor;
   if (request.sort.length !== 1 || key?.table !== 'date' || request.offset > 0) return null;
@@ -542,7 +552,9 @@ async function sortedByIndex(knex: Knex, request: SearchRequest, base: (walk: bo
   if (driving >= 0 && selectivity(request.criteria[driving]!) < 3) return null;
   const column = key.descending ? 'high' : 'low';
   const order = key.descending ? 'desc' : 'asc';
-  const q = base(true)
+  // The criteria are probed on the walk's row, so SQLite refuses a row before reading its resource
+  // (probed on the resource, each of the ~300 rows of a `code=…` page cost a resource read: 4 ms → 0.6).
+  const q = base({ type: 'ws.resource_type', id: 'ws.resource_id' })
     .join(`${INDEX_TABLES.date} as ws`, (j) => j.on('ws.resource_type', '=', 'r.resource_type').andOn('ws.resource_id', '=', 'r.id'))
     .where('ws.param', key.param)
     .whereNotNull(`ws.${column}`)
