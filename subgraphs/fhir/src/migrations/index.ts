@@ -12,6 +12,7 @@ import { M010SearchCompositeThird } from './m010-search-composite-third.js';
 import { M011AnalyticsQueries } from './m011-analytics-queries.js';
 import { M012SearchDateHighIndex } from './m012-search-date-high-index.js';
 import { M013SearchTokenCoveringIndexes } from './m013-search-token-covering-indexes.js';
+import { M014ResourceKeyCoversVisibility } from './m014-resource-key-covers-visibility.js';
 
 /** The FHIR subgraph's migration history, in order. */
 export const migrations = [
@@ -29,4 +30,5 @@ export const migrations = [
   { name: 'm011-analytics-queries', class: M011AnalyticsQueries },
   { name: 'm012-search-date-high-index', class: M012SearchDateHighIndex },
   { name: 'm013-search-token-covering-indexes', class: M013SearchTokenCoveringIndexes },
+  { name: 'm014-resource-key-covers-visibility', class: M014ResourceKeyCoversVisibility },
 ];
