@@ -20,6 +20,22 @@ describe('deferredChild (the per-request logger of every server)', () => {
     expect(lines.join('\n')).not.toContain('s3cret');
   });
 
+  it('makes no child for a line the level drops', () => {
+    const { logger } = memoryLogger();
+    let made = 0;
+    const child = logger.child.bind(logger);
+    logger.child = ((...args: Parameters<typeof child>) => {
+      made++;
+      return child(...args);
+    }) as typeof logger.child;
+    const request = deferredChild(logger, { reqId: 'quiet' });
+    request.debug('dropped');
+    request.trace('dropped too');
+    expect(made).toBe(0);
+    request.info('kept');
+    expect(made).toBe(1);
+  });
+
   it('keeps each child its own bindings', async () => {
     const { lines, logger } = memoryLogger();
     const a = deferredChild(logger, { reqId: 'a' });

@@ -93,7 +93,13 @@ export function deferredChild(parent: Logger, bindings: Record<string, unknown>)
       bindings: { value: function (this: Deferred) { return realChild(this).bindings(); } },
     };
     for (const m of LOG_METHODS) {
-      methods[m] = { value: function (this: Deferred, ...args: unknown[]) { return (realChild(this)[m] as (...a: unknown[]) => void)(...args); } };
+      methods[m] = {
+        value: function (this: Deferred, ...args: unknown[]) {
+          // A line the level drops makes no child: Fastify logs every request at info.
+          if (!this[REAL] && !parent.isLevelEnabled(m)) return;
+          return (realChild(this)[m] as (...a: unknown[]) => void)(...args);
+        },
+      };
     }
     proto = Object.create(parent, methods) as object;
     deferredPrototypes.set(parent, proto);
