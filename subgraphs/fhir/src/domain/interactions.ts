@@ -62,6 +62,8 @@ export class PendingCreates {
 export interface FhirOutcome {
   status: number;
   resource: FhirResource | null;
+  /** The resource's JSON text when it is a stored version's, served as it is stored. */
+  text?: string;
   etag: string | null;
   location: string | null;
   lastModified: string | null;
@@ -84,13 +86,17 @@ function notFound(type: string, id: string): DomainError {
 
 /** `written`: the resource just stored (what `stored.content` holds), so it need not be parsed back. */
 function outcomeOf(call: FhirCall, stored: StoredResource, status: number, written?: FhirResource): FhirOutcome {
-  return {
+  const outcome = {
     status,
-    resource: written ?? (stored.content ? parseStoredResource(stored.content) : null),
     etag: etagOf(stored.versionId),
     location: `${call.fhirBase}/${stored.resourceType}/${stored.id}/_history/${stored.versionId}`,
     lastModified: new Date(stored.lastUpdated).toUTCString(),
   };
+  if (written || !stored.content) return { ...outcome, resource: written ?? null };
+  // A read answers with the stored text itself; the resource is parsed only if something asks for it.
+  const content = stored.content;
+  let parsed: FhirResource | undefined;
+  return Object.defineProperty({ ...outcome, text: content } as FhirOutcome, 'resource', { get: () => (parsed ??= parseStoredResource(content)), enumerable: true });
 }
 
 function prepare(call: FhirCall, interaction: FhirInteraction, resourceType: string): void {
@@ -207,7 +213,7 @@ export async function read(call: FhirCall, resourceType: string, id: string, con
   if (stored.deleted) throw new DomainError('GONE', `${resourceType}/${id} was deleted.`, { details: { version_id: stored.versionId } });
   if (notModified(stored, conditions)) {
     await readEvent(call, resourceType, 'read', 304);
-    return { ...outcomeOf(call, stored, 304), resource: null };
+    return outcomeOf(call, { ...stored, content: null }, 304);
   }
   await readEvent(call, resourceType, 'read', 200);
   return outcomeOf(call, stored, 200);

@@ -36,7 +36,7 @@ export function defineFhirInteractions(builder: SubgraphBuilder, services: Subgr
       resourceText: t.string({
         nullable: true,
         description: 'The resource or Bundle (null for a delete) as JSON text, every number exactly as written (`125.00`, `1e2`, integers beyond 2^53). The REST facade sends this as the HTTP body.',
-        resolve: (o) => (o.resource === null ? null : stringifyExactJson(o.resource)),
+        resolve: (o) => o.text ?? (o.resource === null ? null : stringifyExactJson(o.resource)),
       }),
       etag: t.exposeString('etag', { nullable: true, description: 'W/"versionId" of the resource.' }),
       location: t.exposeString('location', { nullable: true, description: 'Absolute URL of this version (…/_history/n).' }),
