@@ -99,8 +99,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<Orm> {
     await connection.execute('pragma synchronous = normal');
     // A page cache of up to 64 MiB instead of better-sqlite3's default of about 16 MB: a search that
     // checks a thousand matches' rows touched a thousand pages and evicted every other query's,
-    // which then read them back from the file: `Observation?code=…&_sort=-date` at 100,000 resources
-    // took half the time with this cache (bench/RESULTS.md). It grows only as far as a database is read.
+    // which then read them back from the file: in a process started on a 100,000-resource store,
+    // `Observation?code=…&_sort=-date` took half the time (bench/RESULTS.md). The cache grows only
+    // as far as a database is read.
     await connection.execute('pragma cache_size = -65536');
     cacheSqliteStatements(orm);
     // SQLite creates these with the database file's mode; files left by earlier versions are tightened.
