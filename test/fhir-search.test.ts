@@ -143,6 +143,17 @@ describe('FHIR R4 search', () => {
     expect(posted.json().entry.map((e: { resource: { id: string } }) => e.resource.id)).toEqual([ids['ben']]);
   });
 
+  it('counts a resource once however many of its index rows match', async () => {
+    // Two codings of one code (other displays) are two token rows of the same resource.
+    const code = { coding: [{ system: 'http://example.org/dup', code: 'd1', display: 'One' }, { system: 'http://example.org/dup', code: 'd1', display: 'Uno' }] };
+    for (const status of ['final', 'final', 'amended']) expect((await fhir(t, token, 'POST', '/Observation', { resourceType: 'Observation', status, code })).statusCode).toBe(201);
+    expect((await search('/Observation?code=http://example.org/dup|d1&_count=1')).total).toBe(3);
+    expect((await search('/Observation?code=http://example.org/dup|d1&_count=1&_total=accurate')).total).toBe(3);
+    expect((await search('/Observation?code=http://example.org/dup|d1&_summary=count')).total).toBe(3);
+    expect((await search('/Observation?code=http://example.org/dup|d1&status=final&_count=1')).total).toBe(2);
+    expect((await search('/Observation?code=http://example.org/dup|&_count=1')).total).toBe(3);
+  });
+
   it('pages with _count and stable next/previous links', async () => {
     const first = await search('/Patient?_count=3');
     expect(first.total).toBe(4);
