@@ -11,4 +11,9 @@ export abstract class SchemaMigration extends Migration {
       this.addSql(statement.sql);
     }
   }
+
+  /** Whether this migration runs on PostgreSQL (its PostgreSQL-only statements: statistics, index options). */
+  protected get postgres(): boolean {
+    return (this.getKnex().client as { dialect?: string }).dialect === 'postgresql';
+  }
 }

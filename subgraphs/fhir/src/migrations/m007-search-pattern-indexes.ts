@@ -8,7 +8,7 @@ import { SchemaMigration } from '@svc/platform';
  */
 export class M007SearchPatternIndexes extends SchemaMigration {
   override async up(): Promise<void> {
-    if ((this.getKnex().client as { dialect?: string }).dialect !== 'postgresql') return;
+    if (!this.postgres) return;
     this.addSql('create index fhir_sp_string_prefix_idx on fhir_sp_string (resource_type, param, value varchar_pattern_ops)');
   }
 }

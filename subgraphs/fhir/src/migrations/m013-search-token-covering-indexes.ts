@@ -25,7 +25,7 @@ export class M013SearchTokenCoveringIndexes extends SchemaMigration {
         t.index(['resource_type', 'resource_id', 'param', 'code', 'system'], 'fhir_sp_token_resource_idx');
       }),
     );
-    if ((this.getKnex().client as { dialect?: string }).dialect !== 'postgresql') return;
+    if (!this.postgres) return;
     this.addSql('create statistics fhir_sp_token_code_stats (dependencies, mcv) on param, code, system from fhir_sp_token');
     this.addSql('analyze fhir_sp_token');
   }

@@ -12,7 +12,7 @@ import { SchemaMigration } from '@svc/platform';
  */
 export class M014ResourceKeyCoversVisibility extends SchemaMigration {
   override async up(): Promise<void> {
-    if ((this.getKnex().client as { dialect?: string }).dialect !== 'postgresql') return;
+    if (!this.postgres) return;
     this.addSql('create unique index fhir_resources_key_covering on fhir_resources (resource_type, id) include (deleted, partner_gpid, last_updated)');
     this.addSql('alter table fhir_resources drop constraint fhir_resources_pkey, add constraint fhir_resources_pkey primary key using index fhir_resources_key_covering');
   }

@@ -21,10 +21,6 @@ import { SchemaMigration } from '@svc/platform';
  * m001's `identity_records` table is replaced: nothing could write to it before this migration.
  */
 export class M002IdentityRegistry extends SchemaMigration {
-  private get postgres(): boolean {
-    return (this.getKnex().client as { dialect?: string }).dialect === 'postgresql';
-  }
-
   override async up(): Promise<void> {
     const pg = this.postgres;
     this.schema((s) => s.dropTableIfExists('identity_records'));
