@@ -204,6 +204,11 @@ function anyValue(c: Criterion, a: string): (w: QB) => void {
   };
 }
 
+/** The rows of an index criterion's `table` (alias `a`) that match it, for resources of `resourceType`. */
+function matchingIndexRows(knex: Knex, table: string, c: Criterion, resourceType: string, a: string): QB {
+  return knex(`${table} as ${a}`).where(`${a}.resource_type`, resourceType).where(`${a}.param`, c.param).where(anyValue(c, a));
+}
+
 /** What every criterion needs besides itself: the query builder and whose resources are visible. */
 interface Scope {
   knex: Knex;
@@ -309,7 +314,7 @@ function applyCriterion(scope: Scope, q: QB, c: Criterion, r: string, depth: num
   }
   // The driving criterion: `id IN (ids whose index rows match)`, which runs once through the
   // (resource_type, param, value) index and hands the candidates to the other criteria.
-  q.whereIn(anchor.id, knex(`${table} as ${a}`).select(`${a}.resource_id`).where(`${a}.resource_type`, resourceType).where(`${a}.param`, c.param).where(values));
+  q.whereIn(anchor.id, matchingIndexRows(knex, table, c, resourceType, a).select(`${a}.resource_id`));
 }
 
 /**
@@ -449,12 +454,9 @@ export async function runSearch(em: EntityManager, request: SearchRequest, visib
     const driving = drivingIndex(request.criteria);
     const c = request.criteria[driving];
     if (!c || c.table === '_id' || c.table === '_lastUpdated' || dialectOf(knex) === 'postgresql') return base().select(knex.raw('1'));
-    const q = knex(`${INDEX_TABLES[c.table]} as d`)
+    const q = matchingIndexRows(knex, INDEX_TABLES[c.table], c, request.resourceType, 'd')
       .distinct('d.resource_id')
-      .join(`${RESOURCES} as r`, (j) => j.on('r.resource_type', '=', 'd.resource_type').andOn('r.id', '=', 'd.resource_id'))
-      .where('d.resource_type', request.resourceType)
-      .where('d.param', c.param)
-      .where(anyValue(c, 'd'));
+      .join(`${RESOURCES} as r`, (j) => j.on('r.resource_type', '=', 'd.resource_type').andOn('r.id', '=', 'd.resource_id'));
     liveResource(scope, q, 'r', request.resourceType);
     request.criteria.forEach((other, i) => i !== driving && applyCriterion(scope, q, other, 'r', 0, request.resourceType, false));
     return q;
