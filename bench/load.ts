@@ -12,6 +12,8 @@ export interface LoadSpec {
   body?: string;
   /** When given, every request picks one of these paths (same origin as `url`) at random. */
   paths?: string[];
+  /** When given, every request sends one of these bodies, picked at random. */
+  bodies?: string[];
   connections: number;
   /** When given, at most this many requests per second in all (autocannon's overallRate). */
   overallRate?: number;
@@ -52,7 +54,9 @@ function runOnce(spec: LoadSpec): Promise<LoadRun> {
         connections: spec.connections,
         duration: spec.duration,
         ...(spec.overallRate ? { overallRate: spec.overallRate } : {}),
-        ...(spec.paths?.length ? { requests: [{ setupRequest: (req: autocannon.Request) => ({ ...req, path: pick(spec.paths!) }) }] } : {}),
+        ...(spec.paths?.length || spec.bodies?.length
+          ? { requests: [{ setupRequest: (req: autocannon.Request) => ({ ...req, ...(spec.paths?.length ? { path: pick(spec.paths) } : {}), ...(spec.bodies?.length ? { body: pick(spec.bodies) } : {}) }) }] }
+          : {}),
         timeout: 10,
       },
       (err, result) => {

@@ -27,8 +27,17 @@ import type { LoadRun, LoadSpec } from './load.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const ADMIN_DATABASE_URL = process.env['SVC_BENCH_ADMIN_DATABASE_URL'] ?? process.env['SVC_TEST_ADMIN_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
+/** Partners per `partners(first:)` answer and per `_entities` fetch. */
 const PARTNERS = 20;
 const JOBS_PER_PARTNER = 3;
+/**
+ * Keys stored and asked for: each `identity(gpid)` request names one of IDENTITIES records, each
+ * `_entities` fetch PARTNERS of SEEDED_PARTNERS partners, picked at random among VARIANTS request
+ * bodies, so that concurrent requests ask for different rows, as real callers do.
+ */
+const SEEDED_PARTNERS = 100;
+const IDENTITIES = 200;
+const VARIANTS = 200;
 /** A signed principal lives 15 s: longer rows are cut into segments, each with a fresh one. */
 const SEGMENT_SECONDS = 10;
 const OPERATOR: Principal = { kind: 'service', partnerGpid: null, scopes: ['*'] };
@@ -165,6 +174,9 @@ async function post(url: string, headers: Record<string, string>, query: string,
 
 const signed = async (secret: string) => ({ [INTERNAL_PRINCIPAL_HEADER]: await signPrincipal(OPERATOR, secret) });
 
+const GIVEN = ['Ada', 'Bram', 'Chiara', 'Dmitri', 'Eszter', 'Femi', 'Greta', 'Hiroshi', 'Ines', 'Jonas', 'Kalani', 'Leila', 'Mateo', 'Nadia', 'Oskar', 'Priya', 'Quentin', 'Rosa', 'Soren', 'Tala'];
+const FAMILY = ['Abernathy', 'Bergström', 'Castellanos', 'Dubois', 'Eriksen', 'Fitzgerald', 'Gallagher', 'Hoffmann', 'Iwasaki', 'Jovanović'];
+
 const PARTNER_QUERY = '{ partners(first: 20) { edges { node { gpid legalName } } } }';
 const IDENTITY_QUERY = 'query Identity($gpid: ID!) { identity(gpid: $gpid) { gpid entityType status version createdAt updatedAt } }';
 const JOBS_QUERY = 'query Jobs($representations: [_Any!]!) { _entities(representations: $representations) { ... on Partner { syncJobs { jobId status } } } }';
@@ -275,36 +287,44 @@ export async function runSubgraphsSuite(argv: readonly string[]): Promise<void> 
     }
     const gql = (s: Service) => `${s.url.replace(/\/$/, '')}${s.url.endsWith('/graphql') ? '' : s === minimal ? '/' : '/graphql'}`;
 
-    process.stderr.write(`seeding ${PARTNERS} partners, ${PARTNERS * JOBS_PER_PARTNER} sync jobs and one identity …\n`);
+    process.stderr.write(`seeding ${SEEDED_PARTNERS} partners, ${SEEDED_PARTNERS * JOBS_PER_PARTNER} sync jobs and ${IDENTITIES} identities …\n`);
     const gpids: string[] = [];
-    for (let i = 1; i <= PARTNERS; i++) {
+    for (let i = 1; i <= SEEDED_PARTNERS; i++) {
       const data = await post(gql(ours.partner), await signed(secret), 'mutation R($input: RegisterPartnerInput!) { registerPartner(input: $input) { gpid } }', {
-        input: { legalName: `Benchmark Health ${String(i).padStart(2, '0')}`, organizationType: 'HEALTH_SYSTEM' },
+        input: { legalName: `Benchmark Health ${String(i).padStart(3, '0')}`, organizationType: 'HEALTH_SYSTEM' },
       });
       const gpid = (data['registerPartner'] as { gpid: string }).gpid;
       gpids.push(gpid);
       const jobs = Array.from({ length: JOBS_PER_PARTNER }, (_, j) => `j${j}: createSyncJob(partnerGpid: $gpid, resourceTypes: ["Patient"]) { jobId }`).join(' ');
       await post(gql(ours.pipeline), await signed(secret), `mutation J($gpid: ID!) { ${jobs} }`, { gpid });
     }
-    const resolved = await post(gql(ours.identity), await signed(secret), 'mutation I($input: IdentityDemographicsInput!) { resolveIdentity(input: $input, source: "pulse") { gpid } }', {
-      input: { name: 'Ada Benchmark', dob: '1980-03-04', email: 'ada.benchmark@example.org' },
-    });
-    const identityGpid = (resolved['resolveIdentity'] as { gpid: string }).gpid;
+    const identityGpids: string[] = [];
+    for (let i = 0; i < IDENTITIES; i += 20) {
+      const people = Array.from({ length: 20 }, (_, j) => i + j);
+      const data = await post(
+        gql(ours.identity),
+        await signed(secret),
+        `mutation I { ${people.map((n) => `p${n}: resolveIdentity(input: { name: "${GIVEN[n % GIVEN.length]} ${FAMILY[Math.floor(n / GIVEN.length)]}", dob: "19${50 + (n % 50)}-0${1 + (n % 9)}-1${n % 10}" }, source: "pulse") { gpid }`).join(' ')} }`,
+      );
+      for (const n of people) identityGpids.push((data[`p${n}`] as { gpid: string }).gpid);
+    }
+    if (new Set(identityGpids).size !== IDENTITIES) throw new Error(`seeding made ${new Set(identityGpids).size} identities, not ${IDENTITIES}`);
 
     const rowsFor = (target: Service, label: string): Row[] => {
       const headers = async () => (target === minimal ? {} : await signed(secret));
       const body = (query: string, variables: Record<string, unknown> = {}) => JSON.stringify({ query, variables });
-      const representations = (target === minimal ? Array.from({ length: PARTNERS }, (_, i) => `PRD-PTN-${1000 + i}`) : gpids).map((gpid) => ({ __typename: 'Partner', gpid }));
-      const req = (query: string, variables?: Record<string, unknown>) => async (): Promise<Target> => ({
-        url: gql(target),
-        method: 'POST',
-        headers: { ...(await headers()), 'content-type': 'application/json' },
-        body: body(query, variables),
-      });
+      const partnerKeys = target === minimal ? Array.from({ length: SEEDED_PARTNERS }, (_, i) => `PRD-PTN-${1000 + i}`) : gpids;
+      const identityKeys = target === minimal ? Array.from({ length: IDENTITIES }, (_, i) => `SVC-${(0xbeef + i).toString(16).toUpperCase().padStart(8, '0')}`) : identityGpids;
+      const someOf = <T>(list: readonly T[], n: number): T[] => [...list].sort(() => Math.random() - 0.5).slice(0, n);
+      const fetches = Array.from({ length: VARIANTS }, () => ({ representations: someOf(partnerKeys, PARTNERS).map((gpid) => ({ __typename: 'Partner', gpid })) }));
+      const req = (query: string, variables: Record<string, unknown>[] = [{}]) => async (): Promise<Target> => {
+        const bodies = variables.map((v) => body(query, v));
+        return { url: gql(target), method: 'POST', headers: { ...(await headers()), 'content-type': 'application/json' }, body: bodies[0]!, ...(bodies.length > 1 ? { bodies } : {}) };
+      };
       return [
         { key: `partners:${label}`, server: target, label: `partners(first: 20) — ${label}`, request: req(PARTNER_QUERY), check: twentyPartners },
-        { key: `identity:${label}`, server: target, label: `identity(gpid) — ${label}`, request: req(IDENTITY_QUERY, { gpid: target === minimal ? 'SVC-0000BEEF' : identityGpid }), check: oneIdentity },
-        { key: `jobs:${label}`, server: target, label: `_entities Partner.syncJobs × 20 — ${label}`, request: req(JOBS_QUERY, { representations }), check: jobsOfTwenty },
+        { key: `identity:${label}`, server: target, label: `identity(gpid) — ${label}`, request: req(IDENTITY_QUERY, identityKeys.map((gpid) => ({ gpid }))), check: oneIdentity },
+        { key: `jobs:${label}`, server: target, label: `_entities Partner.syncJobs × 20 — ${label}`, request: req(JOBS_QUERY, fetches), check: jobsOfTwenty },
       ];
     };
     const oursRows = rowsFor(ours.partner, 'ours');
