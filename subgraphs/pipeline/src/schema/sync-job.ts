@@ -1,4 +1,4 @@
-import { actsFor, DomainError, loaderFor, selectedFieldNames, type SubgraphBuilder, type SubgraphContext, type SubgraphServices } from '@svc/platform';
+import { actsFor, coalescedReads, DomainError, knexOf, loaderFor, selectedFieldNames, type SubgraphBuilder, type SubgraphContext, type SubgraphServices } from '@svc/platform';
 import { isSyncJobProperty, syncJobs, type SyncJobProperty } from '../entities/sync-jobs.js';
 import { SYNC_JOB_STATUSES, type SyncJob } from '../entities/sync-job.js';
 import { completeSyncJob, failSyncJob, queueSyncJob } from '../domain/sync-job-lifecycle.js';
@@ -34,8 +34,37 @@ export function partnerRef(builder: SubgraphBuilder) {
 }
 export type PartnerRef = ReturnType<typeof partnerRef>;
 
+/**
+ * Partners' newest jobs, read for all concurrent requests at once: each key is a selection's
+ * properties (`*` for all) and a partner GPID, and a batch reads once per distinct selection.
+ */
+function newestJobsReader(services: SubgraphServices) {
+  const knex = knexOf(services.orm);
+  const read = coalescedReads<SyncJob[]>(async (keys) => {
+    const bySelection = new Map<string, string[]>();
+    for (const key of keys) {
+      const [selection, gpid] = key.split('\u001f') as [string, string];
+      bySelection.set(selection, [...(bySelection.get(selection) ?? []), gpid]);
+    }
+    const found = new Map<string, SyncJob[]>();
+    for (const [selection, gpids] of bySelection) {
+      const properties = selection === '*' ? undefined : (selection.split(',').filter(Boolean) as SyncJobProperty[]);
+      const jobs = await syncJobs.newestByPartners(knex, gpids, JOBS_PER_PARTNER, properties);
+      gpids.forEach((gpid, i) => found.set(`${selection}\u001f${gpid}`, jobs[i]!));
+    }
+    return found;
+  });
+  return async (gpids: readonly string[], properties: readonly SyncJobProperty[] | undefined): Promise<SyncJob[][]> => {
+    const selection = properties?.join(',') ?? '*';
+    const keys = gpids.map((gpid) => `${selection}\u001f${gpid}`);
+    const found = await read(keys);
+    return keys.map((key) => found.get(key) ?? []);
+  };
+}
+
 /** SyncJob, the Partner extension with its jobs, and the job lifecycle mutations. */
 export function defineSyncJob(builder: SubgraphBuilder, services: SubgraphServices, PartnerRef: PartnerRef) {
+  const newestJobs = newestJobsReader(services);
   const Status = builder.enumType('SyncJobStatus', {
     description: 'queued → running → completed | failed; running → retrying → running after a transient failure; running → queued when a worker gives the job back.',
     values: Object.fromEntries(SYNC_JOB_STATUSES.map((s) => [s.toUpperCase(), { value: s }])) as Record<string, { value: (typeof SYNC_JOB_STATUSES)[number] }>,
@@ -83,9 +112,7 @@ export function defineSyncJob(builder: SubgraphBuilder, services: SubgraphServic
           assertPipelineAccess(ctx, partner.gpid);
           // Only the columns the selection reads; one batch per distinct selection.
           const properties = propertiesOf(selectedFieldNames(info));
-          return loaderFor<string, SyncJob[]>(ctx, `syncJobsByPartner:${properties?.join(',') ?? '*'}`, (gpids) =>
-            syncJobs.newestByPartners(ctx.knex, gpids, JOBS_PER_PARTNER, properties),
-          ).load(partner.gpid);
+          return loaderFor<string, SyncJob[]>(ctx, `syncJobsByPartner:${properties?.join(',') ?? '*'}`, (gpids) => newestJobs(gpids, properties)).load(partner.gpid);
         },
       }),
     }),
