@@ -33,6 +33,11 @@ export interface Config {
    * under the server's max_connections.
    */
   databasePoolMax: number;
+  /**
+   * Embedded SQLite only: threads of the FHIR store that run its searches' selects beside the
+   * event loop (platform/src/db/sqlite-readers.ts); 0 runs them on the event loop.
+   */
+  sqliteReaders: number;
   /** Redis URL; absent means the in-memory bus and rate-limit counters. */
   redisUrl: string | undefined;
   /** Namespace of every Redis key and channel, so several deployments can share one Redis. */
@@ -228,6 +233,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     dataDir: resolve(cwd, str('SVC_DATA_DIR') ?? './data'),
     databaseUrl,
     databasePoolMax: int('SVC_DATABASE_POOL_MAX', 10, 1, 500),
+    sqliteReaders: int('SVC_SQLITE_READERS', 1, 0, 8),
     redisUrl,
     redisPrefix: redisPrefix ?? 'svc',
     trustProxy: parseTrustProxy(str('SVC_TRUST_PROXY'), problems),

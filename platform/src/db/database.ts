@@ -8,6 +8,7 @@ import type { Config } from '../config.js';
 import { ensurePrivateDirectory, ensurePrivateFile, restrictToOwner } from './private-files.js';
 import type { Logger } from '../logging.js';
 import { checkpointWalInBackground } from './wal-checkpointer.js';
+import { registerSqliteReaders, startSqliteReaders } from './sqlite-readers.js';
 
 export type Orm = MikroORM;
 
@@ -35,6 +36,8 @@ export interface DatabaseOptions {
   migrations: MigrationEntry[];
   /** Where the driver's own messages go, as JSON lines (instead of plain text on stdout). */
   logger?: Logger;
+  /** SQLite only: worker threads that run the selects made outside a transaction (see sqlite-readers.ts). Default none. */
+  readers?: number;
 }
 
 /**
@@ -111,6 +114,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Orm> {
   if (!config.databaseUrl) {
     keepSqliteStatistics(orm);
     checkpointInBackground(orm, join(config.dataDir, `${owner}.sqlite`), owner, options.logger);
+    if (options.readers) readOnWorkers(orm, join(config.dataDir, `${owner}.sqlite`), options.readers);
   }
   return orm;
 }
@@ -192,6 +196,20 @@ function cacheSqliteStatements(orm: Orm): void {
       };
     }
     return query(connection, obj);
+  };
+}
+
+/**
+ * Reader threads for the selects that `readRows` is given outside a transaction
+ * (sqlite-readers.ts); closing the ORM stops them.
+ */
+function readOnWorkers(orm: Orm, file: string, count: number): void {
+  const readers = startSqliteReaders(file, count);
+  registerSqliteReaders(knexOf(orm), readers);
+  const close = orm.close.bind(orm);
+  orm.close = async (force?: boolean) => {
+    await readers.close();
+    return close(force);
   };
 }
 

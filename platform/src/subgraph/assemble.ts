@@ -23,6 +23,8 @@ export interface SubgraphParts {
   name: SubgraphName;
   entities: DatabaseOptions['entities'];
   migrations: MigrationEntry[];
+  /** SQLite reader threads for the selects outside transactions (DatabaseOptions.readers). */
+  readers?: number;
   buildSchema(services: SubgraphServices): GraphQLSchema;
   /** Background work beyond the outbox relay; returns its stop function. */
   startWorkers?(services: SubgraphServices): Promise<() => Promise<void>>;
@@ -61,6 +63,7 @@ export async function assembleSubgraph(runtime: SubgraphRuntime, parts: Subgraph
     entities: [...parts.entities, outboxEntity(name)],
     migrations: parts.migrations,
     logger: log,
+    ...(parts.readers ? { readers: parts.readers } : {}),
   });
   countQueries(orm, name, runtime.metrics);
   // An unreachable database (or Redis, for the relay's publishing) is logged once per outage by the

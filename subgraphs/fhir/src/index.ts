@@ -20,6 +20,7 @@ export const fhirSubgraph: SubgraphDefinition = {
       name: 'fhir',
       entities: [],
       migrations,
+      readers: runtime.config.sqliteReaders,
       buildSchema: (services) => buildFhirSchema(services, wakeup, syncWakeup),
       async startWorkers(services) {
         const { orm, runtime: rt, publishCommitted } = services;

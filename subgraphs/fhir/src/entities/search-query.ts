@@ -1,4 +1,4 @@
-import { chunks, knexOf } from '@svc/platform';
+import { chunks, knexOf, readRows } from '@svc/platform';
 import type { EntityManager } from '@mikro-orm/core';
 import type { Knex } from '@mikro-orm/knex';
 import { TOTAL_EXACT_LIMIT, type Criterion, type Prefix, type SearchRequest, type SearchValue, type SortKey } from '../domain/search-request.js';
@@ -463,12 +463,12 @@ export async function runSearch(em: EntityManager, request: SearchRequest, visib
   };
   let total: number | undefined;
   if (request.summaryCount || request.total === 'accurate') {
-    const [row] = (await knex.from(countable().as('m')).count({ n: '*' })) as { n: number | string }[];
+    const [row] = await readRows<{ n: number | string }>(knex, knex.from(countable().as('m')).count({ n: '*' }));
     total = Number(row?.n ?? 0);
   }
   /** Counting stops after TOTAL_EXACT_LIMIT + 1 matches: the total is exact up to the limit, left out beyond. */
   const boundedTotal = async (): Promise<number | undefined> => {
-    const [row] = (await knex.from(countable().limit(TOTAL_EXACT_LIMIT + 1).as('m')).count({ n: '*' })) as { n: number | string }[];
+    const [row] = await readRows<{ n: number | string }>(knex, knex.from(countable().limit(TOTAL_EXACT_LIMIT + 1).as('m')).count({ n: '*' }));
     const n = Number(row?.n ?? 0);
     return n > TOTAL_EXACT_LIMIT ? undefined : n;
   };
@@ -496,7 +496,7 @@ export async function runSearch(em: EntityManager, request: SearchRequest, visib
   for (const ids of chunks(page.map((row) => row.id), CHUNK)) {
     const rowsQuery = knex(`${RESOURCES} as r`).where('r.resource_type', request.resourceType).whereIn('r.id', ids).select('r.*');
     liveResource(scope, rowsQuery, 'r', request.resourceType);
-    for (const row of (await rowsQuery) as Parameters<typeof toStored>[0][]) byId.set(row.id, toStored(row));
+    for (const row of await readRows<Parameters<typeof toStored>[0]>(knex, rowsQuery)) byId.set(row.id, toStored(row));
   }
   const kept = page.filter((row) => byId.has(row.id));
   const positions = kept.map((row) => ({
@@ -537,7 +537,7 @@ async function sortedPage(knex: Knex, request: SearchRequest, base: () => QB): P
   q.orderBy('r.last_updated', backwards ? 'desc' : 'asc').orderBy('r.id', backwards ? 'desc' : 'asc');
   if (cursor) keysetCondition(q, exprs, request, cursor);
   else q.offset(request.offset);
-  return (await q.limit(request.count + 1)) as ({ id: string; last_updated: string } & Record<string, unknown>)[];
+  return readRows<{ id: string; last_updated: string } & Record<string, unknown>>(knex, q.limit(request.count + 1));
 }
 
 /**
@@ -547,11 +547,11 @@ async function sortedPage(knex: Knex, request: SearchRequest, base: () => QB): P
  * is there to avoid; the planner picks one when it underestimates a code's matches). Both are
  * `SET LOCAL`, in a transaction of its own (or until the end of the caller's, when `knex` is one).
  */
-async function asIndexWalk<T>(knex: Knex, q: QB): Promise<T> {
-  if (dialectOf(knex) !== 'postgresql') return (await q) as T;
+async function asIndexWalk<T>(knex: Knex, q: QB): Promise<T[]> {
+  if (dialectOf(knex) !== 'postgresql') return readRows<T>(knex, q);
   return knex.transaction(async (trx) => {
     await trx.raw('set local max_parallel_workers_per_gather = 0; set local enable_sort = off');
-    return (await q.transacting(trx)) as T;
+    return (await q.transacting(trx)) as T[];
   });
 }
 
@@ -598,7 +598,7 @@ async function sortedByIndex(knex: Knex, request: SearchRequest, base: (walk: An
   if (cursor) keysetCondition(q, [`ws.${column}`], request, cursor);
   const wanted = request.count + 1;
   const limit = wanted + WALK_SLACK;
-  const rows = await asIndexWalk<({ id: string; last_updated: string } & Record<string, unknown>)[]>(knex, q.limit(limit));
+  const rows = await asIndexWalk<{ id: string; last_updated: string } & Record<string, unknown>>(knex, q.limit(limit));
   // Rows of one resource with the same extreme value come together: the first one counts.
   const seen = new Set<string>();
   const page: typeof rows = [];

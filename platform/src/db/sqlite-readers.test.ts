@@ -1,0 +1,69 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { knexOf, openDatabase, type Orm } from './database.js';
+import { SchemaMigration } from './schema-migration.js';
+import { readRows } from './sqlite-readers.js';
+
+class CreateNotes extends SchemaMigration {
+  override async up(): Promise<void> {
+    this.schema((s) => s.createTable('notes', (t) => {
+      t.integer('id').primary();
+      t.text('body').notNullable();
+      t.boolean('done').notNullable();
+    }));
+  }
+}
+
+/** Selects given to `readRows` run on reader threads of the embedded SQLite, and read what is committed. */
+describe('SQLite reader threads', () => {
+  let dir: string;
+  let orm: Orm;
+  const statements: string[] = [];
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'svc-readers-'));
+    orm = await openDatabase({ config: { dataDir: dir, databaseUrl: undefined }, owner: 'notes', entities: [], migrations: [{ name: 'm1', class: CreateNotes }], readers: 2 });
+    knexOf(orm).on('query', (q: { sql: string }) => statements.push(q.sql));
+  });
+  afterAll(async () => {
+    await orm?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('answers the rows the event loop connection would, with bindings of every type', async () => {
+    const knex = knexOf(orm);
+    await knex('notes').insert([{ id: 1, body: 'Zoë’s chart', done: true }, { id: 2, body: 'second', done: false }]);
+    const q = () => knex('notes').where('done', true).orWhere('id', '>', 1).orderBy('id').select('*');
+    statements.length = 0;
+    expect(await readRows(knex, q())).toEqual(await q());
+    expect(statements.filter((sql) => sql.includes('notes'))).toHaveLength(2);
+    expect(await readRows(knex, knex('notes').count({ n: '*' }))).toEqual([{ n: 2 }]);
+  });
+
+  it('sees a write committed just before, and many reads at once each get their own rows', async () => {
+    const knex = knexOf(orm);
+    await knex('notes').insert({ id: 3, body: 'third', done: false });
+    const answers = await Promise.all([1, 2, 3, 4, 3, 2, 1].map((id) => readRows<{ body: string }>(knex, knex('notes').where({ id }).select('body'))));
+    expect(answers.map((rows) => rows[0]?.body)).toEqual(["Zoë’s chart", 'second', 'third', undefined, 'third', 'second', "Zoë’s chart"]);
+  });
+
+  it('reads inside a transaction on its connection, uncommitted writes included', async () => {
+    const knex = knexOf(orm);
+    await orm.em.transactional(async (em) => {
+      const trx = knexOf(em);
+      await trx('notes').insert({ id: 4, body: 'pending', done: false });
+      expect(await readRows(trx, trx('notes').where({ id: 4 }).select('body'))).toEqual([{ body: 'pending' }]);
+      // A reader thread does not see it before the commit.
+      expect(await readRows(knex, knex('notes').where({ id: 4 }).select('body'))).toEqual([]);
+    });
+    expect(await readRows(knex, knex('notes').where({ id: 4 }).select('body'))).toEqual([{ body: 'pending' }]);
+  });
+
+  it('fails a bad statement like the database does, and goes on reading', async () => {
+    const knex = knexOf(orm);
+    await expect(readRows(knex, knex('no_such_table').select('*'))).rejects.toThrow(/no such table: no_such_table/);
+    expect(await readRows(knex, knex('notes').count({ n: '*' }))).toEqual([{ n: 4 }]);
+  });
+});

@@ -1,0 +1,144 @@
+import type { Knex } from '@mikro-orm/knex';
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+
+/**
+ * Reads of an embedded SQLite database on worker threads, so that the event loop goes on with other
+ * requests while a statement runs, and a second core does database work.
+ *
+ * better-sqlite3 runs every statement to completion on the calling thread. On the FHIR store a
+ * sorted search spends about half its time inside SQLite (walking an index, counting matches,
+ * reading twenty rows), all of it on the event loop, so requests queued behind one another's
+ * statements and one core of two did the work. Here a select that runs outside a transaction is
+ * sent to one of `count` workers, each with its own read-only connection to the same file. In WAL
+ * mode such a connection reads the last committed state when its statement starts: a read issued
+ * after a commit sees it, exactly as on the event loop's connection. Selects inside a transaction,
+ * and every write, stay on the event loop's connection.
+ *
+ * A worker that dies fails the reads it was running (the callers get the error, as from a failed
+ * statement) and is replaced on the next read.
+ */
+export interface SqliteReaders {
+  /** The rows of one select, with its bindings as better-sqlite3 takes them. */
+  all(sql: string, bindings: readonly unknown[]): Promise<unknown[]>;
+  close(): Promise<void>;
+}
+
+/** Pages of the workers' caches, as the event loop's connection has (see database.ts). */
+const CACHE_PRAGMA = 'cache_size = -65536';
+/** Prepared statements kept per worker, as the event loop's connection keeps. */
+const STATEMENTS = 500;
+
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.driver);
+const db = new Database(workerData.file, { readonly: true, fileMustExist: true });
+db.pragma('busy_timeout = 5000');
+db.pragma(workerData.cachePragma);
+const statements = new Map();
+parentPort.on('message', ({ id, sql, bindings }) => {
+  try {
+    let statement = statements.get(sql);
+    if (statement) statements.delete(sql);
+    else {
+      statement = db.prepare(sql);
+      if (statements.size >= workerData.statements) statements.delete(statements.keys().next().value);
+    }
+    statements.set(sql, statement);
+    parentPort.postMessage({ id, rows: statement.all(bindings) });
+  } catch (err) {
+    parentPort.postMessage({ id, error: { message: String((err && err.message) || err), code: err && err.code } });
+  }
+});
+`;
+
+interface Pending {
+  resolve(rows: unknown[]): void;
+  reject(err: Error): void;
+}
+
+interface Reader {
+  worker: Worker;
+  pending: Map<number, Pending>;
+}
+
+export function startSqliteReaders(file: string, count: number): SqliteReaders {
+  const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+  const readers: (Reader | undefined)[] = Array.from({ length: count }, () => undefined);
+  let nextId = 0;
+  let closed = false;
+
+  const spawn = (slot: number): Reader => {
+    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, driver, cachePragma: CACHE_PRAGMA, statements: STATEMENTS } });
+    worker.unref();
+    const reader: Reader = { worker, pending: new Map() };
+    worker.on('message', (m: { id: number; rows?: unknown[]; error?: { message: string; code?: string } }) => {
+      const p = reader.pending.get(m.id);
+      if (!p) return;
+      reader.pending.delete(m.id);
+      if (m.error) p.reject(Object.assign(new Error(m.error.message), m.error.code ? { code: m.error.code } : {}));
+      else p.resolve(m.rows ?? []);
+    });
+    const fail = (err: Error) => {
+      if (readers[slot] === reader) readers[slot] = undefined;
+      for (const p of reader.pending.values()) p.reject(err);
+      reader.pending.clear();
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => fail(new Error(`SQLite reader of ${file} exited (${code})`)));
+    readers[slot] = reader;
+    return reader;
+  };
+
+  /** The reader with the fewest statements in flight (a new one in an empty slot). */
+  const pick = (): Reader => {
+    let best: Reader | undefined;
+    for (let slot = 0; slot < readers.length; slot++) {
+      const reader = readers[slot] ?? spawn(slot);
+      if (reader.pending.size === 0) return reader;
+      if (!best || reader.pending.size < best.pending.size) best = reader;
+    }
+    return best!;
+  };
+
+  return {
+    all(sql, bindings) {
+      if (closed) return Promise.reject(new Error(`SQLite readers of ${file} are closed`));
+      const reader = pick();
+      const id = nextId++;
+      return new Promise<unknown[]>((resolve, reject) => {
+        reader.pending.set(id, { resolve, reject });
+        reader.worker.ref();
+        reader.worker.postMessage({ id, sql, bindings });
+      }).finally(() => {
+        if (reader.pending.size === 0) reader.worker.unref();
+      });
+    },
+    async close() {
+      closed = true;
+      await Promise.all(readers.map((reader) => reader?.worker.terminate()));
+    },
+  };
+}
+
+const readersOf = new WeakMap<Knex, SqliteReaders>();
+
+/** Makes `readRows(knex, …)` run on `readers` (the root query builder of an embedded SQLite ORM). */
+export function registerSqliteReaders(knex: Knex, readers: SqliteReaders): void {
+  readersOf.set(knex, readers);
+}
+
+/**
+ * The rows of a select: on a reader thread when `knex` is an embedded SQLite database's root query
+ * builder with readers, otherwise (PostgreSQL, no readers, inside a transaction, whose query
+ * builder is another object) through `knex` itself. The statement is announced as knex announces
+ * its own (`query` event), so statement counts stay whole.
+ */
+export async function readRows<T>(knex: Knex, query: Knex.QueryBuilder | Knex.Raw): Promise<T[]> {
+  const readers = readersOf.get(knex);
+  if (!readers) return (await query) as T[];
+  const { sql, bindings } = query.toSQL().toNative();
+  const client = knex.client as { _formatBindings(bindings: readonly unknown[]): unknown[] };
+  knex.client.emit('query', { sql, bindings });
+  return (await readers.all(sql, client._formatBindings(bindings))) as T[];
+}
