@@ -13,6 +13,7 @@ import { M011AnalyticsQueries } from './m011-analytics-queries.js';
 import { M012SearchDateHighIndex } from './m012-search-date-high-index.js';
 import { M013SearchTokenCoveringIndexes } from './m013-search-token-covering-indexes.js';
 import { M014ResourceKeyCoversVisibility } from './m014-resource-key-covers-visibility.js';
+import { M015SqliteResourceVisibilityIndex } from './m015-sqlite-resource-visibility-index.js';
 
 /** The FHIR subgraph's migration history, in order. */
 export const migrations = [
@@ -31,4 +32,5 @@ export const migrations = [
   { name: 'm012-search-date-high-index', class: M012SearchDateHighIndex },
   { name: 'm013-search-token-covering-indexes', class: M013SearchTokenCoveringIndexes },
   { name: 'm014-resource-key-covers-visibility', class: M014ResourceKeyCoversVisibility },
+  { name: 'm015-sqlite-resource-visibility-index', class: M015SqliteResourceVisibilityIndex },
 ];

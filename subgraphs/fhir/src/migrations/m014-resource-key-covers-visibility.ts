@@ -8,7 +8,7 @@ import { SchemaMigration } from '@svc/platform';
  * ANALYZE of `Observation?code=…` at 100,000 resources: 21 ms → 2.8 ms. It replaces the key rather
  * than adding an index, so writes maintain no more indexes than before.
  *
- * SQLite keeps its key: its reads of those rows come from the page cache (platform/src/db/database.ts).
+ * SQLite keeps its key and gets a covering index instead (m015).
  */
 export class M014ResourceKeyCoversVisibility extends SchemaMigration {
   override async up(): Promise<void> {
