@@ -44,7 +44,9 @@ function newestJobsReader(services: SubgraphServices) {
     const bySelection = new Map<string, string[]>();
     for (const key of keys) {
       const [selection, gpid] = key.split('\u001f') as [string, string];
-      bySelection.set(selection, [...(bySelection.get(selection) ?? []), gpid]);
+      const gpids = bySelection.get(selection) ?? [];
+      if (gpids.length === 0) bySelection.set(selection, gpids);
+      gpids.push(gpid);
     }
     const found = new Map<string, SyncJob[]>();
     for (const [selection, gpids] of bySelection) {
