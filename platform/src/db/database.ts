@@ -105,18 +105,31 @@ export async function openDatabase(options: DatabaseOptions): Promise<Orm> {
     // which then read them back from the file: in a process started on a 100,000-resource store,
     // `Observation?code=…&_sort=-date` took half the time (bench/RESULTS.md). The cache grows only
     // as far as a database is read.
-    await connection.execute('pragma cache_size = -65536');
+    await connection.execute(`pragma ${SQLITE_CACHE_PRAGMA}`);
     cacheSqliteStatements(orm);
     // SQLite creates these with the database file's mode; files left by earlier versions are tightened.
     for (const suffix of ['-wal', '-shm']) restrictToOwner(`${file}${suffix}`);
   }
   await orm.getMigrator().up();
   if (!config.databaseUrl) {
+    const file = join(config.dataDir, `${owner}.sqlite`);
     keepSqliteStatistics(orm);
-    checkpointInBackground(orm, join(config.dataDir, `${owner}.sqlite`), owner, options.logger);
-    if (options.readers) readOnWorkers(orm, join(config.dataDir, `${owner}.sqlite`), options.readers);
+    checkpointInBackground(orm, file, owner, options.logger);
+    if (options.readers) readOnWorkers(orm, file, options.readers);
   }
   return orm;
+}
+
+/** The page cache of every connection to an embedded SQLite database (the event loop's and the readers'). */
+const SQLITE_CACHE_PRAGMA = 'cache_size = -65536';
+
+/** Runs `stop` when the ORM is closed, before the ORM itself closes. */
+function stopBeforeClose(orm: Orm, stop: () => Promise<void>): void {
+  const close = orm.close.bind(orm);
+  orm.close = async (force?: boolean) => {
+    await stop();
+    return close(force);
+  };
 }
 
 /**
@@ -132,11 +145,7 @@ function checkpointInBackground(orm: Orm, file: string, owner: string, logger: L
     },
     (err) => logger?.warn({ owner, detail: String(err instanceof Error ? err.message : err).slice(0, 500) }, 'background WAL checkpoint failed'),
   );
-  const close = orm.close.bind(orm);
-  orm.close = async (force?: boolean) => {
-    await checkpointer.stop();
-    return close(force);
-  };
+  stopBeforeClose(orm, () => checkpointer.stop());
 }
 
 /** How often the embedded SQLite refreshes its planner statistics (PRAGMA optimize). */
@@ -204,13 +213,9 @@ function cacheSqliteStatements(orm: Orm): void {
  * (sqlite-readers.ts); closing the ORM stops them.
  */
 function readOnWorkers(orm: Orm, file: string, count: number): void {
-  const readers = startSqliteReaders(file, count);
+  const readers = startSqliteReaders(file, count, { cachePragma: SQLITE_CACHE_PRAGMA, statements: STATEMENT_CACHE_SIZE });
   registerSqliteReaders(knexOf(orm), readers);
-  const close = orm.close.bind(orm);
-  orm.close = async (force?: boolean) => {
-    await readers.close();
-    return close(force);
-  };
+  stopBeforeClose(orm, () => readers.close());
 }
 
 /** True when the database answers a trivial query: the readiness probe. */

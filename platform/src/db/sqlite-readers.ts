@@ -24,10 +24,13 @@ export interface SqliteReaders {
   close(): Promise<void>;
 }
 
-/** Pages of the workers' caches, as the event loop's connection has (see database.ts). */
-const CACHE_PRAGMA = 'cache_size = -65536';
-/** Prepared statements kept per worker, as the event loop's connection keeps. */
-const STATEMENTS = 500;
+/** How each reader's connection is set up: as the event loop's (database.ts). */
+export interface ReaderConnection {
+  /** The page cache pragma, e.g. `cache_size = -65536`. */
+  cachePragma: string;
+  /** Prepared statements kept, least recently used dropped first. */
+  statements: number;
+}
 
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -62,14 +65,14 @@ interface Reader {
   pending: Map<number, Pending>;
 }
 
-export function startSqliteReaders(file: string, count: number): SqliteReaders {
+export function startSqliteReaders(file: string, count: number, connection: ReaderConnection): SqliteReaders {
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
   const readers: (Reader | undefined)[] = Array.from({ length: count }, () => undefined);
   let nextId = 0;
   let closed = false;
 
   const spawn = (slot: number): Reader => {
-    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, driver, cachePragma: CACHE_PRAGMA, statements: STATEMENTS } });
+    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, driver, ...connection } });
     worker.unref();
     const reader: Reader = { worker, pending: new Map() };
     worker.on('message', (m: { id: number; rows?: unknown[]; error?: { message: string; code?: string } }) => {
