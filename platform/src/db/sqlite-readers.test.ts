@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { knexOf, openDatabase, type Orm } from './database.js';
 import { SchemaMigration } from './schema-migration.js';
-import { readRows } from './sqlite-readers.js';
+import { DependencyUnavailable } from '../dependency-health.js';
+import { readRows, startSqliteReaders } from './sqlite-readers.js';
 
 class CreateNotes extends SchemaMigration {
   override async up(): Promise<void> {
@@ -65,5 +66,15 @@ describe('SQLite reader threads', () => {
     const knex = knexOf(orm);
     await expect(readRows(knex, knex('no_such_table').select('*'))).rejects.toThrow(/no such table: no_such_table/);
     expect(await readRows(knex, knex('notes').count({ n: '*' }))).toEqual([{ n: 4 }]);
+  });
+
+  it('fails the reads of a reader that stops as an outage (retry later), not as a bad statement', async () => {
+    const readers = startSqliteReaders(join(dir, 'notes.sqlite'), 1, { cachePragma: 'cache_size = -2000', statements: 10 });
+    const long = readers.all('with recursive n(i) as (select 1 union all select i + 1 from n where i < 100000000) select count(*) as c from n', []);
+    const outcome = long.then(() => 'answered', (err: unknown) => err);
+    await readers.close();
+    const err = await outcome;
+    expect(err).toBeInstanceOf(DependencyUnavailable);
+    expect(err).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE', details: { retry_after: expect.any(Number) } });
   });
 });

@@ -1,6 +1,7 @@
 import type { Knex } from '@mikro-orm/knex';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import { DependencyUnavailable } from '../dependency-health.js';
 
 /**
  * Reads of an embedded SQLite database on worker threads, so that the event loop goes on with other
@@ -15,8 +16,10 @@ import { Worker } from 'node:worker_threads';
  * after a commit sees it, exactly as on the event loop's connection. Selects inside a transaction,
  * and every write, stay on the event loop's connection.
  *
- * A worker that dies fails the reads it was running (the callers get the error, as from a failed
- * statement) and is replaced on the next read.
+ * A worker that dies fails the reads it was running as a dependency outage (503 with Retry-After on
+ * every surface: the caller may retry, and nothing was written) and is replaced on the next read.
+ * The reads are not retried on the event loop: a statement that could exhaust a worker's memory
+ * must not get the chance to exhaust the whole process's.
  */
 export interface SqliteReaders {
   /** The rows of one select, with its bindings as better-sqlite3 takes them. */
@@ -82,8 +85,9 @@ export function startSqliteReaders(file: string, count: number, connection: Read
       if (m.error) p.reject(Object.assign(new Error(m.error.message), m.error.code ? { code: m.error.code } : {}));
       else p.resolve(m.rows ?? []);
     });
-    const fail = (err: Error) => {
+    const fail = (cause: Error) => {
       if (readers[slot] === reader) readers[slot] = undefined;
+      const err = new DependencyUnavailable('sqlite reader', cause);
       for (const p of reader.pending.values()) p.reject(err);
       reader.pending.clear();
     };
