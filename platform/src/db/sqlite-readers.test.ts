@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { knexOf, openDatabase, type Orm } from './database.js';
+import { knexOf, openDatabase, refreshSqliteStatistics, type Orm } from './database.js';
 import { SchemaMigration } from './schema-migration.js';
 import { DependencyUnavailable } from '../dependency-health.js';
 import { readRows, startSqliteReaders } from './sqlite-readers.js';
@@ -76,5 +76,23 @@ describe('SQLite reader threads', () => {
     const err = await outcome;
     expect(err).toBeInstanceOf(DependencyUnavailable);
     expect(err).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE', details: { retry_after: expect.any(Number) } });
+  });
+
+  it('plan with the statistics refreshed after the readers opened, not with those they opened on', async () => {
+    const knex = knexOf(orm);
+    await knex.raw('create table tasks (id integer primary key, kind text, open integer, owner text)');
+    await knex.raw('create index tasks_kind_open on tasks (kind, open)');
+    await knex.raw('create index tasks_owner on tasks (owner)');
+    const plan = async () => {
+      const rows = await readRows<{ detail: string }>(knex, knex.raw("explain query plan select * from tasks where kind = 'x' and open = 1 and owner = 'o5'"));
+      return rows.map((r) => r.detail).join(' | ');
+    };
+    // Without statistics an equality on two columns looks narrower than one on a single column.
+    expect(await plan()).toContain('tasks_kind_open');
+    for (let i = 0; i < 4; i++) await knex('tasks').insert(Array.from({ length: 250 }, (_, j) => ({ kind: 'x', open: 1, owner: `o${i * 250 + j}` })));
+    await refreshSqliteStatistics(orm);
+    // Every row has kind x and open 1; an owner has one row.
+    expect(await plan()).toContain('tasks_owner');
+    expect(await readRows(knex, knex('tasks').where({ owner: 'o5' }).select('id'))).toHaveLength(1);
   });
 });

@@ -16,6 +16,10 @@ import { DependencyUnavailable } from '../dependency-health.js';
  * after a commit sees it, exactly as on the event loop's connection. Selects inside a transaction,
  * and every write, stay on the event loop's connection.
  *
+ * A connection loads the planner statistics (sqlite_stat1) when it opens, and ANALYZE on another
+ * connection does not make it load them again: `reopen` gives every worker a new connection after
+ * the statistics changed, or a reader opened on a young store would plan on no statistics for good.
+ *
  * A worker that dies fails the reads it was running as a dependency outage (503 with Retry-After on
  * every surface: the caller may retry, and nothing was written) and is replaced on the next read.
  * The reads are not retried on the event loop: a statement that could exhaust a worker's memory
@@ -24,6 +28,8 @@ import { DependencyUnavailable } from '../dependency-health.js';
 export interface SqliteReaders {
   /** The rows of one select, with its bindings as better-sqlite3 takes them. */
   all(sql: string, bindings: readonly unknown[]): Promise<unknown[]>;
+  /** Each worker opens its connection anew after the reads sent before (to load new planner statistics). */
+  reopen(): void;
   close(): Promise<void>;
 }
 
@@ -38,11 +44,21 @@ export interface ReaderConnection {
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
-const db = new Database(workerData.file, { readonly: true, fileMustExist: true });
-db.pragma('busy_timeout = 5000');
-db.pragma(workerData.cachePragma);
 const statements = new Map();
-parentPort.on('message', ({ id, sql, bindings }) => {
+let db;
+const open = () => {
+  db = new Database(workerData.file, { readonly: true, fileMustExist: true });
+  db.pragma('busy_timeout = 5000');
+  db.pragma(workerData.cachePragma);
+};
+open();
+parentPort.on('message', ({ id, sql, bindings, reopen }) => {
+  if (reopen) {
+    statements.clear();
+    db.close();
+    open();
+    return;
+  }
   try {
     let statement = statements.get(sql);
     if (statement) statements.delete(sql);
@@ -120,6 +136,9 @@ export function startSqliteReaders(file: string, count: number, connection: Read
       }).finally(() => {
         if (reader.pending.size === 0) reader.worker.unref();
       });
+    },
+    reopen() {
+      for (const reader of readers) reader?.worker.postMessage({ reopen: true });
     },
     async close() {
       closed = true;
