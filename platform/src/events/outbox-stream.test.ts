@@ -200,4 +200,39 @@ describe(`OutboxStream (${USE_POSTGRES ? 'PostgreSQL' : 'SQLite'} outbox tables 
     expect(await stream.forOwner('dst', dst).lag('typed')).toMatchObject({ unacknowledged: 0 });
     await stream.close();
   });
+
+  it("passes over the catalog's other types and internal ones alike, and resumes after the last row it passed over", async () => {
+    const { logger } = memoryLogger();
+    const stream = new OutboxStream(new MemoryEventBus(), logger, 20);
+    stream.forOwner('src', src);
+    const event = (type: string, n: number) => makeEvent(type, 'CMS-00000001', { n });
+    const created = (from: number, count: number) => Array.from({ length: count }, (_, i) => event('fhir.resource.created', from + i));
+    await publish(stream, [...created(0, 5), event('pipeline.sync.completed', 5), event('fhir.internal.other', 6), ...created(7, 3)]);
+    const seen: string[] = [];
+    const wanted = (type: string) => type === 'pipeline.sync.completed' || type === 'fhir.internal.wanted';
+    const consume = (on: OutboxStream) => on.forOwner('dst', dst).consume('sync', (e) => void seen.push(`${e.type} ${e.data['n']}`), { types: wanted });
+    let stop = consume(stream);
+    await until(() => seen.length === 1);
+    // Caught up past the rows after its event, which it passed over.
+    let lag = await stream.forOwner('dst', dst).lag('sync');
+    for (let i = 0; i < 50 && lag.unacknowledged > 0; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      lag = await stream.forOwner('dst', dst).lag('sync');
+    }
+    expect(lag).toMatchObject({ unacknowledged: 0 });
+    await publish(stream, [...created(10, 2), event('fhir.internal.wanted', 12), event('pipeline.sync.failed', 13), event('pipeline.sync.completed', 14), ...created(15, 2)]);
+    await until(() => seen.length === 3);
+    await stop();
+
+    // A restarted process resumes after the passed-over rows: nothing again, then only what is new.
+    const restarted = new OutboxStream(new MemoryEventBus(), logger, 20);
+    restarted.forOwner('src', src);
+    stop = consume(restarted);
+    await publish(restarted, [...created(17, 2), event('pipeline.sync.completed', 19)]);
+    await until(() => seen.length === 4);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(seen).toEqual(['pipeline.sync.completed 5', 'fhir.internal.wanted 12', 'pipeline.sync.completed 14', 'pipeline.sync.completed 19']);
+    await stop();
+    await Promise.all([stream.close(), restarted.close()]);
+  });
 });

@@ -3,6 +3,7 @@ import { knexOf, type Orm } from '../db/database.js';
 import type { Logger } from '../logging.js';
 import type { EventBus } from './bus.js';
 import type { EventEnvelope } from './envelope.js';
+import { EVENT_TYPES } from './event-types.js';
 import { outboxTable } from './outbox.js';
 import { handleInOrder, stoppableSleep, type ConsumeOptions, type ConsumerLag, type EventBackbone, type EventStream, type StreamConsumer, type StreamHandler, type StopConsuming } from './stream.js';
 
@@ -230,6 +231,11 @@ export class OutboxStream implements EventBackbone {
     const caughtUp = new Map<string, number>();
     let lastFullRead = 0;
 
+    // The catalog's types this consumer does not handle, passed over in SQL on SQLite: a consumer of
+    // a few types then never reads the data of the rows a FHIR ingest fills the outbox with. Types
+    // outside the catalog (internal hand-offs) are read and decided by `types` as before.
+    const passedOver = types ? EVENT_TYPES.map((t) => t.type).filter((type) => !types(type)) : [];
+
     let sourceFailing = false;
     const once = async (): Promise<number> => {
       let handled = 0;
@@ -244,8 +250,18 @@ export class OutboxStream implements EventBackbone {
         const table = knexOf(sourceOrm)(outboxTable(source));
         const columns = ['id', 'type', 'partner_gpid', 'occurred_at', 'data'];
         let rows: OutboxRecord[];
+        // SQLite: the newest rowid when the read starts, when rows are passed over in SQL. Rows
+        // committed later have larger rowids (one writer, rowids never reused), so once the read
+        // ends short of a batch every row up to it has been read or passed over.
+        let last: number | undefined;
         if (!postgres) {
-          rows = (await table.where('rowid', '>', Number(position ?? 0)).orderBy('rowid').limit(BATCH).select('rowid as seq', ...columns)) as OutboxRecord[];
+          let read = table.where('rowid', '>', Number(position ?? 0));
+          if (passedOver.length > 0) {
+            const newest = (await knexOf(sourceOrm)(outboxTable(source)).max({ seq: 'rowid' }).first()) as { seq: number | null } | undefined;
+            last = newest?.seq ?? 0;
+            read = read.andWhere('rowid', '<=', last).whereNotIn('type', passedOver);
+          }
+          rows = (await read.orderBy('rowid').limit(BATCH).select('rowid as seq', ...columns)) as OutboxRecord[];
         } else {
           // PostgreSQL has no commit-ordered rowid: read in the order this process's relay
           // published (published_at, id); one relay per owner in the process keeps that monotonic.
@@ -265,8 +281,10 @@ export class OutboxStream implements EventBackbone {
         if (done > 0) await savePosition(source, positionAfter(rows[done - 1]!, postgres));
         handled += done;
         if (done < rows.length) return handled;
-        if (rows.length < BATCH) caughtUp.set(source, generation);
-        else caughtUp.delete(source);
+        if (rows.length < BATCH) {
+          if (last !== undefined && last > Number(rows.at(-1)?.seq ?? position ?? 0)) await savePosition(source, String(last));
+          caughtUp.set(source, generation);
+        } else caughtUp.delete(source);
       }
       return handled;
     };
