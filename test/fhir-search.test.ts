@@ -80,6 +80,10 @@ describe('FHIR R4 search', () => {
     expect(await found('/Patient?birthdate=ap1984-03-01')).toEqual(names('ada'));
     expect(await found('/Patient?birthdate=ge1980&birthdate=lt1995')).toEqual(names('ada', 'ben'));
     expect(await found('/Observation?date=2024-06-02')).toEqual([]);
+    // eq: the search range contains the whole period (2024-06-01 to 2024-06-03), not just its start.
+    expect(await found('/Observation?date=2024-06-01')).toEqual([]);
+    expect(await found('/Observation?date=2024-06')).toEqual(names('hr2'));
+    expect(await found('/Observation?date=eq2024')).toEqual(names('hr1', 'hr2'));
     expect(await found('/Observation?date=le2024-06-02')).toEqual(names('hr1', 'hr2'));
     expect(await found('/Observation?date=ge2024-05-01T11:00:00Z')).toEqual(names('hr2'));
     const bad = await fhir(t, token, 'GET', '/Patient?birthdate=yesterday');

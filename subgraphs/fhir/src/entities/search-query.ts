@@ -36,7 +36,10 @@ function likePrefix(q: QB, column: string, prefix: string): void {
 function dateCondition(q: QB, lowCol: string, highCol: string, prefix: Prefix, low: string, high: string): void {
   switch (prefix) {
     case 'eq':
-      q.where(lowCol, '>=', low).where(highCol, '<=', high);
+      // `low <= high` follows from the other two for every target range (low <= its high), and it
+      // closes the range on the index that leads with low: the read is the matching rows, not every
+      // row after `low` (or before `high`), which grew with the store (Patient?birthdate=…).
+      q.where(lowCol, '>=', low).where(lowCol, '<=', high).where(highCol, '<=', high);
       return;
     case 'ne':
       q.where((w) => w.where(lowCol, '<', low).orWhere(highCol, '>', high));
