@@ -215,7 +215,7 @@ describe(`OutboxStream (${USE_POSTGRES ? 'PostgreSQL' : 'SQLite'} outbox tables 
     await until(() => seen.length === 1);
     // Caught up past the rows after its event, which it passed over.
     let lag = await stream.forOwner('dst', dst).lag('sync');
-    for (let i = 0; i < 50 && lag.unacknowledged > 0; i++) {
+    for (let i = 0; i < 50 && lag.unacknowledged !== 0; i++) {
       await new Promise((r) => setTimeout(r, 20));
       lag = await stream.forOwner('dst', dst).lag('sync');
     }
