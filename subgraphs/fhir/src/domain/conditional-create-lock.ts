@@ -1,5 +1,6 @@
 import { knexOf } from '@svc/platform';
 import type { EntityManager } from '@mikro-orm/core';
+import { dialectOf } from '../entities/resource-store.js';
 
 /**
  * Conditional create (If-None-Exist) is "search, then insert when nothing matched". Two transactions
@@ -14,6 +15,6 @@ import type { EntityManager } from '@mikro-orm/core';
  */
 export async function serializeConditionalCreate(em: EntityManager, partnerGpid: string | null, resourceType: string, query: string): Promise<void> {
   const knex = knexOf(em);
-  if ((knex.client as { dialect?: string }).dialect !== 'postgresql') return;
+  if (dialectOf(knex) !== 'postgresql') return;
   await knex.raw('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`fhir.if-none-exist|${partnerGpid ?? ''}|${resourceType}|${query}`]);
 }
