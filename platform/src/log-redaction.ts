@@ -1,6 +1,7 @@
 /**
- * Credentials in URLs. Logs must never hold one, and the HTTP layer refuses them where no standard
- * requires them (see query-credentials.ts in the HTTP helpers).
+ * Credentials and health data in URLs. Logs must never hold either: the HTTP layer refuses
+ * credentials in query strings where no standard requires them (see query-credentials.ts in the
+ * HTTP helpers), and a search's values (a name, a birth date, an identifier) are health data.
  */
 
 export const REDACTED = '[redacted]';
@@ -16,14 +17,33 @@ export function isSensitiveParameter(name: string): boolean {
   return SENSITIVE_PARAMETER.test(name);
 }
 
+/**
+ * Query parameters whose values a log line keeps: they shape an answer (page size, order, format,
+ * the types and elements included) or name an OAuth client and flow, and hold neither a credential
+ * nor personal or health data. Every other value is replaced: search values (names, birth dates,
+ * identifiers, codes, references), paging cursors (which carry the sort values of a row), and any
+ * parameter not named here. A FHIR modifier counts by its parameter (`_include:iterate`).
+ */
+const LOGGABLE_PARAMETERS = new Set([
+  '_count', '_sort', '_total', '_summary', '_elements', '_format', '_pretty', '_include', '_revinclude', '_type', '_outputFormat', '_since',
+  'limit', 'first', 'offset', 'page',
+  'client_id', 'response_type', 'grant_type', 'scope', 'state', 'redirect_uri', 'aud', 'code_challenge_method',
+]);
+
+function isLoggableParameter(name: string): boolean {
+  const colon = name.indexOf(':');
+  return LOGGABLE_PARAMETERS.has(colon < 0 ? name : name.slice(0, colon)) && !isSensitiveParameter(name);
+}
+
 function isGraphqlPath(path: string): boolean {
   return path === '/graphql' || path.endsWith('/graphql');
 }
 
 /**
- * A URL as it may be logged: the path as sent, sensitive query values replaced by `[redacted]`
- * (names kept, so the line still says what was sent), and for GET /graphql the whole query string,
- * whose `variables` and inline arguments may carry anything.
+ * A URL as it may be logged: the path as sent, every query value but those of
+ * {@link LOGGABLE_PARAMETERS} replaced by `[redacted]` (names kept, so the line still says what was
+ * asked), and for GET /graphql the whole query string, whose `variables` and inline arguments may
+ * carry anything.
  */
 export function redactUrl(method: string | undefined, url: string): string {
   const mark = url.indexOf('?');
@@ -42,7 +62,7 @@ export function redactUrl(method: string | undefined, url: string): string {
       // A name we cannot even decode may hide anything.
       return REDACTED;
     }
-    return isSensitiveParameter(name) && eq >= 0 ? `${rawName}=${REDACTED}` : part;
+    return eq >= 0 && !isLoggableParameter(name) ? `${rawName}=${REDACTED}` : part;
   });
   return `${path}?${parts.join('&')}`;
 }

@@ -92,6 +92,14 @@ describe('secrets in query strings are refused, and never reach a log line', () 
     expect(query.statusCode).toBe(200);
   });
 
+  it('logs a FHIR search by its parameter names, never its values', async () => {
+    const res = await sys.request({ url: '/fhir/R4/Patient?family=Nakamura-Lindqvist&birthdate=1961-02-17&_count=5', token: sys.operatorToken });
+    const logged = linesOf(res.headers['x-request-id']);
+    expect(logged.some((l) => l.includes('"url":"/fhir/R4/Patient?family=[redacted]&birthdate=[redacted]&_count=5"'))).toBe(true);
+    expect(allLogs()).not.toContain('Nakamura');
+    expect(allLogs()).not.toContain('1961-02-17');
+  });
+
   it('never wrote a secret, while every request above was logged', () => {
     const text = allLogs();
     expect(lines.filter((l) => l.includes('incoming request')).length).toBeGreaterThanOrEqual(8);
@@ -120,8 +128,13 @@ describe('secrets in query strings are refused, and never reach a log line', () 
     for (const secret of ['s1', 's2', 's3', 's4', 's5', 's6', 's7', 's8', 's9', 'abc']) expect(probe.lines[0]).not.toContain(`"${secret}"`);
   });
 
-  it('redacts sensitive parameters of any URL, keeping the others', () => {
+  it('keeps only the values of parameters that shape an answer or name an OAuth flow', () => {
     expect(redactUrl('GET', '/x?code=1&state=2&client_assertion=3&refresh_token=4&limit=5')).toBe('/x?code=[redacted]&state=2&client_assertion=[redacted]&refresh_token=[redacted]&limit=5');
+    // A search's values are health data: only its names and the answer's shape are logged.
+    expect(redactUrl('GET', '/fhir/R4/Patient?name:exact=Zo%C3%AB&birthdate=1970-05-03&identifier=urn:oid:2.16.840.1.113883.4.1|123-45-6789&_count=20&_sort=-birthdate&_include:iterate=Patient:link&_cursor=eyJ2IjoiWm9lIn0')).toBe(
+      '/fhir/R4/Patient?name:exact=[redacted]&birthdate=[redacted]&identifier=[redacted]&_count=20&_sort=-birthdate&_include:iterate=Patient:link&_cursor=[redacted]',
+    );
+    expect(redactUrl('GET', '/api/pipeline/jobs?partner=CMS-00000001&first=10&after=abc&flag')).toBe('/api/pipeline/jobs?partner=[redacted]&first=10&after=[redacted]&flag');
     expect(redactUrl('GET', '/graphql?query={viewer{kind}}')).toBe('/graphql?[redacted]');
     expect(redactUrl('GET', '/cms/tokens')).toBe('/cms/tokens');
   });
