@@ -255,13 +255,12 @@ export class OutboxStream implements EventBackbone {
         // ends short of a batch every row up to it has been read or passed over.
         let last: number | undefined;
         if (!postgres) {
-          let read = table.where('rowid', '>', Number(position ?? 0));
           if (passedOver.length > 0) {
-            const newest = (await knexOf(sourceOrm)(outboxTable(source)).max({ seq: 'rowid' }).first()) as { seq: number | null } | undefined;
+            const newest = (await table.clone().max({ seq: 'rowid' }).first()) as { seq: number | null } | undefined;
             last = newest?.seq ?? 0;
-            read = read.andWhere('rowid', '<=', last).whereNotIn('type', passedOver);
+            table.where('rowid', '<=', last).whereNotIn('type', passedOver);
           }
-          rows = (await read.orderBy('rowid').limit(BATCH).select('rowid as seq', ...columns)) as OutboxRecord[];
+          rows = (await table.where('rowid', '>', Number(position ?? 0)).orderBy('rowid').limit(BATCH).select('rowid as seq', ...columns)) as OutboxRecord[];
         } else {
           // PostgreSQL has no commit-ordered rowid: read in the order this process's relay
           // published (published_at, id); one relay per owner in the process keeps that monotonic.
