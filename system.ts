@@ -2,6 +2,7 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { printSubgraphSchema } from '@apollo/subgraph';
 import {
   clientErrorHandler,
+  ConfigError,
   createLogger,
   frameworkErrors,
   refuseCredentialsInQuery,
@@ -250,10 +251,13 @@ export async function startSystem(config: Config, options: { logger?: Logger; no
         // SVC_SUPERGRAPH only those named like ours whose SVC_SUBGRAPH_<NAME>_URL is set. The
         // subgraphs of a foreign supergraph get none.
         const ours = (name: string) => !config.supergraphPath || config.subgraphUrls[name as SubgraphName] !== undefined;
+        const unknown = config.deduplicateQueries === 'all' ? [] : config.deduplicateQueries.filter((n) => !source.subgraphs.some((s) => s.name === n));
+        if (unknown.length > 0) throw new ConfigError([`SVC_GATEWAY_DEDUPLICATE_QUERIES names subgraphs the supergraph does not have: ${unknown.join(', ')}`]);
         const httpClients = source.subgraphs.map((s) => {
           const url = config.subgraphUrls[s.name as SubgraphName] ?? s.url;
           health.watch(`subgraph:${s.name}`, subgraphProbe(url, ours(s.name)));
-          return httpClient(s.name, url, ours(s.name) ? config.internalSecret : null, { timeoutMs: config.upstreamTimeoutMs, health });
+          const deduplicateQueries = config.deduplicateQueries === 'all' || config.deduplicateQueries.includes(s.name);
+          return httpClient(s.name, url, ours(s.name) ? config.internalSecret : null, { timeoutMs: config.upstreamTimeoutMs, health, deduplicateQueries });
         });
         closers.push(() => Promise.all(httpClients.map((c) => c.close())));
         clients = httpClients;

@@ -8,6 +8,7 @@ import {
   type Subgraph,
 } from '@svc/platform';
 import { Pool } from 'undici';
+import { InFlightQueries } from './in-flight-queries.js';
 import { PrincipalSigner } from './principal-signer.js';
 
 /** The wire shape of a subgraph's answer (errors already formatted). */
@@ -66,12 +67,16 @@ export const DEFAULT_UPSTREAM_CONNECTIONS = 64;
  * Response objects, web streams, the per-request AbortSignal timer) costing about a quarter of the
  * gateway's time. `headersTimeout` / `bodyTimeout` replace the AbortSignal: a subgraph that sends
  * nothing for the timeout is given up on, as before.
+ *
+ * `deduplicateQueries` (SVC_GATEWAY_DEDUPLICATE_QUERIES): identical queries in flight share one
+ * request (in-flight-queries.ts). Only for a subgraph whose queries record nothing per request:
+ * the subgraph sees one request, with the first caller's request id, for all of them.
  */
 export function httpClient(
   name: string,
   url: string,
   internalSecret: string | null,
-  options: { timeoutMs?: number; health?: DependencyHealth; connections?: number } = {},
+  options: { timeoutMs?: number; health?: DependencyHealth; connections?: number; deduplicateQueries?: boolean } = {},
 ): SubgraphClient & { close(): Promise<void> } {
   const dependency = `subgraph:${name}`;
   const timeoutMs = options.timeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS;
@@ -84,34 +89,44 @@ export function httpClient(
     keepAliveTimeout: 10_000,
   });
   const signer = internalSecret === null ? null : new PrincipalSigner(internalSecret);
+  const inFlight = options.deduplicateQueries ? new InFlightQueries<RawAnswer>() : null;
+  const send = async (request: GraphQLRequest, headers: Record<string, string>): Promise<RawAnswer> => {
+    const response = await pool.request({ path, method: 'POST', headers, body: JSON.stringify(request) });
+    return { status: response.statusCode, text: await response.body.text() };
+  };
   return {
     name,
     foreign: internalSecret === null,
     async execute(request, principal, requestId) {
-      let status: number;
-      let body: SubgraphResponse | null;
+      let answer: RawAnswer;
       try {
         const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json', 'x-request-id': requestId };
         if (signer) headers[INTERNAL_PRINCIPAL_HEADER] = await signer.sign(principal);
-        const response = await pool.request({ path, method: 'POST', headers, body: JSON.stringify(request) });
-        status = response.statusCode;
-        const text = await response.body.text();
-        try {
-          body = JSON.parse(text) as SubgraphResponse | null;
-        } catch {
-          body = null;
-        }
+        answer = await (inFlight ? inFlight.run(request, headers[INTERNAL_PRINCIPAL_HEADER], () => send(request, headers)) : send(request, headers));
       } catch (err) {
         // Refused, reset, or no answer within the timeout.
         options.health?.down(dependency, err);
         return unavailableResponse();
       }
+      // Parsed by every caller, so that callers sharing one answer never share its objects.
+      let body: SubgraphResponse | null;
+      try {
+        body = JSON.parse(answer.text) as SubgraphResponse | null;
+      } catch {
+        body = null;
+      }
       if (!body || typeof body !== 'object' || (body.data === undefined && body.errors === undefined)) {
-        options.health?.down(dependency, new Error(`answered HTTP ${status} without a GraphQL response`));
+        options.health?.down(dependency, new Error(`answered HTTP ${answer.status} without a GraphQL response`));
         return unavailableResponse();
       }
       return body;
     },
     close: () => pool.close(),
   };
+}
+
+/** A subgraph's HTTP answer before parsing. */
+interface RawAnswer {
+  status: number;
+  text: string;
 }

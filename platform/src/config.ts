@@ -71,6 +71,11 @@ export interface Config {
   shutdownGraceMs: number;
   /** How long the gateway waits for a subgraph, and the facade for the gateway, before answering 503. */
   upstreamTimeoutMs: number;
+  /**
+   * The subgraphs (by name, or `all`) whose identical queries in flight from the gateway share one
+   * HTTP request (`SVC_GATEWAY_DEDUPLICATE_QUERIES`, default none; gateway/README.md).
+   */
+  deduplicateQueries: 'all' | readonly string[];
   /** Bounds on every GraphQL operation at the gateway (`SVC_GRAPHQL_*`). */
   operationLimits: OperationLimits;
   /** How many `event(waitMs:)` reads one pipeline process lets wait at once. */
@@ -108,6 +113,16 @@ export class ConfigError extends Error {
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
+
+/** `all`, or subgraph names separated by commas (a supergraph's names: letters, digits, `_`, `-`). */
+function parseSubgraphList(name: string, value: string | undefined, problems: string[]): 'all' | readonly string[] {
+  if (value === undefined || value.trim() === '') return [];
+  if (value.trim() === 'all') return 'all';
+  const names = value.split(',').map((n) => n.trim());
+  if (names.every((n) => /^[A-Za-z][\w-]{0,99}$/.test(n))) return names;
+  problems.push(`${name} must be all or subgraph names separated by commas (got "${value}")`);
+  return [];
+}
 
 function parseTrustProxy(value: string | undefined, problems: string[]): boolean | number | string {
   if (value === undefined || value === 'false') return false;
@@ -249,6 +264,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     outboxPollMs: int('SVC_OUTBOX_POLL_MS', 1000, 10, 60_000),
     shutdownGraceMs: int('SVC_SHUTDOWN_GRACE_MS', 10_000, 0, 120_000),
     upstreamTimeoutMs: int('SVC_UPSTREAM_TIMEOUT_MS', 30_000, 100, 600_000),
+    deduplicateQueries: parseSubgraphList('SVC_GATEWAY_DEDUPLICATE_QUERIES', str('SVC_GATEWAY_DEDUPLICATE_QUERIES'), problems),
     operationLimits: readOperationLimits(int),
     eventMaxWaiters: int('SVC_EVENT_MAX_WAITERS', 1000, 1, 1_000_000),
     loadShedding: { maxInFlight: int('SVC_MAX_IN_FLIGHT', 64, 0, 1_000_000), maxEventLoopDelayMs: int('SVC_SHED_EVENT_LOOP_DELAY_MS', 1000, 0, 60_000), maxTurnMs: int('SVC_SHED_TURN_MS', 100, 0, 60_000) },

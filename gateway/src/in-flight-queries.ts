@@ -1,0 +1,34 @@
+import type { GraphQLRequest } from '@svc/platform';
+
+/**
+ * Identical queries in flight to one subgraph share one request: the first is sent, the ones that
+ * arrive before its answer wait for that answer instead of sending their own (Apollo Router's
+ * `traffic_shaping.deduplicate_query`). Nothing is kept once the answer arrives, so no caller
+ * gets an answer older than its own request.
+ *
+ * Identical means the same operation text, operation name and variables, sent with the same
+ * principal header: callers with different credentials never share. Only queries are shared; a
+ * mutation (or anything that does not read as a query) is always sent on its own.
+ */
+export class InFlightQueries<T> {
+  private readonly pending = new Map<string, Promise<T>>();
+
+  /** Send `request` with `send`, or join the identical one already in flight. */
+  run(request: GraphQLRequest, principalHeader: string | undefined, send: () => Promise<T>): Promise<T> {
+    if (!isQuery(request.query)) return send();
+    const key = `${principalHeader ?? ''}\u0000${request.operationName ?? ''}\u0000${request.query}\u0000${JSON.stringify(request.variables ?? null)}`;
+    const inFlight = this.pending.get(key);
+    if (inFlight) return inFlight;
+    const sent = send().finally(() => this.pending.delete(key));
+    this.pending.set(key, sent);
+    return sent;
+  }
+}
+
+/**
+ * A query as the query planner writes subgraph fetches (`query …` or a bare selection set), with no
+ * other operation in the document; a field named like an operation type only costs the sharing.
+ */
+function isQuery(text: string): boolean {
+  return /^\s*(?:query\b|\{)/.test(text) && !/\b(?:mutation|subscription)\b/.test(text);
+}
