@@ -6,7 +6,9 @@
  *
  * Every server runs in its own child process, the load generator (autocannon) in another. Rows:
  * the partners subgraph directly, then stock and ours for a single-subgraph query and for a
- * cross-subgraph query (50 partners × 2 sync jobs). With `--rounds n` the rows are measured n times,
+ * cross-subgraph query (50 partners × 2 sync jobs), and both again through a second gateway of ours
+ * that shares identical in-flight subgraph queries (SVC_GATEWAY_DEDUPLICATE_QUERIES=all). With
+ * `--rounds n` the rows are measured n times,
  * interleaved, and each row reports its median round. `--profile` runs our gateway under
  * `node --cpu-prof` and prints its top self-time functions after the run.
  */
@@ -117,7 +119,7 @@ async function waitReady(url: string, child: ChildProcess): Promise<void> {
 }
 
 /** Our gateway component as `npm start` runs it (server.ts), fronting the minimal supergraph. */
-async function startOurGateway(supergraphFile: string, dir: string, options: Options): Promise<Running & { profileDir?: string; startupMs: number }> {
+async function startOurGateway(supergraphFile: string, dir: string, options: Options, env: Record<string, string> = {}): Promise<Running & { profileDir?: string; startupMs: number }> {
   const forked = Date.now();
   const [port, internalPort] = [await freePort(), await freePort()];
   const profileDir = options.profile ? mkdtempSync(join(os.tmpdir(), 'svc-gw-prof-')) : undefined;
@@ -139,6 +141,7 @@ async function startOurGateway(supergraphFile: string, dir: string, options: Opt
       // Anonymous callers' cost budget (1000) is below the cross query's static cost (about 1,650).
       SVC_GRAPHQL_COST_ANONYMOUS: '100000',
       ...(options.workers ? { SVC_GATEWAY_WORKERS: String(options.workers) } : {}),
+      ...env,
     },
   });
   // With workers, the primary says when every worker listens: none of them starts up under load.
@@ -256,6 +259,8 @@ function report(options: Options, loadBefore: readonly number[], loadAfter: read
   const oursSingle = s('ours-single');
   const stockCross = s('stock-cross');
   const oursCross = s('ours-cross');
+  const sharedSingle = s('ours-shared-single');
+  const sharedCross = s('ours-shared-cross');
   const lines = [
     `## Gateway comparison, ${new Date().toISOString()}`,
     '',
@@ -274,6 +279,7 @@ function report(options: Options, loadBefore: readonly number[], loadAfter: read
     `- ours cross / stock cross: **${x(oursCross.rps, stockCross.rps)}** (target ≥ 3×)`,
     `- p99 ours / stock: single ${x(oursSingle.p99, stockSingle.p99)}, cross **${x(oursCross.p99, stockCross.p99)}** (target ≤ 1×)`,
     `- gateway CPU per request, ours / stock: single ${x(oursSingle.cpu.gateway, stockSingle.cpu.gateway)}, cross ${x(oursCross.cpu.gateway, stockCross.cpu.gateway)}`,
+    `- with identical queries shared (every caller of this benchmark sends the same query, so this is the most sharing can give): single / direct **${x(sharedSingle.rps, direct.rps)}**, cross / stock cross **${x(sharedCross.rps, stockCross.rps)}**, p99 / stock: single ${x(sharedSingle.p99, stockSingle.p99)}, cross ${x(sharedCross.p99, stockCross.p99)}`,
     `- ceiling of the cross query on this machine (${os.availableParallelism()} cores ÷ the subgraphs' and the load generator's CPU per request in ours' row, a gateway costing nothing): ${ceiling(oursCross).toFixed(0)} req/s = ${x(ceiling(oursCross), stockCross.rps)} stock`,
     '',
   ];
@@ -313,6 +319,10 @@ export async function runGatewaySuite(argv: readonly string[]): Promise<void> {
     stops.push(() => stock.stop());
     const ours = await startOurGateway(supergraphFile, dir, options);
     stops.push(() => ours.stop());
+    // The same gateway with identical in-flight queries shared (gateway/README.md): its own rows, so
+    // that the targets are read both ways. Not profiled: one profile is of the default.
+    const shared = await startOurGateway(supergraphFile, mkdtempSync(join(dir, 'shared-')), { ...options, profile: false }, { SVC_GATEWAY_DEDUPLICATE_QUERIES: 'all' });
+    stops.push(() => shared.stop());
     profileDir = ours.profileDir;
     const startupMs = ours.startupMs;
     const load = new ChildRunner<LoadSpec, LoadRun>(new URL('./load.ts', import.meta.url), 'load generator');
@@ -324,6 +334,8 @@ export async function runGatewaySuite(argv: readonly string[]): Promise<void> {
       { key: 'ours-single', label: 'ours (SVC_ROLE=gateway), single-subgraph query', url: ours.url, query: MINIMAL_SINGLE_QUERY, cross: false, gatewayPid: ours.pid },
       { key: 'stock-cross', label: 'stock @apollo/gateway, cross-subgraph query', url: stock.url, query: MINIMAL_CROSS_QUERY, cross: true, gatewayPid: stock.pid },
       { key: 'ours-cross', label: 'ours (SVC_ROLE=gateway), cross-subgraph query', url: ours.url, query: MINIMAL_CROSS_QUERY, cross: true, gatewayPid: ours.pid },
+      { key: 'ours-shared-single', label: 'ours, identical queries shared (SVC_GATEWAY_DEDUPLICATE_QUERIES=all), single-subgraph query', url: shared.url, query: MINIMAL_SINGLE_QUERY, cross: false, gatewayPid: shared.pid },
+      { key: 'ours-shared-cross', label: 'ours, identical queries shared, cross-subgraph query', url: shared.url, query: MINIMAL_CROSS_QUERY, cross: true, gatewayPid: shared.pid },
     ];
     const processes: Processes = { subgraphs: [subgraphs.partners.pid, subgraphs.pipeline.pid], load: load.pid };
     const rows = allRows.filter((r) => !options.only || r.key.includes(options.only));
