@@ -3,8 +3,8 @@ import type { GraphQLRequest } from '@svc/platform';
 /**
  * Identical queries in flight to one subgraph share one request: the first is sent, the ones that
  * arrive before its answer wait for that answer instead of sending their own (Apollo Router's
- * `traffic_shaping.deduplicate_query`). Nothing is kept once the answer arrives, so no caller
- * gets an answer older than its own request.
+ * `traffic_shaping.deduplicate_query`). Nothing is kept once the answer arrives: a caller joins
+ * only a request already in flight, whose answer may reflect the data of a moment before it asked.
  *
  * Identical means the same operation text, operation name and variables, sent with the same
  * principal header: callers with different credentials never share. Only queries are shared; a
