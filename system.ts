@@ -2,7 +2,6 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { printSubgraphSchema } from '@apollo/subgraph';
 import {
   clientErrorHandler,
-  ConfigError,
   createLogger,
   frameworkErrors,
   refuseCredentialsInQuery,
@@ -45,6 +44,7 @@ import {
   registerInternalGatewayRoutes,
   SubscriptionHub,
   SUBGRAPHS,
+  subgraphsSharingQueries,
   type SubgraphClient,
 } from '@svc/gateway';
 import { httpGateway, inProcessGateway, registerFacade, type FacadeGateway } from '@svc/rest-facade';
@@ -251,13 +251,11 @@ export async function startSystem(config: Config, options: { logger?: Logger; no
         // SVC_SUPERGRAPH only those named like ours whose SVC_SUBGRAPH_<NAME>_URL is set. The
         // subgraphs of a foreign supergraph get none.
         const ours = (name: string) => !config.supergraphPath || config.subgraphUrls[name as SubgraphName] !== undefined;
-        const unknown = config.deduplicateQueries === 'all' ? [] : config.deduplicateQueries.filter((n) => !source.subgraphs.some((s) => s.name === n));
-        if (unknown.length > 0) throw new ConfigError([`SVC_GATEWAY_DEDUPLICATE_QUERIES names subgraphs the supergraph does not have: ${unknown.join(', ')}`]);
+        const sharing = subgraphsSharingQueries(config.deduplicateQueries, source.subgraphs.map((s) => ({ name: s.name, ours: ours(s.name) })));
         const httpClients = source.subgraphs.map((s) => {
           const url = config.subgraphUrls[s.name as SubgraphName] ?? s.url;
           health.watch(`subgraph:${s.name}`, subgraphProbe(url, ours(s.name)));
-          const deduplicateQueries = config.deduplicateQueries === 'all' || config.deduplicateQueries.includes(s.name);
-          return httpClient(s.name, url, ours(s.name) ? config.internalSecret : null, { timeoutMs: config.upstreamTimeoutMs, health, deduplicateQueries });
+          return httpClient(s.name, url, ours(s.name) ? config.internalSecret : null, { timeoutMs: config.upstreamTimeoutMs, health, deduplicateQueries: sharing.has(s.name) });
         });
         closers.push(() => Promise.all(httpClients.map((c) => c.close())));
         clients = httpClients;

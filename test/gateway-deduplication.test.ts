@@ -147,6 +147,20 @@ describe('identical subgraph queries in flight share one request (SVC_GATEWAY_DE
     }
   });
 
+  it('refuses to share the queries of a subgraph of this platform, and starts with `all` (which leaves ours out)', async () => {
+    // The same subgraph, named and reached like our partner subgraph (it then gets our signed principal).
+    const port = (subgraph.server.address() as AddressInfo).port;
+    writeFileSync(join(dir, 'ours.yaml'), `federation_version: =2.6.0\nsubgraphs:\n  partner:\n    routing_url: http://127.0.0.1:${port}/graphql\n    schema:\n      file: ./stock.graphql\n`);
+    const asOurs = { SVC_SUPERGRAPH: join(dir, 'ours.yaml'), SVC_SUBGRAPH_PARTNER_URL: `http://127.0.0.1:${port}/graphql`, SVC_INTERNAL_SECRET: 'dedupe-test-shared-secret-0123456789abcdef' };
+    await expect(gatewayWith({ ...asOurs, SVC_GATEWAY_DEDUPLICATE_QUERIES: 'partner' })).rejects.toThrow(/names subgraphs of this platform, whose queries may record themselves and must each reach them: partner/);
+    const all = await gatewayWith({ ...asOurs, SVC_GATEWAY_DEDUPLICATE_QUERIES: 'all' });
+    try {
+      expect((await post(all, STOCK, { sku: 'A-1' })).json()).toEqual({ data: { stock: { sku: 'A-1', level: 7 } } });
+    } finally {
+      await all.stop();
+    }
+  });
+
   it('refuses a malformed list, or a subgraph the supergraph does not have, at start, naming the variable', async () => {
     expect(() => loadConfig({ SVC_GATEWAY_DEDUPLICATE_QUERIES: 'stock, ;drop' })).toThrow(ConfigError);
     expect(() => loadConfig({ SVC_GATEWAY_DEDUPLICATE_QUERIES: 'stock, ;drop' })).toThrow(/SVC_GATEWAY_DEDUPLICATE_QUERIES/);

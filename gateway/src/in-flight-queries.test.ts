@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { InFlightQueries } from './in-flight-queries.js';
+import { ConfigError } from '@svc/platform';
+import { InFlightQueries, subgraphsSharingQueries } from './in-flight-queries.js';
 
 describe('InFlightQueries', () => {
   const query = { query: 'query Q($id: ID!) { thing(id: $id) { id } }', variables: { id: '1' } };
@@ -54,5 +55,35 @@ describe('InFlightQueries', () => {
     await expect(inFlight.run(query, 'p', () => Promise.reject(new Error('reset')))).rejects.toThrow('reset');
     expect(await inFlight.run(query, 'p', async () => 'again')).toBe('again');
     expect(await inFlight.run(query, 'p', async () => 'and again')).toBe('and again');
+  });
+});
+
+describe('subgraphsSharingQueries (SVC_GATEWAY_DEDUPLICATE_QUERIES)', () => {
+  const subgraphs = [
+    { name: 'weather', ours: false },
+    { name: 'stock', ours: false },
+    { name: 'fhir', ours: true },
+    { name: 'partner', ours: true },
+  ];
+
+  it('reads `all` as every foreign subgraph, never one of ours', () => {
+    expect([...subgraphsSharingQueries('all', subgraphs)].sort()).toEqual(['stock', 'weather']);
+  });
+
+  it('takes the foreign subgraphs it names, and none when the list is empty', () => {
+    expect([...subgraphsSharingQueries(['stock'], subgraphs)]).toEqual(['stock']);
+    expect(subgraphsSharingQueries([], subgraphs).size).toBe(0);
+  });
+
+  it('refuses a subgraph of ours and a name the supergraph lacks, naming both', () => {
+    expect(() => subgraphsSharingQueries(['stock', 'fhir', 'wether'], subgraphs)).toThrow(ConfigError);
+    try {
+      subgraphsSharingQueries(['stock', 'fhir', 'wether'], subgraphs);
+    } catch (err) {
+      expect((err as ConfigError).problems).toEqual([
+        'SVC_GATEWAY_DEDUPLICATE_QUERIES names subgraphs the supergraph does not have: wether',
+        'SVC_GATEWAY_DEDUPLICATE_QUERIES names subgraphs of this platform, whose queries may record themselves and must each reach them: fhir',
+      ]);
+    }
   });
 });

@@ -1,4 +1,4 @@
-import type { GraphQLRequest } from '@svc/platform';
+import { ConfigError, type GraphQLRequest } from '@svc/platform';
 
 /**
  * Identical queries in flight to one subgraph share one request: the first is sent, the ones that
@@ -31,4 +31,22 @@ export class InFlightQueries<T> {
  */
 function isQuery(text: string): boolean {
   return /^\s*(?:query\b|\{)/.test(text) && !/\b(?:mutation|subscription)\b/.test(text);
+}
+
+/**
+ * Which subgraphs share identical queries in flight, from SVC_GATEWAY_DEDUPLICATE_QUERIES: `all`
+ * means every foreign subgraph. Our own subgraphs (those that get our signed principal) never
+ * share: some of their queries record themselves (FHIR read counts, TEFCA audits), and one request
+ * for many callers would record once. Naming one of ours, or a subgraph the supergraph does not
+ * have, is refused at start.
+ */
+export function subgraphsSharingQueries(setting: 'all' | readonly string[], subgraphs: readonly { name: string; ours: boolean }[]): ReadonlySet<string> {
+  if (setting === 'all') return new Set(subgraphs.filter((s) => !s.ours).map((s) => s.name));
+  const problems: string[] = [];
+  const unknown = setting.filter((name) => !subgraphs.some((s) => s.name === name));
+  if (unknown.length > 0) problems.push(`SVC_GATEWAY_DEDUPLICATE_QUERIES names subgraphs the supergraph does not have: ${unknown.join(', ')}`);
+  const ours = setting.filter((name) => subgraphs.some((s) => s.name === name && s.ours));
+  if (ours.length > 0) problems.push(`SVC_GATEWAY_DEDUPLICATE_QUERIES names subgraphs of this platform, whose queries may record themselves and must each reach them: ${ours.join(', ')}`);
+  if (problems.length > 0) throw new ConfigError(problems);
+  return new Set(setting);
 }
