@@ -72,8 +72,9 @@ export interface Config {
   /** How long the gateway waits for a subgraph, and the facade for the gateway, before answering 503. */
   upstreamTimeoutMs: number;
   /**
-   * The subgraphs (by name, or `all`) whose identical queries in flight from the gateway share one
-   * HTTP request (`SVC_GATEWAY_DEDUPLICATE_QUERIES`, default none; gateway/README.md).
+   * The foreign subgraphs (by name, or `all` for every foreign one) whose identical queries in flight
+   * from the gateway share one HTTP request (`SVC_GATEWAY_DEDUPLICATE_QUERIES`, default none; ours
+   * never share, see gateway/README.md).
    */
   deduplicateQueries: 'all' | readonly string[];
   /** Bounds on every GraphQL operation at the gateway (`SVC_GRAPHQL_*`). */
