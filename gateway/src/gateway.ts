@@ -4,6 +4,7 @@ import type { GraphQLFormattedError, GraphQLSchema } from 'graphql';
 import { ANONYMOUS, DEFAULT_OPERATION_LIMITS, newId, RETRY_AFTER_SECONDS, type Environment, type GraphQLRequest, type Logger, type OperationLimits, type Principal } from '@svc/platform';
 import type { SubgraphClient, SubgraphResponse } from './subgraph-client.js';
 import { OperationGuard } from './operation-guard.js';
+import { installCompiledResultShaping } from './result-shaping.js';
 
 /** What every gateway request carries: who is calling and the id that ties the logs together. */
 export interface GatewayContext {
@@ -92,6 +93,7 @@ export async function createGateway(options: {
 }): Promise<Gateway> {
   const guard = new OperationGuard({ limits: options.limits ?? DEFAULT_OPERATION_LIMITS, environment: options.environment ?? 'sandbox', supergraphSdl: options.supergraphSdl });
   const clients = new Map(options.clients.map((c) => [c.name, c]));
+  if (!installCompiledResultShaping()) options.logger.warn('@apollo/gateway has no resultShaping module: results are shaped by its own, slower code');
   const apollo = new ApolloGateway({
     supergraphSdl: options.supergraphSdl,
     logger: options.logger.child({ component: 'apollo-gateway' }),
