@@ -14,6 +14,7 @@ import {
   operationLimitError,
   operationLimitRules,
   parseBounded,
+  principalClass,
   tokenLimitError,
   tokenLimitExceeded,
   withoutSuggestions,
@@ -42,9 +43,18 @@ export interface OperationGuardOptions {
  * - in production, no introspection for anonymous callers;
  * - after execution, the response-size cap.
  */
+/** Checks passed, per document, that need not run again (checkOperation); at most this many per document. */
+const PASSED_PER_DOCUMENT = 64;
+
 export class OperationGuard {
   readonly rules: readonly ValidationRule[];
   private readonly ownership: FieldOwnership;
+  /**
+   * The checks an operation passed, by schema and parsed document (Apollo keeps one parsed document
+   * per query text): the same document with the same operation name, variables and principal class
+   * passes again without its cost being counted again.
+   */
+  private readonly passed = new WeakMap<GraphQLSchema, WeakMap<DocumentNode, Set<string>>>();
 
   constructor(private readonly options: OperationGuardOptions) {
     this.rules = operationLimitRules(options.limits);
@@ -57,6 +67,18 @@ export class OperationGuard {
 
   /** Refuse (throw a GraphQL error with a code) what the caller may not run; the document is valid. */
   checkOperation(input: { schema: GraphQLSchema; document: DocumentNode; operationName?: string | null | undefined; variables?: Readonly<Record<string, unknown>> | null | undefined; principal: Principal }): void {
+    const key = `${principalClass(input.principal)}\u0000${input.operationName ?? ''}\u0000${input.variables ? JSON.stringify(input.variables) : ''}`;
+    let byDocument = this.passed.get(input.schema);
+    if (!byDocument) this.passed.set(input.schema, (byDocument = new WeakMap()));
+    let passed = byDocument.get(input.document);
+    if (passed?.has(key)) return;
+    this.check(input);
+    if (!passed) byDocument.set(input.document, (passed = new Set()));
+    if (passed.size >= PASSED_PER_DOCUMENT) passed.clear();
+    passed.add(key);
+  }
+
+  private check(input: Parameters<OperationGuard['checkOperation']>[0]): void {
     if (this.options.environment === 'production' && input.principal.kind === 'anonymous' && isIntrospection(input.document, input.operationName)) {
       throw new GraphQLError('Introspection needs credentials in production: send a bearer token.', {
         extensions: { code: 'UNAUTHENTICATED', status: ERROR_STATUS.UNAUTHENTICATED },

@@ -197,6 +197,18 @@ describe('hardening 1: GraphQL operations are bounded before execution', () => {
     expect(operatorTooMuch.errors![0]!.extensions).toMatchObject({ code: 'OPERATION_TOO_COSTLY', principalClass: 'service' });
   });
 
+  it('a document that passed its checks is checked again for other variables and for another principal class', async () => {
+    const pageOf = 'query PageOf($n: Int) { events(first: $n) { edges { node { id } } } }';
+    expect((await t.graphql(pageOf, { n: 5 }, partnerToken)).errors).toBeUndefined();
+    expect(codeOf(await t.graphql(pageOf, { n: 5000 }, partnerToken))).toBe('PAGE_SIZE_TOO_LARGE');
+
+    const deepJoin = `query DeepJoin($g: ID!) { partner(gpid: $g) { ${'syncJobs { partner { '.repeat(4)}gpid${' } }'.repeat(4)} } }`;
+    expect((await t.graphql(deepJoin, { g: gpid })).errors).toBeUndefined();
+    const asPartner = await t.graphql(deepJoin, { g: gpid }, partnerToken);
+    expect(asPartner.status).toBe(400);
+    expect(asPartner.errors![0]!.extensions).toMatchObject({ code: 'OPERATION_TOO_COSTLY', principalClass: 'partner' });
+  });
+
   it('refuses too many directives', async () => {
     const res = await t.graphql(`{ legalDocuments { ${Array.from({ length: 21 }, () => 'id @include(if: true)').join(' ')} } }`, {}, null);
     expect(res.status).toBe(400);
