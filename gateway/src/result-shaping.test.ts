@@ -58,6 +58,11 @@ const OPERATIONS: { name: string; query: string; variables: () => Record<string,
     variables: () => [{ s: true }, { s: false }, { s: false, i: false }, { s: 'yes' }, {}],
   },
   { name: 'nested lists', query: '{ grid count }', variables: () => [{}] },
+  {
+    name: 'response names that objects inherit',
+    query: '{ __proto__: count constructor: count partner(id: "1") { toString: legalName hasOwnProperty: gpid valueOf: parent { __proto__: id } } }',
+    variables: () => [{}],
+  },
   { name: 'introspection beside data', query: '{ __schema { queryType { name } } __type(name: "Partner") { name } count }', variables: () => [{}] },
 ];
 
@@ -91,7 +96,7 @@ function answer(rng: Rng, type: GraphQLOutputType, selectionSet: SelectionSetNod
   if (isEnumType(named)) return rng.chance(0.9) ? 'ACTIVE' : 'GONE';
   const object: GraphQLObjectType = isAbstractType(named) ? pick(rng, schema.getPossibleTypes(named)) : (named as GraphQLObjectType);
   const output = (existing && typeof existing === 'object' && !Array.isArray(existing) ? existing : {}) as Record<string, unknown>;
-  if (isAbstractType(named) || rng.chance(0.3)) output['__typename'] ??= object.name;
+  if ((isAbstractType(named) || rng.chance(0.3)) && !Object.hasOwn(output, '__typename')) setOwn(output, '__typename', object.name);
   fill(rng, object, selectionSet!, fragments, output);
   return output;
 }
@@ -101,12 +106,12 @@ function fill(rng: Rng, object: GraphQLObjectType, selectionSet: SelectionSetNod
     if (selection.kind === 'Field') {
       const key = selection.alias?.value ?? selection.name.value;
       if (selection.name.value.startsWith('__')) {
-        if (selection.name.value === '__typename' && rng.chance(0.5)) output[key] = rng.chance(0.9) ? object.name : 'Nope';
+        if (selection.name.value === '__typename' && rng.chance(0.5)) setOwn(output, key, rng.chance(0.9) ? object.name : 'Nope');
         continue;
       }
       if (rng.chance(0.03)) continue;
       const field = object.getFields()[selection.name.value];
-      if (field) output[key] = answer(rng, field.type, selection.selectionSet, fragments, output[key]);
+      if (field) setOwn(output, key, answer(rng, field.type, selection.selectionSet, fragments, Object.hasOwn(output, key) ? output[key] : undefined));
     } else {
       const fragment = selection.kind === 'FragmentSpread' ? fragments.get(selection.name.value)! : selection;
       const condition = fragment.typeCondition?.name.value;
@@ -114,6 +119,11 @@ function fill(rng: Rng, object: GraphQLObjectType, selectionSet: SelectionSetNod
       if (applies || rng.chance(0.1)) fill(rng, object, fragment.selectionSet, fragments, output);
     }
   }
+}
+
+/** An own property whatever its name (`__proto__` included), as JSON.parse makes it. */
+function setOwn(object: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 function pick<T>(rng: Rng, items: readonly T[]): T {
