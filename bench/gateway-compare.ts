@@ -13,7 +13,7 @@
  * `node --cpu-prof` and prints its top self-time functions after the run.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync, existsSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync, existsSync, readFileSync, statSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import os from 'node:os';
 import { join } from 'node:path';
@@ -317,14 +317,17 @@ export async function runGatewaySuite(argv: readonly string[]): Promise<void> {
     writeFileSync(supergraphFile, minimalSupergraph({ partners: subgraphs.partners.url, pipeline: subgraphs.pipeline.url }));
     const stock = await startCompareServer('stock', supergraphFile);
     stops.push(() => stock.stop());
-    const ours = await startOurGateway(supergraphFile, dir, options);
+    // `--profile` profiles one gateway of ours: the one sharing queries when `--only` names its rows.
+    const profileShared = options.only?.includes('shared') ?? false;
+    const ours = await startOurGateway(supergraphFile, dir, { ...options, profile: options.profile && !profileShared });
     stops.push(() => ours.stop());
     // The same gateway with identical in-flight queries shared (gateway/README.md): its own rows, so
-    // that the targets are read both ways. Not profiled: one profile is of the default.
-    const shared = await startOurGateway(supergraphFile, mkdtempSync(join(dir, 'shared-')), { ...options, profile: false }, { SVC_GATEWAY_DEDUPLICATE_QUERIES: 'all' });
+    // that the targets are read both ways.
+    const shared = await startOurGateway(supergraphFile, mkdtempSync(join(dir, 'shared-')), { ...options, profile: options.profile && profileShared }, { SVC_GATEWAY_DEDUPLICATE_QUERIES: 'all' });
     stops.push(() => shared.stop());
-    profileDir = ours.profileDir;
-    const startupMs = ours.startupMs;
+    const profiled = profileShared ? shared : ours;
+    profileDir = profiled.profileDir;
+    const startupMs = profiled.startupMs;
     const load = new ChildRunner<LoadSpec, LoadRun>(new URL('./load.ts', import.meta.url), 'load generator');
     stops.push(() => load.close());
 
@@ -354,7 +357,10 @@ export async function runGatewaySuite(argv: readonly string[]): Promise<void> {
     const section = report(options, loadBefore, loadAfter, rows, results, '');
     let profile = '';
     if (profileDir) {
-      const file = readdirSync(profileDir).find((f) => f.endsWith('.cpuprofile'));
+      // The main thread's profile: the largest (a process also writes one per worker thread).
+      const file = readdirSync(profileDir)
+        .filter((f) => f.endsWith('.cpuprofile'))
+        .sort((a, b) => statSync(join(profileDir!, b)).size - statSync(join(profileDir!, a)).size)[0];
       profile = file
         ? `\nOur gateway's CPU profile after its start-up (\`${join(profileDir, file)}\`):\n\n${profileMarkdown(summarizeProfile(join(profileDir, file), 25, startupMs + 500))}`
         : '\n(no CPU profile was written)\n';
