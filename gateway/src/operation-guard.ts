@@ -32,6 +32,27 @@ export interface OperationGuardOptions {
   supergraphSdl: string;
 }
 
+/** Checks passed, per document, that need not run again (checkOperation); at most this many per document. */
+const PASSED_PER_DOCUMENT = 64;
+/** Variables longer than this as JSON (in characters, roughly) are checked every time, never kept. */
+const PASSED_VARIABLES_MAX = 1_024;
+const TOO_LONG = Symbol('too long');
+
+/** The variables as JSON when short enough to keep as part of a key, else undefined. */
+function variablesKey(variables: Readonly<Record<string, unknown>> | null | undefined): string | undefined {
+  if (!variables) return '';
+  let budget = PASSED_VARIABLES_MAX;
+  try {
+    return JSON.stringify(variables, (key: string, value: unknown) => {
+      budget -= key.length + (typeof value === 'string' ? value.length : 8);
+      if (budget < 0) throw TOO_LONG;
+      return value;
+    });
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Everything the gateway checks about an operation before a subgraph is called, in one place for
  * every entry (HTTP, WebSocket, the in-process `execute` of the REST facade):
@@ -43,16 +64,13 @@ export interface OperationGuardOptions {
  * - in production, no introspection for anonymous callers;
  * - after execution, the response-size cap.
  */
-/** Checks passed, per document, that need not run again (checkOperation); at most this many per document. */
-const PASSED_PER_DOCUMENT = 64;
-
 export class OperationGuard {
   readonly rules: readonly ValidationRule[];
   private readonly ownership: FieldOwnership;
   /**
    * The checks an operation passed, by schema and parsed document (Apollo keeps one parsed document
-   * per query text): the same document with the same operation name, variables and principal class
-   * passes again without its cost being counted again.
+   * per query text): the same document with the same operation name, short variables and principal
+   * class passes again without its cost being counted again.
    */
   private readonly passed = new WeakMap<GraphQLSchema, WeakMap<DocumentNode, Set<string>>>();
 
@@ -67,7 +85,9 @@ export class OperationGuard {
 
   /** Refuse (throw a GraphQL error with a code) what the caller may not run; the document is valid. */
   checkOperation(input: { schema: GraphQLSchema; document: DocumentNode; operationName?: string | null | undefined; variables?: Readonly<Record<string, unknown>> | null | undefined; principal: Principal }): void {
-    const key = `${principalClass(input.principal)}\u0000${input.operationName ?? ''}\u0000${input.variables ? JSON.stringify(input.variables) : ''}`;
+    const variables = variablesKey(input.variables);
+    if (variables === undefined) return this.check(input);
+    const key = `${principalClass(input.principal)}\u0000${input.operationName ?? ''}\u0000${variables}`;
     let byDocument = this.passed.get(input.schema);
     if (!byDocument) this.passed.set(input.schema, (byDocument = new WeakMap()));
     let passed = byDocument.get(input.document);
