@@ -29,8 +29,8 @@ import type { GraphQLError } from 'graphql';
  *
  * Apollo's `computeResponse` (@apollo/gateway/dist/resultShaping.js) walks the operation for every
  * object of the answer: for each value it reads the selection's directives, unwraps the field's
- * type and calls a dozen federation helpers through re-export getters. For a list of 50 objects
- * that is most of the gateway's own time on a cross-subgraph query. Here the operation is read
+ * type and calls a dozen federation helpers through re-export getters: about a sixth of the
+ * gateway's CPU on the benchmark's cross-subgraph query (50 objects). Here the operation is read
  * once per request into a plan (each selection set once, whatever the number of objects it
  * applies to) and the answer is walked against that plan. Results, errors and their order, and
  * the exceptions thrown for answers that break the plan's assumptions, are Apollo's, message for
@@ -151,7 +151,7 @@ const ResponseObject = function ResponseObject() {} as unknown as new () => Reco
 (ResponseObject as { prototype: unknown }).prototype = Object.create(null);
 
 function getOwn(object: object, key: string): unknown {
-  return Object.prototype.hasOwnProperty.call(object, key) ? (object as Record<string, unknown>)[key] : undefined;
+  return Object.hasOwn(object, key) ? (object as Record<string, unknown>)[key] : undefined;
 }
 
 type Path = (string | number)[];
