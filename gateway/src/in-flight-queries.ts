@@ -11,44 +11,19 @@ import { ConfigError, type GraphQLRequest } from '@svc/platform';
  * mutation (or anything that does not read as a query) is always sent on its own.
  */
 export class InFlightQueries<T> {
-  /**
-   * By operation text first: the query planner sends the same string object for a fetch every time,
-   * and V8 keeps a string's hash, so only the short rest of the key is hashed per request.
-   */
-  private readonly pending = new Map<string, Map<string, Promise<T>>>();
-  private readonly queries = new Map<string, boolean>();
+  private readonly pending = new Map<string, Promise<T>>();
 
   /** Send `request` with `send`, or join the identical one already in flight. */
   run(request: GraphQLRequest, principalHeader: string | undefined, send: () => Promise<T>): Promise<T> {
-    const { query } = request;
-    if (!this.isQuery(query)) return send();
-    const key = `${principalHeader ?? ''}\u0000${request.operationName ?? ''}\u0000${JSON.stringify(request.variables ?? null)}`;
-    let sameText = this.pending.get(query);
-    const inFlight = sameText?.get(key);
+    if (!isQuery(request.query)) return send();
+    const key = `${principalHeader ?? ''}\u0000${request.operationName ?? ''}\u0000${request.query}\u0000${JSON.stringify(request.variables ?? null)}`;
+    const inFlight = this.pending.get(key);
     if (inFlight) return inFlight;
-    if (!sameText) this.pending.set(query, (sameText = new Map()));
-    const waiting = sameText;
-    const sent = send().finally(() => {
-      waiting.delete(key);
-      if (waiting.size === 0 && this.pending.get(query) === waiting) this.pending.delete(query);
-    });
-    waiting.set(key, sent);
+    const sent = send().finally(() => this.pending.delete(key));
+    this.pending.set(key, sent);
     return sent;
   }
-
-  /** isQuery, remembered for the texts the planner sends again and again (at most QUERY_TEXTS of them). */
-  private isQuery(text: string): boolean {
-    let known = this.queries.get(text);
-    if (known === undefined) {
-      if (this.queries.size >= QUERY_TEXTS) this.queries.clear();
-      this.queries.set(text, (known = isQuery(text)));
-    }
-    return known;
-  }
 }
-
-/** Operation texts whose kind InFlightQueries remembers. */
-const QUERY_TEXTS = 1_000;
 
 /**
  * A query as the query planner writes subgraph fetches (`query …` or a bare selection set), with no
