@@ -1,4 +1,4 @@
-import { knexOf, rowsOf, storedDate, storedDateOrNull, storedJson } from '@svc/platform';
+import { knexOf, readRows, storedDate, storedDateOrNull, storedJson } from '@svc/platform';
 import type { EntityManager } from '@mikro-orm/core';
 import type { Knex } from '@mikro-orm/knex';
 import { SyncJobEntity, type SyncJob } from './sync-job.js';
@@ -85,7 +85,7 @@ export const syncJobs = {
     const sql =
       `select ${columns} from (select ${columns}, row_number() over (partition by partner_gpid order by id desc) as rank_in_partner ` +
       `from ${TABLE} where partner_gpid in (${partnerGpids.map(() => '?').join(', ')})) as ranked where rank_in_partner <= ? order by id desc`;
-    const rows = rowsOf<Record<string, unknown>>(await knex.raw(sql, [...partnerGpids, perPartner]));
+    const rows = await readRows<Record<string, unknown>>(knex, knex.raw(sql, [...partnerGpids, perPartner]), { prepared: true });
     const grouped = new Map<string, SyncJob[]>(partnerGpids.map((g) => [g, []]));
     // Plain read-only values, not managed entities: the ORM's hydration, identity map and
     // change-tracking snapshot were a third of this subgraph's CPU time on this read (bench/RESULTS.md).
