@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { knexOf, openDatabase, type Orm } from './database.js';
 import { SchemaMigration } from './schema-migration.js';
-import { readRows } from './read-rows.js';
+import { inValues, readRows } from './read-rows.js';
 import { freshStorage, USE_POSTGRES, type TestStorage } from '../../../test/support/databases.js';
 
 class CreateNotes extends SchemaMigration {
@@ -58,6 +58,18 @@ describe(`readRows, prepared (${USE_POSTGRES ? 'PostgreSQL' : 'SQLite'})`, () =>
     const ours = prepared.filter((p) => p.statement.includes('from notes where id >'));
     expect(ours).toHaveLength(1);
     expect(ours[0]!.name).toMatch(/^svc_read_\d+$/);
+  });
+
+  it('binds a list of any length as one statement text on PostgreSQL (inValues)', async () => {
+    const knex = knexOf(orm);
+    const byBodies = async (bodies: string[]) => {
+      const bodyIn = inValues(knex, 'body', bodies);
+      return readRows<{ id: number }>(knex, knex.raw(`select id from notes where ${bodyIn.sql} order by id`, bodyIn.bindings), { prepared: true });
+    };
+    statements.length = 0;
+    expect(await byBodies(['second'])).toEqual([{ id: 2 }]);
+    expect(await byBodies(['Zoë’s chart', 'third', 'nobody'])).toEqual([{ id: 1 }, { id: 3 }]);
+    expect(new Set(statements.filter((sql) => sql.includes('where body'))).size).toBe(USE_POSTGRES ? 1 : 2);
   });
 
   it('inside a transaction runs on the transaction, and reads its uncommitted rows', async () => {

@@ -51,6 +51,16 @@ function postgresClientOf(knex: Knex): PostgresClient | undefined {
 }
 
 /**
+ * `column in (values)` for a prepared read: on PostgreSQL one array binding (`column = any(?)`), so
+ * every batch size is the same statement text and the same prepared name; elsewhere one binding per
+ * value. `values` must not be empty.
+ */
+export function inValues(knex: Knex, column: string, values: readonly string[]): { sql: string; bindings: Knex.RawBinding[] } {
+  if (postgresClientOf(knex)) return { sql: `${column} = any(?)`, bindings: [[...values]] };
+  return { sql: `${column} in (${values.map(() => '?').join(', ')})`, bindings: [...values] };
+}
+
+/**
  * The rows of a select, whichever database answers:
  * - an embedded SQLite database's root query builder with readers: on a reader thread
  *   (sqlite-readers.ts);
