@@ -5,8 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { knexOf, openDatabase, refreshSqliteStatistics, type Orm } from './database.js';
 import { SchemaMigration } from './schema-migration.js';
 import { DependencyUnavailable } from '../dependency-health.js';
-import { readRows } from './read-rows.js';
-import { startSqliteReaders } from './sqlite-readers.js';
+import { readRows, startSqliteReaders } from './sqlite-readers.js';
 
 class CreateNotes extends SchemaMigration {
   override async up(): Promise<void> {

@@ -154,7 +154,17 @@ export function registerSqliteReaders(knex: Knex, readers: SqliteReaders): void 
   readersOf.set(knex, readers);
 }
 
-/** The reader threads registered for `knex`, if it is an embedded SQLite ORM's root query builder with readers. */
-export function sqliteReadersOf(knex: Knex): SqliteReaders | undefined {
-  return readersOf.get(knex);
+/**
+ * The rows of a select: on a reader thread when `knex` is an embedded SQLite database's root query
+ * builder with readers, otherwise (PostgreSQL, no readers, inside a transaction, whose query
+ * builder is another object) through `knex` itself. The statement is announced as knex announces
+ * its own (`query` event), so statement counts stay whole.
+ */
+export async function readRows<T>(knex: Knex, query: Knex.QueryBuilder | Knex.Raw): Promise<T[]> {
+  const readers = readersOf.get(knex);
+  if (!readers) return (await query) as T[];
+  const { sql, bindings } = query.toSQL().toNative();
+  const client = knex.client as { _formatBindings(bindings: readonly unknown[]): unknown[] };
+  knex.client.emit('query', { sql, bindings });
+  return (await readers.all(sql, client._formatBindings(bindings))) as T[];
 }

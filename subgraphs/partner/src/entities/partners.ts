@@ -1,6 +1,6 @@
 import { LockMode, type EntityManager } from '@mikro-orm/core';
 import type { Knex } from '@mikro-orm/knex';
-import { DomainError, newPartnerGpid, readRows, rowsOf, storedDate, storedJson } from '@svc/platform';
+import { DomainError, newPartnerGpid, rowsOf, storedDate, storedJson } from '@svc/platform';
 import { PartnerEntity, type Partner, type PartnerStatus } from './partner.js';
 import { OPERATOR_PARTNER_GPID } from '../domain/operator-partner.js';
 import { defaultGrantFor } from '../domain/partner-scopes.js';
@@ -8,8 +8,6 @@ import { defaultGrantFor } from '../domain/partner-scopes.js';
 export { OPERATOR_PARTNER_GPID };
 
 const TABLE = 'partner_partners';
-/** The columns `partnerOfRow` reads, named: a prepared `select *` fails once a migration adds a column. */
-const ROW_COLUMNS = 'gpid, legal_name, organization_type, status, created_at, granted_scopes';
 
 /**
  * A partner row as a plain read-only value, for the read paths (a page, a DataLoader batch): the
@@ -62,12 +60,11 @@ export const partners = {
   /**
    * One page in GPID order, starting after `afterGpid`, as plain values; one extra row tells if
    * there is more. Written as SQL text, not built: the query builder's compiling was a few percent
-   * of `partners(first: 20)`. A prepared statement on PostgreSQL (readRows).
+   * of `partners(first: 20)`.
    */
   async page(knex: Knex, size: number, afterGpid: string | null): Promise<Partner[]> {
-    const sql = `select ${ROW_COLUMNS} from ${TABLE}${afterGpid ? ' where gpid > ?' : ''} order by gpid asc limit ?`;
-    const rows = await readRows<Record<string, unknown>>(knex, knex.raw(sql, afterGpid ? [afterGpid, size + 1] : [size + 1]), { prepared: true });
-    return rows.map(partnerOfRow);
+    const sql = `select * from ${TABLE}${afterGpid ? ' where gpid > ?' : ''} order by gpid asc limit ?`;
+    return rowsOf<Record<string, unknown>>(await knex.raw(sql, afterGpid ? [afterGpid, size + 1] : [size + 1])).map(partnerOfRow);
   },
 
   /** Create a partner under a fresh CMS GPID, retrying the rare collision of the 8-digit space. */

@@ -1,4 +1,4 @@
-import { inValues, knexOf, readRows, storedDate, storedDateOrNull, storedJson } from '@svc/platform';
+import { knexOf, rowsOf, storedDate, storedDateOrNull, storedJson } from '@svc/platform';
 import type { EntityManager } from '@mikro-orm/core';
 import type { Knex } from '@mikro-orm/knex';
 import { SyncJobEntity, type SyncJob } from './sync-job.js';
@@ -82,11 +82,10 @@ export const syncJobs = {
     const columns = wanted.map((p) => `"${PROPERTIES[p][0]}"`).join(', ');
     // Rank in the database, so a partner's long history is never read just to keep its newest
     // jobs. Written as SQL text, not built: the query builder's compiling was 5 % of this read.
-    const partnerIn = inValues(knex, 'partner_gpid', partnerGpids);
     const sql =
       `select ${columns} from (select ${columns}, row_number() over (partition by partner_gpid order by id desc) as rank_in_partner ` +
-      `from ${TABLE} where ${partnerIn.sql}) as ranked where rank_in_partner <= ? order by id desc`;
-    const rows = await readRows<Record<string, unknown>>(knex, knex.raw(sql, [...partnerIn.bindings, perPartner]), { prepared: true });
+      `from ${TABLE} where partner_gpid in (${partnerGpids.map(() => '?').join(', ')})) as ranked where rank_in_partner <= ? order by id desc`;
+    const rows = rowsOf<Record<string, unknown>>(await knex.raw(sql, [...partnerGpids, perPartner]));
     const grouped = new Map<string, SyncJob[]>(partnerGpids.map((g) => [g, []]));
     // Plain read-only values, not managed entities: the ORM's hydration, identity map and
     // change-tracking snapshot were a third of this subgraph's CPU time on this read (bench/RESULTS.md).
