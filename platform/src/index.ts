@@ -54,3 +54,4 @@ export * from './dependency-health.js';
 export * from './redis-client.js';
 export * from './tefca/index.js';
 export * from './seeded-random.js';
+export * from './jobs/job-thread.js';

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { MikroORM, type EntityManager, type Options } from '@mikro-orm/core';
 import type { Knex } from '@mikro-orm/knex';
 import { BetterSqliteDriver } from '@mikro-orm/better-sqlite';
@@ -7,6 +8,8 @@ import { Migrator, type Migration } from '@mikro-orm/migrations';
 import type { Config } from '../config.js';
 import { ensurePrivateDirectory, ensurePrivateFile, restrictToOwner } from './private-files.js';
 import type { Logger } from '../logging.js';
+import { DomainError } from '../errors.js';
+import { RETRY_AFTER_SECONDS } from '../dependency-health.js';
 import { checkpointWalInBackground } from './wal-checkpointer.js';
 import { registerSqliteReaders, startSqliteReaders, type SqliteReaders } from './sqlite-readers.js';
 
@@ -38,6 +41,12 @@ export interface DatabaseOptions {
   logger?: Logger;
   /** SQLite only: worker threads that run the selects made outside a transaction (see sqlite-readers.ts). Default none. */
   readers?: number;
+  /**
+   * Another connection of a process that has already opened the database (a job thread): the
+   * schema is already up to date, and the WAL checkpoints and planner statistics are looked after
+   * by the first one.
+   */
+  secondary?: boolean;
 }
 
 /**
@@ -98,7 +107,10 @@ export async function openDatabase(options: DatabaseOptions): Promise<Orm> {
     await connection.execute('pragma page_size = 16384');
     // WAL lets readers run beside the writer; the busy timeout rides out a concurrent writer.
     await connection.execute('pragma journal_mode = wal');
-    await connection.execute('pragma busy_timeout = 5000');
+    // No waiting inside SQLite: its busy handler sleeps in the calling thread, which here is an event
+    // loop. A connection that finds the write lock taken (by a job thread's connection) waits for it
+    // between event-loop turns instead (see sqliteStatements).
+    await connection.execute('pragma busy_timeout = 0');
     await connection.execute('pragma synchronous = normal');
     // A page cache of up to 64 MiB instead of better-sqlite3's default of about 16 MB: a search that
     // checks a thousand matches' rows touched a thousand pages and evicted every other query's,
@@ -106,10 +118,11 @@ export async function openDatabase(options: DatabaseOptions): Promise<Orm> {
     // `Observation?code=…&_sort=-date` took half the time (bench/RESULTS.md). The cache grows only
     // as far as a database is read.
     await connection.execute(`pragma ${SQLITE_CACHE_PRAGMA}`);
-    cacheSqliteStatements(orm);
+    sqliteStatements(orm);
     // SQLite creates these with the database file's mode; files left by earlier versions are tightened.
     for (const suffix of ['-wal', '-shm']) restrictToOwner(`${file}${suffix}`);
   }
+  if (options.secondary) return orm;
   await orm.getMigrator().up();
   if (!config.databaseUrl) {
     const file = join(config.dataDir, `${owner}.sqlite`);
@@ -209,18 +222,36 @@ export async function refreshSqliteStatistics(orm: Orm): Promise<void> {
 /** Prepared statements kept per SQLite connection (least recently used dropped first). */
 const STATEMENT_CACHE_SIZE = 500;
 
+/** How long a statement waits for another connection's write lock before the request is refused with 503. */
+export const SQLITE_LOCK_WAIT_MS = 15_000;
+/** The longest pause between two tries for the write lock. */
+const SQLITE_LOCK_RETRY_MAX_MS = 25;
+
 interface SqliteConnection {
   prepare(sql: string): unknown;
+  readonly inTransaction: boolean;
 }
 
+const isBusy = (err: unknown) => (err as { code?: unknown } | null)?.code === 'SQLITE_BUSY';
+
 /**
- * Reuse prepared statements on the embedded SQLite. Knex's better-sqlite3 dialect prepares every
- * query anew, which costs about as much as running it (SQLite parses and plans the SQL each time);
- * a bounded LRU of statements per connection, keyed by the SQL text, removes that. better-sqlite3
- * runs a statement to completion synchronously (`all`/`run`), so one statement is never busy when it
- * is handed out again, and SQLite re-prepares a cached statement itself after a schema change.
+ * How our statements run on an embedded SQLite connection:
+ *
+ * - Prepared statements are reused. Knex's better-sqlite3 dialect prepares every query anew, which
+ *   costs about as much as running it (SQLite parses and plans the SQL each time); a bounded LRU of
+ *   statements per connection, keyed by the SQL text, removes that. better-sqlite3 runs a statement
+ *   to completion synchronously (`all`/`run`), so one statement is never busy when it is handed out
+ *   again, and SQLite re-prepares a cached statement itself after a schema change.
+ * - Transactions begin IMMEDIATE: they take the write lock at BEGIN. A database is written by more
+ *   than one connection (the event loop's and a job thread's, see platform/src/jobs), and a deferred
+ *   transaction that has read and then tries to write after the other connection committed fails
+ *   with SQLITE_BUSY_SNAPSHOT, which no wait can cure; at BEGIN nothing has been read yet.
+ * - A statement that finds the write lock taken (SQLITE_BUSY, on a BEGIN or a write outside a
+ *   transaction: nothing of it took effect) is tried again after a pause, as a timer, so the event
+ *   loop serves other requests meanwhile; SQLite's own busy handler would sleep in the thread. After
+ *   {@link SQLITE_LOCK_WAIT_MS} the request gets 503 SERVER_BUSY with Retry-After.
  */
-function cacheSqliteStatements(orm: Orm): void {
+function sqliteStatements(orm: Orm): void {
   const client = (orm.em.getConnection() as unknown as { getKnex(): { client: { _query(connection: SqliteConnection, obj: unknown): Promise<unknown> } } }).getKnex().client;
   const query = client._query.bind(client);
   const wrapped = new WeakSet<SqliteConnection>();
@@ -229,7 +260,12 @@ function cacheSqliteStatements(orm: Orm): void {
       wrapped.add(connection);
       const prepare = connection.prepare.bind(connection);
       const statements = new Map<string, unknown>();
+      // Knex begins a transaction with "BEGIN;" through the dialect's own _query (a transaction's
+      // client is a copy of the dialect, not this one), so the connection answers it.
+      const begin = prepare('BEGIN IMMEDIATE') as SqliteStatement;
+      const beginImmediate = { reader: false, safeIntegers: () => beginImmediate, run: () => waitForWriteLock(() => begin.run()) };
       connection.prepare = (sql: string) => {
+        if (sql === 'BEGIN;') return beginImmediate;
         let statement = statements.get(sql);
         if (statement !== undefined) {
           statements.delete(sql);
@@ -241,8 +277,29 @@ function cacheSqliteStatements(orm: Orm): void {
         return statement;
       };
     }
-    return query(connection, obj);
+    // Outside a transaction a statement is its own; one that found the lock taken did nothing.
+    return connection?.inTransaction ? query(connection, obj) : waitForWriteLock(() => query(connection, obj));
   };
+}
+
+interface SqliteStatement {
+  run(): unknown;
+}
+
+/** Run `attempt` until it does not find the write lock taken, pausing between tries (see sqliteStatements). */
+async function waitForWriteLock<T>(attempt: () => T | Promise<T>): Promise<T> {
+  const deadline = performance.now() + SQLITE_LOCK_WAIT_MS;
+  for (let pause = 1; ; pause = Math.min(SQLITE_LOCK_RETRY_MAX_MS, pause * 2)) {
+    try {
+      return await attempt();
+    } catch (err) {
+      if (!isBusy(err)) throw err;
+      if (performance.now() + pause > deadline) {
+        throw new DomainError('SERVER_BUSY', 'The database is busy with a long write; retry shortly.', { cause: err, details: { retry_after: RETRY_AFTER_SECONDS } });
+      }
+      await sleep(pause);
+    }
+  }
 }
 
 /**

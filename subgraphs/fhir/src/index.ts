@@ -1,8 +1,9 @@
-import { assembleSubgraph, type SubgraphDefinition } from '@svc/platform';
+import type { Knex } from '@mikro-orm/knex';
+import { assembleSubgraph, knexOf, startJobThread, type JobThread, type SubgraphDefinition, type SubgraphRuntime, type SubgraphServices } from '@svc/platform';
 import { migrations } from './migrations/index.js';
 import { definitions } from './domain/definitions.js';
-import { ExportWorker } from './domain/bulk-export.js';
-import { SyncJobWorker } from './domain/sync-worker.js';
+import { startFhirJobs, type FhirJobs } from './jobs.js';
+import type { FhirJobThreadData } from './job-thread.js';
 import { buildFhirSchema, type ExportWakeup, type SyncWakeup } from './schema/index.js';
 import { IDENTITY_LINK_EVENT_TYPES, identityLinkConsumer } from './identity-link-consumer.js';
 import { readEventLogOf } from './schema/read-event-log.js';
@@ -16,6 +17,7 @@ export const fhirSubgraph: SubgraphDefinition = {
     definitions();
     const wakeup: ExportWakeup = {};
     const syncWakeup: SyncWakeup = {};
+    const jobs = jobRunner(runtime);
     return assembleSubgraph(runtime, {
       name: 'fhir',
       entities: [],
@@ -23,29 +25,85 @@ export const fhirSubgraph: SubgraphDefinition = {
       readers: runtime.config.sqliteReaders,
       buildSchema: (services) => buildFhirSchema(services, wakeup, syncWakeup),
       async startWorkers(services) {
-        const { orm, runtime: rt, publishCommitted } = services;
-        // The Bulk Data $export jobs (durable: resumed after a restart).
-        const worker = new ExportWorker(() => orm.em.fork(), { ...rt.config.fhirExport, pollMs: 1000, singleProcess: rt.config.databaseUrl === undefined }, rt.logger.child({ worker: 'fhir-export' }));
-        worker.start();
-        wakeup.wake = () => worker.wake();
-        // Asynchronous submissions (sync jobs): durable, resumed after a restart or taken over after a crash.
-        const syncWorker = new SyncJobWorker(
-          () => orm.em.fork(),
-          { ...rt.config.fhirSync, pollMs: 1000, singleProcess: rt.config.databaseUrl === undefined, fhirBase: `${rt.config.publicUrl}/fhir/R4` },
-          rt.logger.child({ worker: 'fhir-sync' }),
-          publishCommitted,
-        );
-        syncWorker.start();
-        syncWakeup.wake = () => syncWorker.wake();
+        const { runtime: rt } = services;
+        await jobs.start(services);
+        wakeup.wake = () => jobs.wakeExport();
+        syncWakeup.wake = () => jobs.wakeSync();
         // The GPID identifier of Patients, from the identity subgraph's events (domain/identity-link.ts).
         const stopIdentityLink = rt.stream.consume('fhir-identity-link', identityLinkConsumer(services), { types: (type) => IDENTITY_LINK_EVENT_TYPES.has(type) });
         return async () => {
           await stopIdentityLink();
           wakeup.wake = undefined;
           syncWakeup.wake = undefined;
-          await Promise.all([worker.stop(), syncWorker.stop(), readEventLogOf(services).close()]);
+          await Promise.all([jobs.stop(), readEventLogOf(services).close()]);
         };
       },
     });
   },
 };
+
+/** The FHIR jobs of this process, started once the subgraph's database is ready. */
+interface FhirJobRunner extends FhirJobs {
+  start(services: SubgraphServices): Promise<void>;
+}
+
+/**
+ * Where the durable jobs ($export, asynchronous submissions) run: on a job thread in the embedded
+ * process (`all`), so that they never hold up the event loop that serves requests; in the `worker`
+ * role's own process in the distributed mode; never in a `subgraph:fhir` process, which only serves
+ * requests (it enqueues jobs, a worker runs them).
+ *
+ * The job thread loads its own copy of the FHIR engine (a few seconds of one core), so it starts
+ * with the first job: at a submission, or at start when the database holds jobs (unfinished ones, or
+ * exports whose output the sweep will delete). A store nobody submits jobs to never pays for it.
+ */
+function jobRunner(runtime: SubgraphRuntime): FhirJobRunner {
+  const { config } = runtime;
+  if (config.role === 'all') {
+    let services: SubgraphServices | undefined;
+    let thread: JobThread | undefined;
+    const running = (): JobThread | undefined => {
+      if (thread || !services) return thread;
+      const { publishCommitted } = services;
+      const data: FhirJobThreadData = { config };
+      thread = startJobThread({
+        name: 'fhir-jobs',
+        module: new URL('./job-thread.ts', import.meta.url).href,
+        data,
+        logger: runtime.logger,
+        onMessage: (message) => {
+          if (message.type === 'committed') publishCommitted();
+        },
+      });
+      return thread;
+    };
+    return {
+      start: async (s) => {
+        services = s;
+        if (await hasJobs(knexOf(s.orm))) running();
+      },
+      wakeSync: () => running()?.post({ type: 'wake-sync' }),
+      wakeExport: () => running()?.post({ type: 'wake-export' }),
+      stop: async () => {
+        services = undefined;
+        await thread?.stop();
+      },
+    };
+  }
+  let jobs: FhirJobs | undefined;
+  return {
+    start: async ({ orm, runtime: rt, publishCommitted }) => {
+      if (config.role === 'worker') jobs = startFhirJobs(() => orm.em.fork(), config, rt.logger, publishCommitted);
+    },
+    wakeSync: () => jobs?.wakeSync(),
+    wakeExport: () => jobs?.wakeExport(),
+    stop: async () => jobs?.stop(),
+  };
+}
+
+/** Work for the job thread in the store: an unfinished sync job, or any $export job (running, or to sweep later). */
+async function hasJobs(knex: Knex): Promise<boolean> {
+  const [sync] = await knex('fhir_sync_jobs').select('id').whereIn('state', ['queued', 'running', 'retrying']).limit(1);
+  const [exported] = await knex('fhir_export_jobs').select('id').limit(1);
+  return sync !== undefined || exported !== undefined;
+}
