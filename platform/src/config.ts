@@ -92,7 +92,16 @@ export interface Config {
    * first retry delay (doubled each attempt, with jitter), how long a silent worker keeps a job
    * before another takes it over, and a pause between entries (tests, throttling).
    */
-  fhirSync: { maxAttempts: number; retryBaseMs: number; leaseMs: number; entryPauseMs: number };
+  fhirSync: {
+    maxAttempts: number;
+    retryBaseMs: number;
+    leaseMs: number;
+    entryPauseMs: number;
+    /** Unfinished jobs one partner may have; the next submission is 429 JOB_QUEUE_FULL. */
+    queuePerPartner: number;
+    /** Unfinished jobs of everyone; the next submission is 503 SERVER_BUSY. */
+    queueMax: number;
+  };
   /** Webhook delivery (`SVC_WEBHOOK_*`, see webhook-settings.ts). */
   webhooks: WebhookSettings;
   /**
@@ -276,6 +285,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       retryBaseMs: int('SVC_FHIR_SYNC_RETRY_BASE_MS', 2000, 10, 3_600_000),
       leaseMs: int('SVC_FHIR_SYNC_LEASE_MS', 60_000, 1000, 3_600_000),
       entryPauseMs: int('SVC_FHIR_SYNC_ENTRY_PAUSE_MS', 0, 0, 60_000),
+      queuePerPartner: int('SVC_FHIR_SYNC_QUEUE_PER_PARTNER', 20, 1, 100_000),
+      queueMax: int('SVC_FHIR_SYNC_QUEUE_MAX', 500, 1, 1_000_000),
     },
     webhooks: readWebhookSettings(int, bool),
     deprecationSunsets: parseDeprecationSunsets(str('SVC_DEPRECATION_SUNSETS'), problems),

@@ -24,6 +24,8 @@ export const ERROR_STATUS = {
   URI_TOO_LONG: 414,
   UNSUPPORTED_MEDIA_TYPE: 415,
   RATE_LIMITED: 429,
+  // A partner's asynchronous jobs waiting or running reached its share of the queue.
+  JOB_QUEUE_FULL: 429,
   ACCOUNT_LOCKED: 423,
   HEADERS_TOO_LARGE: 431,
   INTERNAL: 500,

@@ -1,4 +1,6 @@
-import { DomainError, isId, newId, type Principal } from '@svc/platform';
+import type { EntityManager } from '@mikro-orm/core';
+import { DomainError, isId, knexOf, newId, type Principal } from '@svc/platform';
+import { dialectOf } from '../entities/resource-store.js';
 import { syncJobStore, type StoredPrincipal, type SyncJobKind, type SyncJobRecord } from '../entities/sync-job-store.js';
 import { assertMayIngest, parseBundle, resourceTypesOf, type Entry } from './bundle.js';
 import { isFhirResourceType } from './definitions.js';
@@ -80,7 +82,7 @@ function storedPrincipal(principal: Principal): StoredPrincipal {
 }
 
 /** Accept a submission: check its shape, store it with a queued job and its queued event; answer the job and its status URL. */
-export async function submitSyncJob(call: FhirCall, submission: SyncSubmission, options: { returnResources: boolean }): Promise<{ jobId: string; statusUrl: string }> {
+export async function submitSyncJob(call: FhirCall, submission: SyncSubmission, options: { returnResources: boolean; limits: SyncQueueLimits }): Promise<{ jobId: string; statusUrl: string }> {
   assertMayIngest(call.principal);
   const principal = storedPrincipal(call.principal);
   let kind: SyncJobKind;
@@ -96,7 +98,7 @@ export async function submitSyncJob(call: FhirCall, submission: SyncSubmission, 
     entries = ndjsonEntries(submission.ndjson).entries;
     body = submission.ndjson;
   }
-  const job = await queueSyncJob(call, principal, { kind, resourceTypes: resourceTypesOf(entries), entriesTotal: entries.length, returnResources: options.returnResources, source: call.source }, body);
+  const job = await queueSyncJob(call, principal, { kind, resourceTypes: resourceTypesOf(entries), entriesTotal: entries.length, returnResources: options.returnResources, source: call.source }, body, options.limits);
   return { jobId: job.id, statusUrl: syncStatusUrl(call.fhirBase, job.id) };
 }
 
@@ -110,7 +112,38 @@ export interface NewSyncJob {
 }
 
 /** Store a queued job with its submission body and its queued event, in one transaction. */
-export async function queueSyncJob(call: FhirCall, principal: StoredPrincipal, fields: NewSyncJob, body: string): Promise<SyncJobRecord> {
+/** How many unfinished jobs the queue holds: per partner (429 beyond) and in all (503 beyond). */
+export interface SyncQueueLimits {
+  queuePerPartner: number;
+  queueMax: number;
+}
+
+/** Seconds a partner whose share of the queue is full is asked to wait: about one job's run. */
+const QUEUE_FULL_RETRY_AFTER_SECONDS = 30;
+
+/**
+ * Back pressure: the queue is bounded, so a partner that submits faster than its jobs run is told
+ * to slow down (429 JOB_QUEUE_FULL) instead of growing a backlog without end, and a full queue
+ * (everyone's) answers 503. Counted in the submission's own transaction; on PostgreSQL under the
+ * partner's advisory lock, so parallel submissions of one partner count each other.
+ */
+async function assertQueueRoom(em: EntityManager, partnerGpid: string, limits: SyncQueueLimits): Promise<void> {
+  const knex = knexOf(em);
+  if (dialectOf(knex) === 'postgresql') await knex.raw('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`fhir.sync-queue|${partnerGpid}`]);
+  const backlog = await syncJobStore.backlog(em, partnerGpid);
+  if (backlog.partner >= limits.queuePerPartner) {
+    throw new DomainError('JOB_QUEUE_FULL', `This partner already has ${backlog.partner} asynchronous jobs waiting or running, its share of the queue (${limits.queuePerPartner}); retry after ${QUEUE_FULL_RETRY_AFTER_SECONDS} seconds, or once some have finished.`, {
+      details: { limit: limits.queuePerPartner, retry_after: QUEUE_FULL_RETRY_AFTER_SECONDS },
+    });
+  }
+  if (backlog.total >= limits.queueMax) {
+    throw new DomainError('SERVER_BUSY', `The job queue is full (${limits.queueMax} jobs waiting or running); retry after ${QUEUE_FULL_RETRY_AFTER_SECONDS} seconds.`, {
+      details: { retry_after: QUEUE_FULL_RETRY_AFTER_SECONDS },
+    });
+  }
+}
+
+export async function queueSyncJob(call: FhirCall, principal: StoredPrincipal, fields: NewSyncJob, body: string, limits: SyncQueueLimits): Promise<SyncJobRecord> {
   const now = new Date();
   const job: SyncJobRecord = {
     id: newId('job'),
@@ -135,6 +168,7 @@ export async function queueSyncJob(call: FhirCall, principal: StoredPrincipal, f
     finishedAt: null,
   };
   await call.em.transactional(async (em) => {
+    await assertQueueRoom(em, principal.partnerGpid, limits);
     await syncJobStore.insert(em, job, body);
     recordQueued(em, job, 'submitted', now);
   });

@@ -167,12 +167,19 @@ export const syncJobStore = {
    */
   async claim(em: EntityManager, workerId: string, now: string, staleBefore: string): Promise<SyncJobRecord | null> {
     const knex = knexOf(em);
-    const candidates = (await knex(SYNC_JOBS)
-      .select('id', 'sequence')
+    // Fair between partners: the partner whose last job started longest ago (or never) goes first,
+    // then its oldest job. A partner with a hundred queued batches and another with one are served
+    // in turn, not in order of arrival.
+    const claimable = knex(SYNC_JOBS)
+      .select('id', 'sequence', 'created_at', 'partner_gpid')
       .where('state', 'queued')
       .orWhere((w) => w.where('state', 'retrying').where('next_attempt_at', '<=', now))
-      .orWhere((w) => w.where('state', 'running').where('heartbeat_at', '<', staleBefore))
-      .orderBy('created_at')
+      .orWhere((w) => w.where('state', 'running').where('heartbeat_at', '<', staleBefore));
+    const lastStart = knex(`${SYNC_JOBS} as s`).max('s.started_at').where('s.partner_gpid', knex.ref('c.partner_gpid'));
+    const candidates = (await knex
+      .select('c.id', 'c.sequence')
+      .from(claimable.as('c'))
+      .orderByRaw(`coalesce((${lastStart.toQuery()}), ''), c.created_at, c.id`)
       .limit(5)) as { id: string; sequence: number | string }[];
     for (const c of candidates) {
       const taken = await knex(SYNC_JOBS)
@@ -190,6 +197,15 @@ export const syncJobStore = {
       if (taken === 1) return this.get(em, c.id);
     }
     return null;
+  },
+
+  /** Jobs not finished yet (queued, running or waiting to retry): of one partner, and of everyone. */
+  async backlog(em: EntityManager, partnerGpid: string): Promise<{ partner: number; total: number }> {
+    const knex = knexOf(em);
+    const unfinished = ['queued', 'running', 'retrying'];
+    const [total] = (await knex(SYNC_JOBS).count({ n: '*' }).whereIn('state', unfinished)) as { n: number | string }[];
+    const [own] = (await knex(SYNC_JOBS).count({ n: '*' }).whereIn('state', unfinished).where('partner_gpid', partnerGpid)) as { n: number | string }[];
+    return { partner: Number(own?.n ?? 0), total: Number(total?.n ?? 0) };
   },
 
   /** Jobs left running by this (single) process before it stopped: back to queued, one sequence step each. */

@@ -14,6 +14,7 @@ import { M012SearchDateHighIndex } from './m012-search-date-high-index.js';
 import { M013SearchTokenCoveringIndexes } from './m013-search-token-covering-indexes.js';
 import { M014ResourceKeyCoversVisibility } from './m014-resource-key-covers-visibility.js';
 import { M015SqliteResourceVisibilityIndex } from './m015-sqlite-resource-visibility-index.js';
+import { M016SyncJobsPartnerTurns } from './m016-sync-jobs-partner-turns.js';
 
 /** The FHIR subgraph's migration history, in order. */
 export const migrations = [
@@ -33,4 +34,5 @@ export const migrations = [
   { name: 'm013-search-token-covering-indexes', class: M013SearchTokenCoveringIndexes },
   { name: 'm014-resource-key-covers-visibility', class: M014ResourceKeyCoversVisibility },
   { name: 'm015-sqlite-resource-visibility-index', class: M015SqliteResourceVisibilityIndex },
+  { name: 'm016-sync-jobs-partner-turns', class: M016SyncJobsPartnerTurns },
 ];

@@ -69,7 +69,7 @@ export function defineSyncJobs(builder: SubgraphBuilder, services: SubgraphServi
         if (hasBundle === hasNdjson) {
           throw new DomainError('BAD_REQUEST', 'Send exactly one of bundle and ndjson.', { fieldErrors: [{ field: hasBundle ? 'ndjson' : 'bundle', message: 'exactly one of bundle and ndjson is required' }] });
         }
-        const accepted = await submitSyncJob(call(ctx, a.source), hasBundle ? { bundle: a.bundleText !== undefined && a.bundleText !== null ? parseExactJson(a.bundleText, 'bundleText') : a.bundle } : { ndjson: a.ndjson! }, { returnResources: a.returnResources ?? true });
+        const accepted = await submitSyncJob(call(ctx, a.source), hasBundle ? { bundle: a.bundleText !== undefined && a.bundleText !== null ? parseExactJson(a.bundleText, 'bundleText') : a.bundle } : { ndjson: a.ndjson! }, { returnResources: a.returnResources ?? true, limits: services.runtime.config.fhirSync });
         services.publishCommitted();
         wakeup.wake?.();
         return accepted;

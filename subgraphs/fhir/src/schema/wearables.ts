@@ -43,7 +43,7 @@ export function defineWearables(builder: SubgraphBuilder, services: SubgraphServ
         batch: t.arg({ type: 'JSONObject', required: true, description: 'The REST body: { events: [{ event_id, patient_gpid, type, value, unit, effective_time | effective_period, device? }] }.' }),
       },
       resolve: async (_r, a, ctx: SubgraphContext) => {
-        const accepted = await ingestWearableBatch(call(ctx), a.product, a.batch);
+        const accepted = await ingestWearableBatch(call(ctx), a.product, a.batch, services.runtime.config.fhirSync);
         services.publishCommitted();
         wakeup.wake?.();
         return accepted;

@@ -5,7 +5,7 @@ import type { FhirCall } from '../interactions.js';
 import { parseSearchRequest } from '../search-request.js';
 import { readViewOf } from '../sharing-rules.js';
 import { parseStoredResource } from '../stored-content.js';
-import { queueSyncJob, syncStatusUrl } from '../sync-submission.js';
+import { queueSyncJob, syncStatusUrl, type SyncQueueLimits } from '../sync-submission.js';
 import { eventIdentifierSystem, observationFor, parseWearableBatch } from './batch.js';
 
 /**
@@ -87,7 +87,7 @@ async function patientLinks(call: FhirCall, gpids: readonly string[]): Promise<P
  * Observations with a queued sync job (and its pipeline.sync.queued event) in one transaction.
  * The readings are written with the product as their source origin.
  */
-export async function ingestWearableBatch(call: FhirCall, productName: string, body: unknown): Promise<WearableIngestAccepted> {
+export async function ingestWearableBatch(call: FhirCall, productName: string, body: unknown, limits: SyncQueueLimits): Promise<WearableIngestAccepted> {
   const product = wearableProductOf(productName);
   const principal = assertMayIngest(call, product);
   const readings = parseWearableBatch(body, new Date());
@@ -104,6 +104,6 @@ export async function ingestWearableBatch(call: FhirCall, productName: string, b
     })),
   };
   // The status answer lists each reading's status and location; the Observations are read by search.
-  const job = await queueSyncJob(call, principal, { kind: 'batch', resourceTypes: ['Observation'], entriesTotal: readings.length, returnResources: false, source: product }, JSON.stringify(bundle));
+  const job = await queueSyncJob(call, principal, { kind: 'batch', resourceTypes: ['Observation'], entriesTotal: readings.length, returnResources: false, source: product }, JSON.stringify(bundle), limits);
   return { jobId: job.id, statusUrl: syncStatusUrl(call.fhirBase, job.id), product, eventsAccepted: readings.length, patients };
 }
