@@ -9,6 +9,7 @@
  *   npm run bench -- --suite subgraphs …   (our subgraphs vs a minimal Apollo subgraph, REST vs GraphQL; see bench/subgraph-compare.ts)
  *   npm run bench -- --suite overload …   (10× the documented partner load; see bench/overload.ts)
  *   npm run bench -- --suite gateway …   (ours against stock @apollo/gateway; see bench/gateway-compare.ts)
+ *   npm run bench -- --suite isolation …   (another partner's reads while heavy jobs run; see bench/isolation.ts)
  *
  * Boots everything in this process on a temporary SQLite directory, seeds a small data set through
  * the public GraphQL API, drives each measurement with autocannon from a child process (so the load
@@ -560,6 +561,7 @@ const SUITES: Record<string, () => Promise<unknown>> = {
   subgraphs: () => import('./subgraph-compare.js').then((m) => m.runSubgraphsSuite(suiteArgs)),
   overload: () => import('./overload.js').then((m) => m.runOverloadSuite(suiteArgs)),
   gateway: () => import('./gateway-compare.js').then((m) => m.runGatewaySuite(suiteArgs)),
+  isolation: () => import('./isolation.js').then((m) => m.runIsolationSuite(suiteArgs)),
 };
 const missing = missingServerFlags();
 if (missing.length > 0) {

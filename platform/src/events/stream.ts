@@ -1,3 +1,4 @@
+import { eventLoopSlices } from '../event-loop-slices.js';
 import type { EventEnvelope } from './envelope.js';
 import type { Logger } from '../logging.js';
 
@@ -134,9 +135,13 @@ export async function handleInOrder<T>(consumer: string, entries: readonly T[], 
     const batch = (attempt: number) => handler.batch(attempt === 0 ? events : readAll());
     return (await runWithRetry(consumer, events[0]!.id, batch, state)) ? entries.length : 0;
   }
+  // A consumer's handlers await a synchronous database (SQLite) without ever leaving the event loop
+  // a turn: a batch of a thousand events would hold every request until its end.
+  const slice = eventLoopSlices();
   for (let i = 0; i < entries.length; i++) {
     const event = read(entries[i]!);
     if (event === null) continue;
+    await slice();
     if (!(await runWithRetry(consumer, event.id, (attempt) => handler(attempt === 0 ? event : read(entries[i]!)!), state))) return i;
   }
   return entries.length;
