@@ -133,7 +133,7 @@ function transactionBundle(size: number): string {
 }
 
 /** An 837P interchange of about `kb` KB: one subscriber and one claim per HL loop. */
-function claims837(kb: number): string {
+export function claims837(kb: number): string {
   const head = ['ISA*00*          *00*          *ZZ*SUBMITTER01    *ZZ*ACMEPAYER      *261123*1023*^*00501*000000901*0*T*:~', 'GS*HC*SUBMITTER01*ACMEPAYER*20261123*1023*901*X*005010X222A1~', 'ST*837*0001*005010X222A1~', 'BHT*0019*00*244579*20261123*1023*CH~', 'NM1*41*2*RIVERSIDE CLINIC*****46*S123456~', 'PER*IC*BILLING OFFICE*TE*5555551234~', 'NM1*40*2*ACME HEALTH PLAN*****46*12345~', 'HL*1**20*1~', 'NM1*85*2*RIVERSIDE CLINIC*****XX*1234567893~', 'N3*100 MAIN STREET~', 'N4*SPRINGFIELD*IL*627010000~', 'REF*EI*123456789~'];
   const body: string[] = [];
   let size = head.join('').length;

@@ -1,6 +1,8 @@
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '../logging.js';
-import { JOB_THREAD_CONTROL, type JobThreadMessage, type JobThreadStart } from './thread-host.js';
+import { DependencyUnavailable } from '../dependency-health.js';
+import { DomainError, ERROR_STATUS, type ErrorCode, type FieldError } from '../errors.js';
+import { JOB_THREAD_CONTROL, type JobThreadMessage, type JobThreadStart, type ThrownAcross } from './thread-host.js';
 
 export type { JobThreadHost, JobThreadMessage, JobThreadModule } from './thread-host.js';
 
@@ -18,6 +20,12 @@ export type { JobThreadHost, JobThreadMessage, JobThreadModule } from './thread-
 export interface JobThread {
   /** Send a message to the module running in the thread (dropped while the thread restarts). */
   post(message: JobThreadMessage): void;
+  /**
+   * Run the module's handler `name` (see JobThreadHost.onCall) on the thread and answer its result:
+   * CPU-heavy work a request waits for, done off the event loop. A DomainError thrown there is
+   * thrown here with its code, field errors and details; a thread that dies meanwhile is a 503.
+   */
+  call<T>(name: string, payload: unknown): Promise<T>;
   /** Resolves once the module has started (for tests and logs; callers need not wait). */
   readonly started: Promise<void>;
   /** Ask the module to stop (it finishes or gives back its current job), then end the thread. */
@@ -48,6 +56,12 @@ export function startJobThread(options: JobThreadOptions): JobThread {
   let restartDelay = FIRST_RESTART_DELAY_MS;
   let restartTimer: NodeJS.Timeout | undefined;
   let markStarted: () => void = () => undefined;
+  let nextCall = 1;
+  const pending = new Map<number, { resolve(value: unknown): void; reject(err: Error): void }>();
+  const failPending = (why: string) => {
+    for (const waiter of pending.values()) waiter.reject(new DependencyUnavailable(`job thread ${options.name}`, new Error(why)));
+    pending.clear();
+  };
   const started = new Promise<void>((resolve) => (markStarted = resolve));
 
   const spawn = () => {
@@ -59,6 +73,12 @@ export function startJobThread(options: JobThreadOptions): JobThread {
       if (message.type === JOB_THREAD_CONTROL.STARTED) {
         restartDelay = FIRST_RESTART_DELAY_MS;
         markStarted();
+      } else if (message.type === JOB_THREAD_CONTROL.ANSWER) {
+        const waiter = pending.get(Number(message['id']));
+        if (!waiter) return;
+        pending.delete(Number(message['id']));
+        if (message['ok'] === true) waiter.resolve(message['value']);
+        else waiter.reject(errorFrom(message['error'] as ThrownAcross));
       } else if (message.type === JOB_THREAD_CONTROL.FAILED) {
         log.error({ detail: message['message'] }, 'job thread failed');
       } else if (message.type !== JOB_THREAD_CONTROL.STOPPED) {
@@ -68,6 +88,7 @@ export function startJobThread(options: JobThreadOptions): JobThread {
     thread.on('error', (err) => log.error({ err }, 'job thread crashed'));
     thread.on('exit', (code) => {
       if (worker === thread) worker = undefined;
+      failPending(`the job thread ended (exit code ${code})`);
       if (stopping) return;
       log.error({ exitCode: code, restartInMs: restartDelay }, 'job thread ended; starting it again');
       restartTimer = setTimeout(spawn, restartDelay);
@@ -81,6 +102,15 @@ export function startJobThread(options: JobThreadOptions): JobThread {
     started,
     post(message) {
       worker?.postMessage(message);
+    },
+    call<T>(name: string, payload: unknown): Promise<T> {
+      const thread = worker;
+      if (!thread) return Promise.reject(new DependencyUnavailable(`job thread ${options.name}`, new Error('the job thread is restarting')));
+      const id = nextCall++;
+      return new Promise<T>((resolve, reject) => {
+        pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+        thread.postMessage({ type: JOB_THREAD_CONTROL.CALL, id, name, payload });
+      });
     },
     async stop() {
       stopping = true;
@@ -102,4 +132,14 @@ export function startJobThread(options: JobThreadOptions): JobThread {
       await thread.terminate();
     },
   };
+}
+
+/** The error a call threw on the thread, as it was: a DomainError keeps its code, field errors and details. */
+function errorFrom(thrown: ThrownAcross): Error {
+  if (thrown.code !== undefined && thrown.code in ERROR_STATUS) {
+    return new DomainError(thrown.code as ErrorCode, thrown.message, { fieldErrors: (thrown.fieldErrors ?? []) as FieldError[], details: (thrown.details ?? {}) as Record<string, unknown> });
+  }
+  const err = new Error(thrown.message);
+  err.name = thrown.name;
+  return err;
 }

@@ -8,6 +8,17 @@ export interface JobThreadHost<Data> {
   send(message: JobThreadMessage): void;
   /** Messages the main thread posts (`JobThread.post`). */
   onMessage(handler: (message: JobThreadMessage) => void): void;
+  /** Answer the main thread's `JobThread.call(name, payload)` (structured-clone values in and out). */
+  onCall(name: string, handler: (payload: unknown) => Promise<unknown>): void;
+}
+
+/** A DomainError (or any error) as it crosses to the main thread. */
+export interface ThrownAcross {
+  name: string;
+  message: string;
+  code?: string;
+  fieldErrors?: unknown;
+  details?: unknown;
 }
 
 /** A plain message between the threads; `type` says what it is. */
@@ -32,17 +43,35 @@ const STOP = '__stop';
 const STARTED = '__started';
 const STOPPED = '__stopped';
 const FAILED = '__failed';
-export const JOB_THREAD_CONTROL = { STOP, STARTED, STOPPED, FAILED } as const;
+const CALL = '__call';
+const ANSWER = '__answer';
+export const JOB_THREAD_CONTROL = { STOP, STARTED, STOPPED, FAILED, CALL, ANSWER } as const;
 
 /** Runs in the thread: load the module, start it, stop it when told, then let the thread end. */
 export async function serveJobThread(port: MessagePort | null, start: JobThreadStart): Promise<void> {
   if (!port) throw new Error('a job thread runs only as a worker thread');
   const handlers: ((message: JobThreadMessage) => void)[] = [];
+  const calls = new Map<string, (payload: unknown) => Promise<unknown>>();
   let stopping = false;
   const started = import(start.module).then((module: JobThreadModule<unknown>) =>
-    module.runJobThread({ data: start.data, send: (message) => port.postMessage(message), onMessage: (handler) => handlers.push(handler) }),
+    module.runJobThread({ data: start.data, send: (message) => port.postMessage(message), onMessage: (handler) => handlers.push(handler), onCall: (name, handler) => calls.set(name, handler) }),
   );
+  const answer = async (message: JobThreadMessage) => {
+    const id = message['id'];
+    try {
+      await started;
+      const handler = calls.get(String(message['name']));
+      if (!handler) throw new Error(`the job thread answers no call named ${String(message['name'])}`);
+      port.postMessage({ type: ANSWER, id, ok: true, value: await handler(message['payload']) });
+    } catch (err) {
+      port.postMessage({ type: ANSWER, id, ok: false, error: thrownAcross(err) });
+    }
+  };
   port.on('message', (message: JobThreadMessage) => {
+    if (message.type === CALL) {
+      void answer(message);
+      return;
+    }
     if (message.type !== STOP) {
       for (const handler of handlers) handler(message);
       return;
@@ -63,6 +92,12 @@ export async function serveJobThread(port: MessagePort | null, start: JobThreadS
     port.postMessage({ type: FAILED, message: errorText(err) });
     port.close();
   }
+}
+
+function thrownAcross(err: unknown): ThrownAcross {
+  if (!(err instanceof Error)) return { name: 'Error', message: String(err) };
+  const e = err as Error & { code?: unknown; fieldErrors?: unknown; details?: unknown };
+  return { name: e.name, message: e.message, ...(typeof e.code === 'string' ? { code: e.code, fieldErrors: e.fieldErrors, details: e.details } : {}) };
 }
 
 function errorText(err: unknown): string {

@@ -1,8 +1,8 @@
 import type { Knex } from '@mikro-orm/knex';
-import { assembleSubgraph, knexOf, startJobThread, type JobThread, type SubgraphDefinition, type SubgraphRuntime, type SubgraphServices } from '@svc/platform';
+import { assembleSubgraph, DependencyUnavailable, knexOf, startJobThread, type JobThread, type SubgraphDefinition, type SubgraphRuntime, type SubgraphServices } from '@svc/platform';
 import { migrations } from './migrations/index.js';
 import { definitions } from './domain/definitions.js';
-import { startFhirJobs, type FhirJobs } from './jobs.js';
+import { startFhirJobs, type FhirJobs, type FhirOffload } from './jobs.js';
 import type { FhirJobThreadData } from './job-thread.js';
 import { buildFhirSchema, type ExportWakeup, type SyncWakeup } from './schema/index.js';
 import { IDENTITY_LINK_EVENT_TYPES, identityLinkConsumer } from './identity-link-consumer.js';
@@ -18,12 +18,13 @@ export const fhirSubgraph: SubgraphDefinition = {
     const wakeup: ExportWakeup = {};
     const syncWakeup: SyncWakeup = {};
     const jobs = jobRunner(runtime);
+    const offload: FhirOffload = jobs.call ? { submitClaims: (c) => jobs.call!('submit-claims', c) } : {};
     return assembleSubgraph(runtime, {
       name: 'fhir',
       entities: [],
       migrations,
       readers: runtime.config.sqliteReaders,
-      buildSchema: (services) => buildFhirSchema(services, wakeup, syncWakeup),
+      buildSchema: (services) => buildFhirSchema(services, wakeup, syncWakeup, offload),
       async startWorkers(services) {
         const { runtime: rt } = services;
         await jobs.start(services);
@@ -45,6 +46,8 @@ export const fhirSubgraph: SubgraphDefinition = {
 /** The FHIR jobs of this process, started once the subgraph's database is ready. */
 interface FhirJobRunner extends FhirJobs {
   start(services: SubgraphServices): Promise<void>;
+  /** Run a request's heavy work on the job thread (see FhirOffload); absent where there is none. */
+  call?<T>(name: string, payload: unknown): Promise<T>;
 }
 
 /**
@@ -84,6 +87,10 @@ function jobRunner(runtime: SubgraphRuntime): FhirJobRunner {
       },
       wakeSync: () => running()?.post({ type: 'wake-sync' }),
       wakeExport: () => running()?.post({ type: 'wake-export' }),
+      call: <T>(name: string, payload: unknown): Promise<T> => {
+        const ready = running();
+        return ready ? ready.call<T>(name, payload) : Promise.reject(new DependencyUnavailable('job thread fhir-jobs', new Error('the subgraph is stopping')));
+      },
       stop: async () => {
         services = undefined;
         await thread?.stop();

@@ -1,6 +1,6 @@
 import { createLogger, openDatabase, outboxEntity, type Config, type JobThreadHost } from '@svc/platform';
 import { migrations } from './migrations/index.js';
-import { startFhirJobs } from './jobs.js';
+import { runSubmitClaims, startFhirJobs, type ClaimsCall } from './jobs.js';
 import { definitions } from './domain/definitions.js';
 
 /** What the main thread gives the FHIR job thread. */
@@ -21,6 +21,11 @@ export async function runJobThread(host: JobThreadHost<FhirJobThreadData>): Prom
   definitions();
   const orm = await openDatabase({ config, owner: 'fhir', entities: [outboxEntity('fhir')], migrations, logger, secondary: true });
   const jobs = startFhirJobs(() => orm.em.fork(), config, logger, () => host.send({ type: 'committed' }));
+  host.onCall('submit-claims', async (payload) => {
+    const result = await runSubmitClaims(() => orm.em.fork(), config, payload as ClaimsCall);
+    host.send({ type: 'committed' });
+    return result;
+  });
   host.onMessage((message) => {
     if (message.type === 'wake-sync') jobs.wakeSync();
     else if (message.type === 'wake-export') jobs.wakeExport();

@@ -1,5 +1,6 @@
 import type { SubgraphBuilder, SubgraphContext, SubgraphServices } from '@svc/platform';
 import type { FhirCall } from '../domain/interactions.js';
+import type { FhirOffload } from '../jobs.js';
 import type { Benefit } from '../domain/clearinghouse/eligibility.js';
 import type { ClaimStanding } from '../domain/clearinghouse/payer-stub.js';
 import { STATUS_CATEGORY, STATUS_CODE } from '../domain/clearinghouse/payer-stub.js';
@@ -19,7 +20,7 @@ export const CLEARINGHOUSE_SCOPES = {
  * claim status (276/277) and professional claim submission (837P, acknowledged by a 999 and, when
  * asked, a TA1). The REST routes under /velocity/v1/clearinghouse run these fields.
  */
-export function defineClearinghouse(builder: SubgraphBuilder, services: SubgraphServices) {
+export function defineClearinghouse(builder: SubgraphBuilder, services: SubgraphServices, offload: FhirOffload = {}) {
   const fhirBase = `${services.runtime.config.publicUrl}/fhir/R4`;
   const call = (ctx: SubgraphContext): FhirCall => ({ em: ctx.em, principal: ctx.principal, requestId: ctx.requestId, source: null, fhirBase });
 
@@ -145,7 +146,9 @@ export function defineClearinghouse(builder: SubgraphBuilder, services: Subgraph
       authScopes: { scope: CLEARINGHOUSE_SCOPES.claims },
       args: { x12: t.arg.string({ description: 'An 837P interchange (ASC X12 005010X222A1).' }), request: t.arg({ type: 'JSONObject', description: 'The claims in JSON (see the REST route’s schema).' }) },
       resolve: async (_r, a, ctx) => {
-        const result = await submitClaims(call(ctx), { x12: a.x12 ?? null, request: a.request ?? null }, new Date());
+        const input = { x12: a.x12 ?? null, request: a.request ?? null };
+        const at = new Date();
+        const result = offload.submitClaims ? await offload.submitClaims({ principal: ctx.principal, requestId: ctx.requestId, input, at: at.toISOString() }) : await submitClaims(call(ctx), input, at);
         services.publishCommitted();
         return result;
       },

@@ -11,11 +11,12 @@ import { defineWearables } from './wearables.js';
 import { defineClearinghouse } from './clearinghouse.js';
 import { defineAnalytics } from './analytics.js';
 import { defineTefcaDocuments } from './tefca-documents.js';
+import type { FhirOffload } from '../jobs.js';
 
 export type { ExportWakeup, SyncWakeup };
 
 /** The FHIR subgraph's federated schema. */
-export function buildFhirSchema(services: SubgraphServices, exportWakeup: ExportWakeup = {}, syncWakeup: SyncWakeup = {}): GraphQLSchema {
+export function buildFhirSchema(services: SubgraphServices, exportWakeup: ExportWakeup = {}, syncWakeup: SyncWakeup = {}, offload: FhirOffload = {}): GraphQLSchema {
   const builder = createSubgraphBuilder();
   builder.mutationType({});
   builder.queryFields((t) => ({
@@ -32,7 +33,7 @@ export function buildFhirSchema(services: SubgraphServices, exportWakeup: Export
   const typed = defineTypedFhir(builder, services);
   defineSharingRules(builder);
   defineIdentityLink(builder, services, typed.get('Patient')!);
-  defineClearinghouse(builder, services);
+  defineClearinghouse(builder, services, offload);
   defineAnalytics(builder, services);
   defineTefcaDocuments(builder, services);
   return builder.toSubGraphSchema({ linkUrl: 'https://specs.apollo.dev/federation/v2.6' });
