@@ -35,6 +35,8 @@ export async function startProcess(role: string, env: Record<string, string>, op
     cwd: ROOT,
     env: {
       PATH: process.env['PATH'] ?? '',
+      // As in bootSystem: a test run's own load must not make a component shed (tests of shedding set their own).
+      SVC_SHED_EVENT_LOOP_DELAY_MS: '10000',
       ...env,
       SVC_ROLE: role,
       SVC_PORT: String(port),
