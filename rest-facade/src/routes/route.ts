@@ -33,6 +33,11 @@ export interface RouteInput {
   clientIp?: string;
   /** Our TEFCA home community id (config), for routes that answer for it or forward elsewhere. */
   homeCommunityId?: string;
+  /**
+   * Whether cookies set in the answer are `Secure`: SVC_PUBLIC_URL is https, or the request came over
+   * https (TLS, or X-Forwarded-Proto from a proxy SVC_TRUST_PROXY trusts); platform `portalCookieSecure`.
+   */
+  secureCookies: boolean;
 }
 
 /** A JSON Schema (draft 2020-12, as OpenAPI 3.1 uses it). */
