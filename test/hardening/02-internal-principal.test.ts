@@ -126,7 +126,7 @@ describe.runIf(USE_POSTGRES)('a revoked API token, distributed mode (separate pr
     gateway = await startProcess('gateway', { ...shared, ...urls });
     services.push(gateway);
     await waitUntilReady(gateway);
-  }, 360_000);
+  }, 600_000);
 
   afterAll(async () => {
     await Promise.all(services.map((s) => s.stop()));
