@@ -10,8 +10,8 @@
  *   `PATIENCE_MS` too, unless the test is about that deadline; then the slow side never answers (or
  *   blocks until the test releases it), so the deadline is certain to pass first.
  *
- * `PATIENCE_MS` stays below vitest's testTimeout (60 s, vitest.config.ts) so that a wait that never
- * ends fails with its own message rather than vitest's.
+ * `PATIENCE_MS` stays well below vitest's testTimeout and hookTimeout (vitest.config.ts) so that a
+ * wait that never ends fails with its own message rather than vitest's.
  */
 export const PATIENCE_MS = 30_000;
 
