@@ -155,7 +155,7 @@ describe('analytics', () => {
     for (const [key, p] of Object.entries(PATIENTS)) await seed(a, key, p);
     // Partner B's own diabetic woman of 80: never in partner A's results.
     await seed(b, 'other', { gender: 'female', age: 80, conditions: [{ system: ICD, code: 'E11.9', onset: '2025-05-05' }], heartRates: [{ value: 200, daysAgo: 1 }] });
-  }, 120_000);
+  });
   afterAll(() => t?.close());
 
   it.each(TABLE)('reads and executes: $question', async ({ question, query, result }) => {
@@ -363,7 +363,7 @@ describe('the analytics routes with the default limits, and the deprecated ones 
   let t: TestSystem;
   beforeAll(async () => {
     t = await bootSystem();
-  }, 60_000);
+  });
 
   it('spend one counter per capability, whether called over REST or through the GraphQL twin', async () => {
     const read = await t.request({ method: 'POST', url: '/analytics/v1/query/nl', body: { question: 'how many patients with asthma', purpose_of_use: 'TREAT' } });

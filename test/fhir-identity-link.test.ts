@@ -29,7 +29,7 @@ describe('FHIR Patient ↔ GPID identity link', () => {
       const p = (await fhir(t, token, 'GET', `/Patient/${id}`)).json();
       expect(gpidOf(p)).toMatch(/^SVC-[0-9A-F]{8}$/);
       return p as { identifier: { system: string; value: string }[]; meta: { versionId: string } };
-    }, 10_000);
+    });
 
   beforeAll(async () => {
     t = await bootSystem({ SVC_RATE_LIMITS: 'off' });

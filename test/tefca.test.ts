@@ -125,7 +125,7 @@ beforeAll(async () => {
   partnerToken = await apiToken(a, partner, ['tefca.xcpd.*', 'tefca.xca.*']);
   const hook = await a.request({ method: 'POST', url: '/api/partner/webhooks', body: { url: receiver.path('a', { trusting: true }), event_types: ['tefca.*'], partner_gpid: partner } });
   expect(hook.statusCode).toBe(201);
-}, 60_000);
+});
 
 afterAll(async () => {
   await Promise.all([a?.close(), b?.close()]);

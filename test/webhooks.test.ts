@@ -352,5 +352,5 @@ describe('webhooks: Standard Webhooks signing, durable retries, delivery log, te
     } finally {
       await second.system.stop();
     }
-  }, 120_000);
+  });
 });
