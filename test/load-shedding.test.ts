@@ -44,7 +44,7 @@ describe('load shedding', () => {
   let t: TestSystem;
   beforeAll(async () => {
     t = await bootSystem({ SVC_MAX_IN_FLIGHT: '1' });
-  }, 180_000);
+  });
   afterAll(() => t?.close());
 
   const readyLoad = async () => ((await t.request({ url: '/ready', token: null })).json() as { checks: { load?: boolean } }).checks.load;

@@ -143,7 +143,7 @@ async function grantTefca(t: TestSystem, gpid: string): Promise<void> {
 const post = (t: TestSystem, url: string, body: unknown, token?: string) => t.request({ method: 'POST', url, body, ...(token ? { token } : {}) });
 
 describe('TEFCA exchange between two communities', () => {
-  it('discovers the patient at B from A, within the time limit, naming the slow and the down peer', { timeout: 4 * PATIENCE_MS }, async () => {
+  it('discovers the patient at B from A, within the time limit, naming the slow and the down peer', async () => {
     // The limit applies to B and to the slow peer alike, and B needs more time on a busy machine: a
     // limit B did not meet (B timed out too) is doubled and the exchange asked again.
     let timeoutMs = 2000;
