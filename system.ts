@@ -158,7 +158,8 @@ async function gatewayParts(runtime: SubgraphRuntime, clients: SubgraphClient[],
   // Live fan-out from the stream's tail: after a Redis outage it resumes from the last event seen.
   const fanout = tailAsBus(runtime.backbone!);
   const authenticator = new Authenticator(gateway, fanout, runtime.logger, undefined, undefined, revocations);
-  const hub = new SubscriptionHub(gateway, fanout, runtime.logger, revocations);
+  // Subscriptions read the stream itself: its tail with positions, and reads back for a resume.
+  const hub = new SubscriptionHub(gateway, runtime.backbone!, runtime.logger, revocations);
   return { gateway, authenticator, hub };
 }
 

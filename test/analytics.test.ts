@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CAPABILITIES } from '@svc/platform';
 import { bootSystem, type TestSystem } from './support/system.js';
 import { apiToken, fhir, registerPartner } from './support/fhir.js';
+import { eventually } from './support/patience.js';
 
 /**
  * Analytics end to end: questions read into structured queries and executed over a data set
@@ -154,7 +155,7 @@ describe('analytics', () => {
     for (const [key, p] of Object.entries(PATIENTS)) await seed(a, key, p);
     // Partner B's own diabetic woman of 80: never in partner A's results.
     await seed(b, 'other', { gender: 'female', age: 80, conditions: [{ system: ICD, code: 'E11.9', onset: '2025-05-05' }], heartRates: [{ value: 200, daysAgo: 1 }] });
-  }, 120_000);
+  });
   afterAll(() => t?.close());
 
   it.each(TABLE)('reads and executes: $question', async ({ question, query, result }) => {
@@ -275,12 +276,12 @@ describe('analytics', () => {
     const id = (await nl(a, 'How many women over 65 with asthma?', 'HQUALIMP')).json().query_id as string;
     expect((await execute(a, id)).statusCode).toBe(200);
     type Node = { type: string; partnerGpid: string; data: Record<string, unknown> };
-    let found: Node[] = [];
-    for (let i = 0; i < 100 && found.length < 2; i++) {
+    const found = await eventually(async () => {
       const res = await t.graphql<{ events: { edges: { node: Node }[] } }>('{ events(first: 100, types: ["analytics.query.created", "analytics.query.executed"]) { edges { node { type partnerGpid data } } } }');
-      found = res.data!.events.edges.map((e) => e.node).filter((n) => n.data['query_id'] === id);
-      if (found.length < 2) await new Promise((r) => setTimeout(r, 100));
-    }
+      const mine = res.data!.events.edges.map((e) => e.node).filter((n) => n.data['query_id'] === id);
+      expect(mine).toHaveLength(2);
+      return mine;
+    });
     expect(found.map((n) => n.type).sort()).toEqual(['analytics.query.created', 'analytics.query.executed']);
     for (const n of found) {
       expect(n).toMatchObject({ partnerGpid: aGpid, data: { purpose_of_use: 'HQUALIMP', measure: 'patient_count', concepts: ['asthma'] } });
@@ -362,7 +363,7 @@ describe('the analytics routes with the default limits, and the deprecated ones 
   let t: TestSystem;
   beforeAll(async () => {
     t = await bootSystem();
-  }, 60_000);
+  });
 
   it('spend one counter per capability, whether called over REST or through the GraphQL twin', async () => {
     const read = await t.request({ method: 'POST', url: '/analytics/v1/query/nl', body: { question: 'how many patients with asthma', purpose_of_use: 'TREAT' } });

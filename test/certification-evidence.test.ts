@@ -19,6 +19,7 @@ import {
 } from '@svc/platform';
 import { partnerSubgraph } from '@svc/partner';
 import { freshStorage, type TestStorage } from './support/databases.js';
+import { eventually } from './support/patience.js';
 
 /** The outbox of a stand-in producer: the other components (FHIR, identity, webhooks) whose events certification observes. */
 class ProducerOutbox extends SchemaMigration {
@@ -121,11 +122,11 @@ describe('certification evidence observed from bus events', () => {
     }
     await relay.flush();
 
-    let after = await certification();
-    for (let i = 0; i < 100 && after.status !== 'READY'; i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      after = await certification();
-    }
+    const after = await eventually(async () => {
+      const now = await certification();
+      expect(now.status).toBe('READY');
+      return now;
+    });
     const ecosystem = after.checklists.find((c) => c.id === 'partner_ecosystem')!;
     expect(ecosystem).toMatchObject({ complete: true, incompleteItemIds: [] });
     expect(after.status).toBe('READY');
@@ -146,7 +147,7 @@ describe('certification evidence observed from bus events', () => {
     const again = await run('mutation { submitCertification(checklistId: "partner_ecosystem") { status } }', {}, partner);
     expect(again.errors?.[0]?.extensions?.['code']).toBe('CONFLICT');
 
-    for (let i = 0; i < 100 && !published.some((e) => e.type === 'partner.certification.submitted'); i++) await new Promise((r) => setTimeout(r, 20));
+    await eventually(async () => expect(published.some((e) => e.type === 'partner.certification.submitted')).toBe(true), undefined, 20);
     expect(published.find((e) => e.type === 'partner.certification.submitted')).toMatchObject({
       partner_gpid: gpid,
       data: { event: 'partner.certification.submitted', checklist_id: 'partner_ecosystem', required_total: 11 },

@@ -100,6 +100,48 @@ describe('event backbone (embedded): per-type subscriptions, resume, and the eve
     resumed.dispose();
   });
 
+  it('delivers each committed event to a subscriber exactly once, with its payload from the stream', async () => {
+    type Registered = { id: string; partnerGpid: string; data: { legal_name: string }; partner: { legalName: string } };
+    const sub = subscribe(await connect(t.operatorToken), 'subscription { events(types: ["partner.registered"]) { id partnerGpid data partner { legalName } } }');
+    await settle();
+    const gpids = (await Promise.all(Array.from({ length: 12 }, (_, i) => registerPartner(t, `Once Only ${i}`)))).sort();
+    const mine = () => sub.results.map((r) => r.data?.['events'] as unknown as Registered).filter((e) => e && gpids.includes(e.partnerGpid));
+    await eventually(() => expect(mine()).toHaveLength(gpids.length));
+    await settle();
+    expect(sub.results.filter((r) => r.errors)).toEqual([]);
+    expect(mine()).toHaveLength(gpids.length);
+    expect(new Set(mine().map((e) => e.id)).size).toBe(gpids.length);
+    expect(mine().map((e) => e.partnerGpid).sort()).toEqual(gpids);
+    for (const e of mine()) expect(e.partner.legalName).toBe(e.data.legal_name);
+    const metrics = (await t.system.internalApp!.inject({ url: '/metrics' })).body;
+    expect(metrics).toMatch(/^svc_outbox_events_relayed_total\{owner="partner"\} [1-9]/m);
+    expect(metrics).not.toMatch(/^svc_outbox_events_relayed_again_total\{[^}]*\} [1-9]/m);
+    sub.dispose();
+  });
+
+  it('resumes after an event in the middle with exactly the events that came after it', async () => {
+    const gpid = await registerPartner(t, 'Exact Resume Health');
+    const token = await apiToken(t, gpid, ['cms.pipeline.read']);
+    const query = (after?: string) => `subscription { seen: pipelineSyncCompleted${after ? `(after: "${after}")` : ''} { id data } }`;
+    const live = subscribe(await connect(token), query());
+    await settle();
+    const jobs: string[] = [];
+    for (let i = 0; i < 6; i++) jobs.push(await completeJob(gpid, i));
+    await eventually(() => expect(live.results.length).toBe(6));
+    const seen = live.results.map((r) => r.data!['seen']!.id);
+
+    const resumed = subscribe(await connect(token), query(seen[2]));
+    await eventually(() => expect(resumed.results.length).toBe(3));
+    const later = await completeJob(gpid, 6);
+    await eventually(() => expect(resumed.results.length).toBe(4));
+    await settle();
+    expect(resumed.results).toHaveLength(4);
+    expect(resumed.results.slice(0, 3).map((r) => r.data!['seen']!.id)).toEqual(seen.slice(3));
+    expect(resumed.results.map((r) => r.data!['seen']!.data['job_id'])).toEqual([...jobs.slice(3), later]);
+    live.dispose();
+    resumed.dispose();
+  });
+
   it('refuses to resume after an unknown event id, naming the field', async () => {
     const sub = subscribe(await connect(t.operatorToken), 'subscription { events(after: "evt_01jzzzzzzzzzzzzzzzzzzzzzzz") { id } }');
     await eventually(() => expect(sub.results.length).toBe(1));

@@ -4,6 +4,7 @@ import { bootSystem, type TestSystem } from './support/system.js';
 import { freshStorage } from './support/databases.js';
 import { memoryLogger } from './support/logs.js';
 import { apiToken, fhir, registerPartner } from './support/fhir.js';
+import { PATIENCE_MS } from './support/patience.js';
 
 interface Manifest {
   transactionTime: string;
@@ -29,7 +30,8 @@ async function waitForManifest(t: TestSystem, token: string, statusUrl: string):
       expect(res.statusCode, res.body).toBe(200);
       manifest = res.json() as Manifest;
     },
-    { timeout: 30_000, interval: 50 },
+    // Twice the patience: the restarted export below still has its paced pages to write.
+    { timeout: 2 * PATIENCE_MS, interval: 50 },
   );
   return manifest!;
 }
@@ -205,7 +207,9 @@ describe('FHIR Bulk Data $export', () => {
 describe('FHIR Bulk Data $export output expires', () => {
   it('answers 404 for the status and files of an expired job, and the sweep deletes it', async () => {
     const logs = memoryLogger();
-    const t = await bootSystem({ SVC_RATE_LIMITS: 'off', SVC_FHIR_EXPORT_EXPIRY_SECONDS: '2', SVC_LOG_LEVEL: 'info' }, { logger: logs.logger });
+    // A minute of life, reached by moving the clock (the whole system runs in this process), not by
+    // waiting: the download before it must not race a short expiry on a busy machine.
+    const t = await bootSystem({ SVC_RATE_LIMITS: 'off', SVC_FHIR_EXPORT_EXPIRY_SECONDS: '60', SVC_LOG_LEVEL: 'info' }, { logger: logs.logger });
     try {
       const exporter = await apiToken(t, null, ['system/*.read']);
       const writer = await apiToken(t, null, ['cms.fhir.rest.write']);
@@ -213,10 +217,12 @@ describe('FHIR Bulk Data $export output expires', () => {
       const statusUrl = (await fhir(t, exporter, 'GET', '/$export?_type=Patient', undefined, ASYNC)).headers['content-location'] as string;
       const manifest = await waitForManifest(t, exporter, statusUrl);
       expect((await download(t, exporter, manifest.output[0]!.url)).statusCode).toBe(200);
-      await vi.waitFor(async () => expect((await t.request({ url: new URL(statusUrl).pathname, token: exporter })).statusCode).toBe(404), { timeout: 10_000, interval: 200 });
+      vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 61_000 });
+      expect((await t.request({ url: new URL(statusUrl).pathname, token: exporter })).statusCode).toBe(404);
       expect((await download(t, exporter, manifest.output[0]!.url)).statusCode).toBe(404);
-      await vi.waitFor(() => expect(logs.lines.some((l) => l.includes('expired export jobs deleted'))).toBe(true), { timeout: 10_000, interval: 200 });
+      await vi.waitFor(() => expect(logs.lines.some((l) => l.includes('expired export jobs deleted'))).toBe(true), { timeout: PATIENCE_MS, interval: 200 });
     } finally {
+      vi.useRealTimers();
       await t.close();
     }
   });
@@ -225,7 +231,8 @@ describe('FHIR Bulk Data $export output expires', () => {
 describe('FHIR Bulk Data $export survives a restart', async () => {
   const storage = await freshStorage();
   afterAll(() => storage.dispose());
-  const env = { SVC_BOOTSTRAP_TOKEN: 'export-restart-operator-0123456789', SVC_RATE_LIMITS: 'off', SVC_FHIR_EXPORT_PAGE_SIZE: '1', SVC_FHIR_EXPORT_PAGE_PAUSE_MS: '150' };
+  // A second between pages: the job is still running when a busy machine gets to see its progress.
+  const env = { SVC_BOOTSTRAP_TOKEN: 'export-restart-operator-0123456789', SVC_RATE_LIMITS: 'off', SVC_FHIR_EXPORT_PAGE_SIZE: '1', SVC_FHIR_EXPORT_PAGE_PAUSE_MS: '1000' };
 
   it('resumes a job that was running when the system stopped, and completes it without duplicates', async () => {
     const first = await bootSystem(env, { storage });
@@ -244,7 +251,7 @@ describe('FHIR Bulk Data $export survives a restart', async () => {
           expect(res.statusCode).toBe(202);
           expect(res.headers['x-progress']).toMatch(/exporting .*, [1-9]\d* resources written/);
         },
-        { timeout: 20_000, interval: 20 },
+        { timeout: PATIENCE_MS, interval: 20 },
       );
     } finally {
       await first.close();

@@ -29,7 +29,7 @@ describe('FHIR Patient ↔ GPID identity link', () => {
       const p = (await fhir(t, token, 'GET', `/Patient/${id}`)).json();
       expect(gpidOf(p)).toMatch(/^SVC-[0-9A-F]{8}$/);
       return p as { identifier: { system: string; value: string }[]; meta: { versionId: string } };
-    }, 10_000);
+    });
 
   beforeAll(async () => {
     t = await bootSystem({ SVC_RATE_LIMITS: 'off' });
@@ -217,12 +217,12 @@ describe('FHIR Patient ↔ GPID identity link', () => {
     const requested = await id.merge({ survivor_gpid: survivor, merged_gpids: [duplicate], reason: 'manual_review' }, 'cms');
     expect(requested.statusCode).toBe(200);
     expect((await id.merge({ approve: requested.json().request_id }, 'cms', steward)).json()).toMatchObject({ status: 'APPLIED' });
-    await eventually(async () => expect(gpidOf((await fhir(t, alpha, 'GET', `/Patient/${two.json().id}`)).json())).toBe(survivor), 10_000);
+    await eventually(async () => expect(gpidOf((await fhir(t, alpha, 'GET', `/Patient/${two.json().id}`)).json())).toBe(survivor));
 
     // The split gives the restored record back its own fingerprints; the Patients are resolved again.
     const split = await id.split({ gpid: duplicate, reason: 'false_merge_detected' }, 'cms');
     expect((await id.split({ approve: split.json().request_id }, 'cms', steward)).json()).toMatchObject({ status: 'APPLIED' });
-    await eventually(async () => expect(gpidOf((await fhir(t, alpha, 'GET', `/Patient/${two.json().id}`)).json())).toBe(duplicate), 10_000);
+    await eventually(async () => expect(gpidOf((await fhir(t, alpha, 'GET', `/Patient/${two.json().id}`)).json())).toBe(duplicate));
     expect(gpidOf((await fhir(t, alpha, 'GET', `/Patient/${one.json().id}`)).json())).toBe(survivor);
   });
 });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import pg from 'pg';
 import { bootSystem, type TestSystem } from './support/system.js';
 import { USE_POSTGRES } from './support/databases.js';
+import { PATIENCE_MS } from './support/patience.js';
 
 /**
  * Transient failures of a sync job, made real on PostgreSQL: the job's own bookkeeping table is
@@ -14,7 +15,9 @@ describe.runIf(USE_POSTGRES)('sync jobs retry transient database failures (Postg
   let db: pg.Client;
 
   beforeAll(async () => {
-    t = await bootSystem({ SVC_RATE_LIMITS: 'off', SVC_FHIR_SYNC_MAX_ATTEMPTS: '3', SVC_FHIR_SYNC_RETRY_BASE_MS: '1000' });
+    // Retries 2-4 s, then 4-8 s apart: the saved job's table is back before its last attempt however
+    // long a busy machine takes to see it retrying.
+    t = await bootSystem({ SVC_RATE_LIMITS: 'off', SVC_FHIR_SYNC_MAX_ATTEMPTS: '3', SVC_FHIR_SYNC_RETRY_BASE_MS: '4000' });
     db = new pg.Client({ connectionString: t.storage.env['SVC_DATABASE_URL'] });
     await db.connect();
   });
@@ -35,12 +38,12 @@ describe.runIf(USE_POSTGRES)('sync jobs retry transient database failures (Postg
     return res.data!.events.edges.map((e) => e.node).filter((n) => n.data['job_id'] === jobId).reverse();
   };
 
-  it('retries with backoff, fails with PROCESSING_ERROR after its attempts, and completes once the database is back', { timeout: 120_000 }, async () => {
+  it('retries with backoff, fails with PROCESSING_ERROR after its attempts, and completes once the database is back', { timeout: 300_000 }, async () => {
     let doomed = '';
     await db.query('alter table fhir_sync_entries rename to fhir_sync_entries_away');
     try {
       doomed = await push('Retrydoomed');
-      await vi.waitFor(async () => expect((await events(doomed)).map((e) => e.type)).toContain('pipeline.sync.failed'), { timeout: 30_000, interval: 100 });
+      await vi.waitFor(async () => expect((await events(doomed)).map((e) => e.type)).toContain('pipeline.sync.failed'), { timeout: PATIENCE_MS + 12_000, interval: 100 });
       const doomedEvents = await events(doomed);
       expect(doomedEvents.map((e) => e.type)).toEqual(['pipeline.sync.started', 'pipeline.sync.retrying', 'pipeline.sync.started', 'pipeline.sync.retrying', 'pipeline.sync.started', 'pipeline.sync.failed']);
       expect(doomedEvents[1]!.data).toMatchObject({ attempt: 1, error_code: 'STORAGE_ERROR' });
@@ -49,9 +52,9 @@ describe.runIf(USE_POSTGRES)('sync jobs retry transient database failures (Postg
 
       const saved = await push('Retrysaved');
       // Straight from the job table: the first attempt failed and the job waits for its next one.
-      await vi.waitFor(async () => expect((await db.query('select state from fhir_sync_jobs where id = $1', [saved])).rows[0]?.state).toBe('retrying'), { timeout: 30_000, interval: 20 });
+      await vi.waitFor(async () => expect((await db.query('select state from fhir_sync_jobs where id = $1', [saved])).rows[0]?.state).toBe('retrying'), { timeout: PATIENCE_MS, interval: 20 });
       await db.query('alter table fhir_sync_entries_away rename to fhir_sync_entries');
-      await vi.waitFor(async () => expect((await events(saved)).map((e) => e.type)).toContain('pipeline.sync.completed'), { timeout: 30_000, interval: 100 });
+      await vi.waitFor(async () => expect((await events(saved)).map((e) => e.type)).toContain('pipeline.sync.completed'), { timeout: PATIENCE_MS + 12_000, interval: 100 });
       const savedTypes = (await events(saved)).map((e) => e.type);
       expect(savedTypes.slice(0, 2)).toEqual(['pipeline.sync.started', 'pipeline.sync.retrying']);
       expect(savedTypes.at(-1)).toBe('pipeline.sync.completed');
@@ -67,7 +70,7 @@ describe.runIf(USE_POSTGRES)('sync jobs retry transient database failures (Postg
         const job = await t.graphql<{ syncJob: { status: string; errorCode: string; attempts: number } }>('query($j: ID!) { syncJob(jobId: $j) { status errorCode attempts } }', { j: doomed });
         expect(job.data!.syncJob).toEqual({ status: 'FAILED', errorCode: 'PROCESSING_ERROR', attempts: 3 });
       },
-      { timeout: 10_000, interval: 100 },
+      { timeout: PATIENCE_MS, interval: 100 },
     );
   });
 });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { bootSystem, type TestSystem } from './support/system.js';
 import { freshStorage } from './support/databases.js';
 import { apiToken, fhir, registerPartner } from './support/fhir.js';
+import { PATIENCE_MS } from './support/patience.js';
 
 const ASYNC = { prefer: 'respond-async' };
 const NDJSON = { 'content-type': 'application/fhir+ndjson' };
@@ -25,7 +26,8 @@ async function waitForJob(t: TestSystem, token: string, statusUrl: string): Prom
       expect(res.statusCode).not.toBe(202);
       done = { status: res.statusCode, body: res.json() as Record<string, unknown> };
     },
-    { timeout: 30_000, interval: 50 },
+    // Twice the patience: the restarted job below still has its paced entries to run.
+    { timeout: 2 * PATIENCE_MS, interval: 50 },
   );
   return done!;
 }
@@ -54,7 +56,7 @@ async function finalEvent(t: TestSystem, jobId: string): Promise<LoggedEvent> {
       found = (await jobEvents(t, jobId)).find((e) => e.type === 'pipeline.sync.completed' || e.type === 'pipeline.sync.failed');
       expect(found).toBeDefined();
     },
-    { timeout: 20_000, interval: 50 },
+    { timeout: PATIENCE_MS, interval: 50 },
   );
   return found!;
 }
@@ -80,7 +82,7 @@ async function projected(t: TestSystem, jobId: string, status: string, token?: s
       job = res.data!.syncJob;
       expect(job?.status).toBe(status);
     },
-    { timeout: 20_000, interval: 50 },
+    { timeout: PATIENCE_MS, interval: 50 },
   );
   return job!;
 }
@@ -285,7 +287,9 @@ describe('asynchronous FHIR submissions are durable sync jobs', () => {
 describe('a sync job survives a restart in the middle', async () => {
   const storage = await freshStorage();
   afterAll(() => storage.dispose());
-  const env = { SVC_BOOTSTRAP_TOKEN: 'sync-restart-operator-0123456789', SVC_RATE_LIMITS: 'off', SVC_FHIR_SYNC_ENTRY_PAUSE_MS: '1000', SVC_EVENT_CLAIM_IDLE_MS: '1000' };
+  // Two seconds between entries: the stop below comes at least two entries (4 s) before the end,
+  // however long a busy machine takes to see the progress and to stop.
+  const env = { SVC_BOOTSTRAP_TOKEN: 'sync-restart-operator-0123456789', SVC_RATE_LIMITS: 'off', SVC_FHIR_SYNC_ENTRY_PAUSE_MS: '2000', SVC_EVENT_CLAIM_IDLE_MS: '1000' };
 
   it('resumes a running NDJSON job after the system stopped and writes every line exactly once, with one pipeline.sync.completed', async () => {
     const first = await bootSystem(env, { storage });
@@ -303,7 +307,7 @@ describe('a sync job survives a restart in the middle', async () => {
           expect(res.statusCode).toBe(202);
           expect(res.headers['x-progress']).toMatch(/running .*, [1-6] of 8 entries processed/);
         },
-        { timeout: 20_000, interval: 20 },
+        { timeout: 2 * PATIENCE_MS, interval: 20 },
       );
     } finally {
       await first.close();
@@ -330,12 +334,12 @@ describe('a sync job survives a restart in the middle', async () => {
           expect(lifecycle.filter((type) => type === 'pipeline.sync.started')).toHaveLength(2);
           expect(lifecycle.filter((type) => type === 'pipeline.sync.queued')).toHaveLength(2);
         },
-        { timeout: 15_000, interval: 200 },
+        { timeout: PATIENCE_MS, interval: 200 },
       );
       const job = await projected(second, jobId, 'COMPLETED');
       expect(job).toMatchObject({ recordsProcessed: 8, kind: 'ndjson', attempts: 1 });
     } finally {
       await second.close();
     }
-  }, 60_000);
+  }, 300_000);
 });

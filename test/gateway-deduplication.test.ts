@@ -8,6 +8,7 @@ import { buildSubgraphSchema, printSubgraphSchema } from '@apollo/subgraph';
 import { execute, parse } from 'graphql';
 import { ConfigError, loadConfig } from '@svc/platform';
 import { startSystem, type RunningSystem } from '../system.js';
+import { PATIENCE_MS } from './support/patience.js';
 
 /**
  * A foreign subgraph that counts the requests it receives and holds every answer until the test
@@ -50,7 +51,8 @@ function stockSubgraph() {
 }
 
 const waitFor = async (condition: () => boolean) => {
-  for (let i = 0; i < 500 && !condition(); i++) await new Promise((r) => setTimeout(r, 10));
+  const deadline = Date.now() + PATIENCE_MS;
+  while (!condition() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
   expect(condition()).toBe(true);
 };
 

@@ -15,6 +15,7 @@ import {
   startApplication,
   submitApplication,
 } from './support/partner-onboarding.js';
+import { eventually } from './support/patience.js';
 
 const RESUME = `query Resume($id: ID!, $token: String) {
   partnerApplication(id: $id, resumeToken: $token) {
@@ -25,13 +26,12 @@ const RESUME = `query Resume($id: ID!, $token: String) {
 
 async function eventTypes(t: TestSystem, types: string[], expected: number): Promise<{ type: string; data: Record<string, unknown> }[]> {
   const query = 'query Events($types: [String!]) { events(first: 50, types: $types) { edges { node { type partnerGpid data } } } }';
-  for (let attempt = 0; attempt < 60; attempt++) {
+  return eventually(async () => {
     const res = await t.graphql<{ events: { edges: { node: { type: string; data: Record<string, unknown> } }[] } }>(query, { types });
     const nodes = res.data?.events.edges.map((e) => e.node) ?? [];
-    if (nodes.length >= expected) return nodes;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`fewer than ${expected} events of ${types.join(', ')}`);
+    expect(nodes.length, `events of ${types.join(', ')}`).toBeGreaterThanOrEqual(expected);
+    return nodes;
+  });
 }
 
 describe('partner onboarding: a draft application saved, resumed, submitted and reviewed', () => {

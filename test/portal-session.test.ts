@@ -48,13 +48,10 @@ describe('portal: static files and the browser session cookie', () => {
     expect(setCookie).toMatch(/HttpOnly/i);
     expect(setCookie).toMatch(/SameSite=Strict/i);
     expect(setCookie).toMatch(/Path=\//);
-    // Served on a loopback host (inject's localhost) the cookie may be sent over plain http; elsewhere it is Secure.
+    // The default public URL is http://localhost: the cookie works over a developer's plain http.
     expect(setCookie).not.toMatch(/Secure/i);
     const cookie = cookieOf(signIn.headers['set-cookie']);
     const csrf = signIn.json<{ csrf_token: string }>().csrf_token;
-
-    const remote = await t.request({ method: 'POST', url: '/portal/session', token: null, headers: { host: 'portal.example.org' }, body: { email, password: PORTAL_PASSWORD } });
-    expect(String(remote.headers['set-cookie'])).toMatch(/; Secure/i);
 
     const session = await t.request({ url: '/portal/session', token: null, headers: { cookie } });
     expect(session.json()).toEqual({ signed_in: true, csrf_token: csrf });
@@ -125,5 +122,81 @@ describe('portal: static files and the browser session cookie', () => {
     expect(viewer.json<{ data: { viewer: { kind: string } } }>().data.viewer.kind).not.toBe('portal');
     const refused = await t.request({ method: 'POST', url: '/portal/session/bearer', token: null });
     expect(refused.statusCode).toBe(401);
+  });
+});
+
+/** `Secure` is configuration's (SVC_PUBLIC_URL, a trusted proxy's X-Forwarded-Proto), never the client's Host. */
+describe('portal: the cookie is Secure by configuration, not by the client', () => {
+  const secureOf = (res: { headers: Record<string, unknown> }) => /;\s*Secure(;|$)/i.test(String(res.headers['set-cookie']));
+  const CLIENT_HOSTS: Record<string, string>[] = [{}, { host: 'portal.example.com' }, { host: 'localhost' }, { host: 'portal.example.com', 'x-forwarded-host': 'localhost' }, { host: 'localhost:4000', 'x-forwarded-host': 'portal.example.com' }];
+
+  describe('with the default public URL (http://localhost) and no trusted proxy', () => {
+    let t: TestSystem;
+    let email: string;
+    beforeAll(async () => {
+      t = await bootSystem({ SVC_RATE_LIMITS: 'off' });
+      ({ email } = await onboardPartner(t, 'portal-plain'));
+    });
+    afterAll(() => t?.close());
+
+    it('is not Secure whatever Host or X-Forwarded-Host say, and X-Forwarded-Proto from an untrusted peer is ignored', async () => {
+      for (const headers of [...CLIENT_HOSTS, { host: 'portal.example.com', 'x-forwarded-proto': 'https' }]) {
+        const signIn = await t.request({ method: 'POST', url: '/portal/session', token: null, headers, body: { email, password: PORTAL_PASSWORD } });
+        expect(signIn.statusCode, JSON.stringify(headers)).toBe(201);
+        expect(secureOf(signIn), JSON.stringify(headers)).toBe(false);
+      }
+    });
+  });
+
+  describe('with an https public URL', () => {
+    let t: TestSystem;
+    let email: string;
+    beforeAll(async () => {
+      t = await bootSystem({ SVC_RATE_LIMITS: 'off', SVC_PUBLIC_URL: 'https://portal.example.com' });
+      ({ email } = await onboardPartner(t, 'portal-https'));
+    });
+    afterAll(() => t?.close());
+
+    it('is Secure whatever Host, X-Forwarded-Host or X-Forwarded-Proto say, on sign-in, bearer sign-in and sign-out', async () => {
+      for (const headers of [...CLIENT_HOSTS, { host: 'localhost', 'x-forwarded-proto': 'http' }]) {
+        const signIn = await t.request({ method: 'POST', url: '/portal/session', token: null, headers, body: { email, password: PORTAL_PASSWORD } });
+        expect(signIn.statusCode, JSON.stringify(headers)).toBe(201);
+        expect(secureOf(signIn), JSON.stringify(headers)).toBe(true);
+        const bearer = await t.request({ method: 'POST', url: '/portal/session/bearer', headers });
+        expect(secureOf(bearer), JSON.stringify(headers)).toBe(true);
+        const cookie = cookieOf(signIn.headers['set-cookie']);
+        const signOut = await t.request({ method: 'DELETE', url: '/portal/session', token: null, headers: { ...headers, cookie, 'x-csrf-token': signIn.json<{ csrf_token: string }>().csrf_token } });
+        expect(signOut.statusCode, JSON.stringify(headers)).toBe(204);
+        expect(String(signOut.headers['set-cookie'])).toMatch(/^svc_portal=;.*Max-Age=0/i);
+        expect(secureOf(signOut), JSON.stringify(headers)).toBe(true);
+      }
+    });
+  });
+
+  describe('behind a proxy (SVC_TRUST_PROXY=10.0.0.0/8, default public URL)', () => {
+    let t: TestSystem;
+    let email: string;
+    beforeAll(async () => {
+      t = await bootSystem({ SVC_RATE_LIMITS: 'off', SVC_TRUST_PROXY: '10.0.0.0/8' });
+      ({ email } = await onboardPartner(t, 'portal-proxy'));
+    });
+    afterAll(() => t?.close());
+
+    /** POST /portal/session from `remoteAddress` (the peer the server sees). */
+    const signInFrom = (remoteAddress: string, headers: Record<string, string>) =>
+      t.system.app.inject({ method: 'POST', url: '/portal/session', remoteAddress, headers: { 'content-type': 'application/json', ...headers }, payload: JSON.stringify({ email, password: PORTAL_PASSWORD }) });
+
+    it('honours X-Forwarded-Proto from the trusted proxy, and ignores it from anyone else', async () => {
+      const viaProxy = await signInFrom('10.1.2.3', { host: 'portal.example.com', 'x-forwarded-proto': 'https' });
+      expect(viaProxy.statusCode).toBe(201);
+      expect(secureOf(viaProxy)).toBe(true);
+      expect(secureOf(await signInFrom('10.1.2.3', { host: 'portal.example.com', 'x-forwarded-proto': 'http' }))).toBe(false);
+      expect(secureOf(await signInFrom('10.1.2.3', { host: 'localhost', 'x-forwarded-host': 'localhost', 'x-forwarded-proto': 'https' }))).toBe(true);
+
+      const direct = await signInFrom('192.0.2.7', { host: 'portal.example.com', 'x-forwarded-proto': 'https' });
+      expect(direct.statusCode).toBe(201);
+      expect(secureOf(direct)).toBe(false);
+      expect(secureOf(await signInFrom('192.0.2.7', { host: 'portal.example.com', 'x-forwarded-host': 'portal.example.com' }))).toBe(false);
+    });
   });
 });

@@ -4,29 +4,38 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootSystem, type TestSystem } from './support/system.js';
 import { freePort } from './support/processes.js';
 import { apiToken, fhir, registerPartner } from './support/fhir.js';
-import { eventsOf, eventually } from './support/identity.js';
+import { eventsOf } from './support/identity.js';
+import { eventually, PATIENCE_MS } from './support/patience.js';
 import { WebhookReceiver } from './support/webhook-receiver.js';
 import { onboardPartner, portalSession } from './support/partner-onboarding.js';
 
 /**
  * TEFCA exchange end to end: two instances of the service on loopback are two communities (A and
  * B), each with its own storage and data, each naming the other as a peer; A's directory also
- * names a peer that never answers in time (C, slow) and one that is down (D). Discovery, document
- * query and retrieve run across them, with the purpose of use, the audit log, the events, the
- * GraphQL twins and the legacy routes.
+ * names a peer that never answers (C, slow) and one that is down (D). Discovery, document query
+ * and retrieve run across them, with the purpose of use, the audit log, the events, the GraphQL
+ * twins and the legacy routes.
+ *
+ * No deadline here races the machine: the exchanges' limit (SVC_TEFCA_TIMEOUT_MS) is generous, so B
+ * always answers within it, and an exchange that must time out asks the slow peer, which never
+ * answers whatever the deadline. The one exchange that needs both (B answering, C cut off) names
+ * its own limit and asks again with a longer one while B was not given enough time to answer.
  */
 
 const A_ID = 'urn:oid:2.999.10';
 const B_ID = 'urn:oid:2.999.20';
 const SLOW_ID = 'urn:oid:2.999.30';
 const DOWN_ID = 'urn:oid:2.999.40';
-const TIMEOUT_MS = 1500;
+/** The exchanges' limit: B answers well within it however busy the machine. */
+const EXCHANGE_LIMIT_MS = PATIENCE_MS;
 
 const secret = () => `op_${randomBytes(24).toString('base64url')}`;
 
 let a: TestSystem;
 let b: TestSystem;
 let slow: Server;
+/** The requests the slow peer received, and whether the caller has since closed their connection. */
+const slowRequests: { path: string; closed: boolean }[] = [];
 let receiver: WebhookReceiver;
 let partner: string;
 let partnerToken: string;
@@ -41,13 +50,17 @@ const patient = { given: ['Ada', 'King'], family: 'Lovelace', birth_date: '1985-
 beforeAll(async () => {
   const [portA, portB, portDown] = await Promise.all([freePort(), freePort(), freePort()]);
   // A peer that accepts connections and never answers.
-  slow = createServer(() => {});
+  slow = createServer((req) => {
+    const seen = { path: req.url ?? '', closed: false };
+    slowRequests.push(seen);
+    req.socket.once('close', () => (seen.closed = true));
+  });
   await new Promise<void>((r) => slow.listen(0, '127.0.0.1', r));
   const slowPort = (slow.address() as { port: number }).port;
   receiver = await WebhookReceiver.start();
   const tokenA = secret();
   const tokenB = secret();
-  const common = { SVC_TEFCA_ALLOW_PRIVATE: 'true', SVC_TEFCA_TIMEOUT_MS: String(TIMEOUT_MS), SVC_WEBHOOK_ALLOW_PRIVATE: 'true', SVC_WEBHOOK_POLL_MS: '50' };
+  const common = { SVC_TEFCA_ALLOW_PRIVATE: 'true', SVC_TEFCA_TIMEOUT_MS: String(EXCHANGE_LIMIT_MS), SVC_WEBHOOK_ALLOW_PRIVATE: 'true', SVC_WEBHOOK_POLL_MS: '50' };
   [a, b] = await Promise.all([
     bootSystem({
       ...common,
@@ -83,7 +96,7 @@ beforeAll(async () => {
     const id = (res.json().identifier ?? []).find((i: { system: string }) => i.system === 'urn:svc:gpid');
     expect(id).toBeDefined();
     return id.value as string;
-  }, 10_000);
+  });
   const inline = await fhir(b, writer, 'POST', '/DocumentReference', {
     resourceType: 'DocumentReference',
     status: 'current',
@@ -112,7 +125,7 @@ beforeAll(async () => {
   partnerToken = await apiToken(a, partner, ['tefca.xcpd.*', 'tefca.xca.*']);
   const hook = await a.request({ method: 'POST', url: '/api/partner/webhooks', body: { url: receiver.path('a', { trusting: true }), event_types: ['tefca.*'], partner_gpid: partner } });
   expect(hook.statusCode).toBe(201);
-}, 60_000);
+});
 
 afterAll(async () => {
   await Promise.all([a?.close(), b?.close()]);
@@ -131,8 +144,18 @@ const post = (t: TestSystem, url: string, body: unknown, token?: string) => t.re
 
 describe('TEFCA exchange between two communities', () => {
   it('discovers the patient at B from A, within the time limit, naming the slow and the down peer', async () => {
-    const started = Date.now();
-    const res = await post(a, '/tefca/xcpd/search', { purpose_of_use: 'T-TREAT', patient }, partnerToken);
+    // The limit applies to B and to the slow peer alike, and B needs more time on a busy machine: a
+    // limit B did not meet (B timed out too) is doubled and the exchange asked again.
+    let timeoutMs = 2000;
+    let started: number;
+    let res: Awaited<ReturnType<typeof post>>;
+    for (;;) {
+      started = Date.now();
+      res = await post(a, '/tefca/xcpd/search', { purpose_of_use: 'T-TREAT', patient, timeout_ms: timeoutMs }, partnerToken);
+      const bTimedOut = res.statusCode === 200 && (res.json().communities as { home_community_id: string; status: string }[]).some((c) => c.home_community_id === B_ID && c.status === 'timeout');
+      if (!bTimedOut || timeoutMs >= EXCHANGE_LIMIT_MS) break;
+      timeoutMs = Math.min(timeoutMs * 2, EXCHANGE_LIMIT_MS);
+    }
     const elapsed = Date.now() - started;
     expect(res.statusCode).toBe(200);
     const body = res.json();
@@ -143,8 +166,11 @@ describe('TEFCA exchange between two communities', () => {
     expect(byId[B_ID]).toMatchObject({ status: 'ok', result_count: 1, error: null });
     expect(byId[SLOW_ID]).toMatchObject({ status: 'timeout', result_count: 0 });
     expect(byId[DOWN_ID]).toMatchObject({ status: 'error', error: 'connection refused' });
-    // The slow peer is cut off at the exchange's time limit, not waited for.
-    expect(elapsed).toBeLessThan(TIMEOUT_MS + 3000);
+    // The slow peer is given the whole limit, then cut off: A answered while the slow peer still
+    // held the request, and closed the connection on it.
+    expect(elapsed).toBeGreaterThanOrEqual(timeoutMs - 50);
+    expect(slowRequests.map((r) => r.path)).toContain('/tefca/xcpd/discover');
+    await eventually(async () => expect(slowRequests.filter((r) => !r.closed)).toEqual([]));
   });
 
   it('answers an inbound discovery from the registry without creating anything', async () => {
@@ -263,7 +289,7 @@ describe('TEFCA exchange between two communities', () => {
     await eventually(async () => {
       const types = new Set(receiver.of('a').map((r) => (JSON.parse(r.body) as { type: string }).type));
       for (const t of ['tefca.xcpd.query.completed', 'tefca.xca.query.completed', 'tefca.xca.retrieve.completed', 'tefca.xca.retrieve.failed', 'tefca.exchange.refused']) expect(types.has(t)).toBe(true);
-    }, 10_000);
+    });
     const body = JSON.parse(receiver.of('a').find((r) => r.body.includes('tefca.xcpd.query.completed'))!.body);
     expect(JSON.stringify(body)).not.toContain('Lovelace');
   });

@@ -53,5 +53,5 @@ describe.runIf(USE_POSTGRES)('wearable batches run by concurrent workers (Postgr
     const count = (await a.request({ url: `/fhir/R4/Observation?subject:identifier=urn:svc:gpid|${gpid}&_summary=count` })).json() as { total: number };
     expect(count.total).toBe(40);
     expect(created).toBe(40);
-  }, 240_000);
+  }, 600_000);
 });

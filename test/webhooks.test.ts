@@ -5,8 +5,13 @@ import { apiToken, registerPartner } from './support/fhir.js';
 import { eventsOf, eventually } from './support/identity.js';
 import { WebhookReceiver } from './support/webhook-receiver.js';
 import { USE_POSTGRES } from './support/databases.js';
+import { PATIENCE_MS } from './support/patience.js';
 
-/** A fast schedule: 4 attempts, 40 ms, 80 ms, 160 ms apart (± jitter), capped at 200 ms. */
+/**
+ * A fast schedule: 4 attempts, 40 ms, 80 ms, 160 ms apart (± jitter), capped at 200 ms. An attempt
+ * may take as long as a busy machine needs (no test here is about the attempt timeout), so that a
+ * slow answer never becomes a failed attempt.
+ */
 const FAST = {
   SVC_WEBHOOK_ALLOW_PRIVATE: 'true',
   SVC_WEBHOOK_RETRY_BASE_MS: '40',
@@ -14,7 +19,7 @@ const FAST = {
   SVC_WEBHOOK_RETRY_MAX_DELAY_MS: '200',
   SVC_WEBHOOK_MAX_ATTEMPTS: '4',
   SVC_WEBHOOK_POLL_MS: '50',
-  SVC_WEBHOOK_TIMEOUT_MS: '3000',
+  SVC_WEBHOOK_TIMEOUT_MS: String(PATIENCE_MS),
   SVC_WEBHOOK_ENDPOINT_CONCURRENCY: '2',
 };
 
@@ -145,7 +150,7 @@ describe('webhooks: Standard Webhooks signing, durable retries, delivery log, te
     await syncCompleted(partnerB);
     const jobId = await syncCompleted(partnerA);
 
-    await eventually(async () => expect(receiver.state('flaky').processed.size).toBe(1), 10_000);
+    await eventually(async () => expect(receiver.state('flaky').processed.size).toBe(1));
     const receipts = receiver.of('flaky');
     expect(receipts.map((r) => r.status)).toEqual([500, 503, 200]);
     expect(new Set(receipts.map((r) => r.id)).size).toBe(1);
@@ -255,7 +260,7 @@ describe('webhooks: Standard Webhooks signing, durable retries, delivery log, te
     const { id, secret } = await register(tokenA, url, ['pipeline.sync.completed']);
     receiver.setSecrets('down', [secret]);
     await syncCompleted(partnerA);
-    await eventually(async () => expect(await webhookState(id)).toEqual({ enabled: false, disabledReason: 'persistent_failure' }), 10_000);
+    await eventually(async () => expect(await webhookState(id)).toEqual({ enabled: false, disabledReason: 'persistent_failure' }));
     const [delivery] = await deliveries(id, tokenA);
     expect(delivery).toMatchObject({ status: 'FAILED', attempts: 4 });
     expect(delivery!.log.at(-1)!.nextRetryAt).toBeNull();
@@ -308,7 +313,8 @@ describe('webhooks: Standard Webhooks signing, durable retries, delivery log, te
   });
 
   it('caps attempts in flight per endpoint, so a slow receiver does not hold up another', async () => {
-    const slowUrl = receiver.path('slow', { fallback: { status: 200, delayMs: 700 } });
+    // The slow receiver holds every request until the test lets it go.
+    const slowUrl = receiver.path('slow', { fallback: { status: 200, held: true } });
     const fastUrl = receiver.path('fast');
     // A partner of its own: the register route allows 10 per minute per partner.
     const partnerC = await registerPartner(t, 'Slow Receiver Labs');
@@ -317,12 +323,15 @@ describe('webhooks: Standard Webhooks signing, durable retries, delivery log, te
     receiver.setSecrets('slow', [slow.secret]);
     receiver.setSecrets('fast', [fast.secret]);
     for (let i = 0; i < 5; i++) await syncCompleted(partnerC);
-    await eventually(async () => expect(receiver.state('slow').inFlight).toBeGreaterThan(0));
+    await eventually(async () => expect(receiver.state('slow').inFlight).toBe(2));
     await syncCompleted(partnerB);
-    await eventually(async () => expect(receiver.state('fast').processed.size).toBe(1), 3000);
-    // The slow endpoint still has work waiting when the other partner's event has arrived.
-    expect(receiver.state('slow').processed.size).toBeLessThan(5);
-    await eventually(async () => expect(receiver.state('slow').processed.size).toBe(5), 10_000);
+    await eventually(async () => expect(receiver.state('fast').processed.size).toBe(1));
+    // The other partner's event arrived while the slow endpoint held its two attempts, and no third
+    // was sent beside them.
+    expect(receiver.state('slow').processed.size).toBe(0);
+    expect(receiver.state('slow').maxInFlight).toBe(2);
+    receiver.release('slow');
+    await eventually(async () => expect(receiver.state('slow').processed.size).toBe(5));
     expect(receiver.state('slow').maxInFlight).toBe(2);
   });
   // PostgreSQL: a second process's worker (SVC_ROLE=worker) on the same database and Redis claims
@@ -335,7 +344,7 @@ describe('webhooks: Standard Webhooks signing, durable retries, delivery log, te
       const hook = await register(await apiToken(t, partnerD, ['cms.webhooks.manage']), url, ['pipeline.sync.completed']);
       receiver.setSecrets('shared', [hook.secret]);
       for (let i = 0; i < 12; i++) await syncCompleted(partnerD);
-      await eventually(async () => expect(receiver.state('shared').processed.size).toBe(12), 20_000);
+      await eventually(async () => expect(receiver.state('shared').processed.size).toBe(12));
       await new Promise((r) => setTimeout(r, 500));
       const ids = receiver.of('shared').map((r) => r.id);
       expect(ids).toHaveLength(12);
@@ -343,5 +352,5 @@ describe('webhooks: Standard Webhooks signing, durable retries, delivery log, te
     } finally {
       await second.system.stop();
     }
-  }, 120_000);
+  });
 });

@@ -1,8 +1,9 @@
 import { ApolloServer, type ApolloServerPlugin, type GraphQLResponse } from '@apollo/server';
 import { ApolloGateway, type GraphQLDataSource } from '@apollo/gateway';
 import type { GraphQLFormattedError, GraphQLSchema } from 'graphql';
-import { ANONYMOUS, DEFAULT_OPERATION_LIMITS, newId, RETRY_AFTER_SECONDS, type Environment, type GraphQLRequest, type Logger, type OperationLimits, type Principal } from '@svc/platform';
+import { ANONYMOUS, DEFAULT_OPERATION_LIMITS, newId, RETRY_AFTER_SECONDS, type Environment, type EventEnvelope, type GraphQLRequest, type Logger, type OperationLimits, type Principal } from '@svc/platform';
 import type { SubgraphClient, SubgraphResponse } from './subgraph-client.js';
+import { answerFromStreamedEvent } from './streamed-event.js';
 import { OperationGuard } from './operation-guard.js';
 import { installCompiledResultShaping } from './result-shaping.js';
 
@@ -17,6 +18,12 @@ export interface GatewayContext {
   publicRequest?: { clientAddress: string };
   /** The HTTP handler checks the answer's size on the serialized string (operation-guard's plugin then skips it). */
   answerSizeCheckedOnSend?: boolean;
+  /**
+   * Set only by the subscription hub when it runs a subscriber's selection for one event: the event
+   * as the stream holds it. A fetch of our own subgraphs that asks only for its envelope fields is
+   * answered from it (streamed-event.ts), not sent.
+   */
+  streamedEvent?: EventEnvelope;
 }
 
 /** Adapts a SubgraphClient to the query planner's data-source interface. */
@@ -25,6 +32,10 @@ function dataSource(client: SubgraphClient): GraphQLDataSource<GatewayContext & 
     async process(options) {
       const context = 'context' in options ? (options.context as Partial<GatewayContext>) : {};
       const { request } = options;
+      if (context.streamedEvent && !client.foreign) {
+        const answer = answerFromStreamedEvent({ query: request.query ?? '', variables: request.variables ?? null, operationName: request.operationName ?? null }, context.streamedEvent);
+        if (answer) return answer as Awaited<ReturnType<GraphQLDataSource['process']>>;
+      }
       const response: SubgraphResponse = await client.execute(
         { query: request.query ?? '', variables: request.variables ?? null, operationName: request.operationName ?? null },
         context.principal ?? ANONYMOUS,

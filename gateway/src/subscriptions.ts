@@ -17,28 +17,45 @@ import {
   type OperationDefinitionNode,
 } from 'graphql';
 import { GraphQLError } from 'graphql';
-import { actsFor, EVENT_TYPES, eventTypeScope, hasScope, isInternalEventType, isOperator, newId, subscriptionFieldName, type EventBus, type EventEnvelope, type Logger, type Principal, type RevocationList } from '@svc/platform';
+import {
+  actsFor,
+  EVENT_TYPES,
+  eventTypeScope,
+  hasScope,
+  isInternalEventType,
+  isOperator,
+  newId,
+  RESUME_WINDOW_MS,
+  subscriptionFieldName,
+  type EventBackbone,
+  type EventEnvelope,
+  type Logger,
+  type Principal,
+  type RevocationList,
+  type StreamPosition,
+} from '@svc/platform';
 import type { Gateway, GatewayContext } from './gateway.js';
 
-/** How long an event's query may wait for the event log to record the event. */
+/**
+ * How long an event's query may wait for the event log to record the event: used only when the
+ * selection reaches into the pipeline subgraph's own data (the envelope is answered from the stream).
+ */
 const EVENT_WAIT_MS = 3000;
 /** Pauses between the attempts of one event's lookup; after the last one it is delivered with an error. */
 const RETRY_DELAYS_MS = [250, 500, 1000, 2000, 4000, 8000, 15000];
 /** Error codes worth another attempt: the lookup may succeed once the subgraph or the log catches up. */
 const TRANSIENT = new Set(['UPSTREAM_UNAVAILABLE', 'SERVER_BUSY', 'TOO_MANY_WAITERS', 'INTERNAL', 'INTERNAL_SERVER_ERROR', 'RATE_LIMITED']);
-/** Recent events kept by each gateway to close the seam of a resume (events seen live but not yet in the log). */
-const RECENT_MS = 120_000;
-/** How far before the resumed-after event the recent events are replayed too (matches the log's replay slack). */
-const RESUME_SLACK_MS = 5000;
+/** Stream entries read per page of a resume. */
+const REPLAY_PAGE = 500;
 
 const PER_TYPE_FIELDS = EVENT_TYPES.map(
-  (e) => `  """${e.description} ${e.scope ? `Needs ${e.scope}.` : 'Any credential of the partner.'} With after: first the events recorded after that id (resume), then live."""\n  ${subscriptionFieldName(e.type)}(after: ID): Event!`,
+  (e) => `  """${e.description} ${e.scope ? `Needs ${e.scope}.` : 'Any credential of the partner.'} With after: first the events that came after that id (resume), then live."""\n  ${subscriptionFieldName(e.type)}(after: ID): Event!`,
 ).join('\n');
 
 const SUBSCRIPTION_SDL = `
-"""Live platform events. Each event is delivered by running your selection against Query.event, so it can reach into every subgraph. Delivery is at-least-once: deduplicate by Event.id."""
+"""Live platform events. Each event is delivered by running your selection on the event as the event stream holds it, so it can reach into every subgraph. Delivery is at-least-once: deduplicate by Event.id."""
 type Subscription {
-  """Events of your partner (operators: all), optionally only of the named types (e.g. pipeline.sync.completed); types of the event catalog need their scope. With after (the last event id you saw): first what you missed, then live."""
+  """Events of your partner (operators: all), optionally only of the named types (e.g. pipeline.sync.completed); types of the event catalog need their scope. With after (the last event id you saw): first exactly the events that came after it, then live."""
   events(types: [String!], after: ID): Event!
 ${PER_TYPE_FIELDS}
 }
@@ -128,9 +145,10 @@ function mayReceive(principal: Principal, event: EventEnvelope): boolean {
   return !scope || hasScope(principal.scopes, scope);
 }
 
-/** One delivered result, with the event it is for (resume deduplicates by it). */
+/** One delivered result, with the event it is for and its position in the stream (a resume's seam). */
 interface Delivery {
   eventId: string;
+  position: StreamPosition;
   result: ExecutionResult;
 }
 
@@ -148,28 +166,31 @@ function errorCodes(errors: readonly unknown[] | undefined): string[] {
   return (errors ?? []).map((e) => String(((e as { extensions?: { code?: unknown } }).extensions?.code ?? 'INTERNAL')));
 }
 
+/** The stream the hub reads: its live tail, and reads back for a resume. */
+export type SubscriptionStream = Pick<EventBackbone, 'tail' | 'locate' | 'readAfter'>;
+
 /**
  * Event-driven federated subscriptions: one tail of the event stream for the whole gateway; for each
  * event, every group of subscribers with the same document, variables and credential shares one
- * execution of its selection through the gateway's own query planner. A lookup that fails (a
- * subgraph down, the log not caught up) is retried, then delivered with an error on the field: an
- * event is never dropped. A subscriber that passes `after` first gets the events recorded since
- * (from the event log, plus what this gateway saw lately), then live events, without duplicates at
- * the seam.
+ * execution of its selection through the gateway's own query planner, on the event as the stream
+ * holds it (its envelope fields never need the pipeline subgraph). A lookup that fails (a subgraph
+ * down) is retried, then delivered with an error on the field: an event is never dropped. A
+ * subscriber that passes `after` first gets exactly the events the stream holds after that one, then
+ * live events: the stream's positions tell where the replay ended, so the seam has neither a gap
+ * nor a repeat.
  */
 export class SubscriptionHub {
   private readonly groups = new Map<string, Group>();
   private readonly unsubscribe: () => void;
-  private readonly recent: { event: EventEnvelope; at: number }[] = [];
 
   constructor(
     private readonly gateway: Pick<Gateway, 'execute'>,
-    bus: Pick<EventBus, 'subscribe'>,
+    private readonly stream: SubscriptionStream,
     private readonly logger: Logger,
     /** A group whose credential is revoked or expired is never run again, even before its sockets finish closing. */
     private readonly revocations?: Pick<RevocationList, 'revokes'>,
   ) {
-    this.unsubscribe = bus.subscribe((event) => this.dispatch(event));
+    this.unsubscribe = stream.tail((event, position) => this.dispatch(event, position));
   }
 
   /** The stream of results for one subscriber; ending the iteration unsubscribes. */
@@ -207,27 +228,27 @@ export class SubscriptionHub {
       group.sinks.delete(sink);
       if (group.sinks.size === 0) this.groups.delete(key);
     };
-    const replay = plan.after ? this.replay(plan, context) : null;
+    /** The position of the last event the replay covered: live events up to it were replayed or came before `after`. */
+    const seam: { position: StreamPosition | null } = { position: null };
+    const replay = plan.after ? this.replay(plan, context, plan.after, seam) : null;
     return (async function* stream() {
       try {
-        const seen = new Set<string>();
         if (replay) {
           try {
             for await (const delivery of replay) {
               if (done) return;
-              seen.add(delivery.eventId);
               yield delivery.result;
             }
           } catch (err) {
-            // A resume that cannot start (unknown or too old `after`, the log unreachable) ends with its error.
-            yield { errors: [err instanceof GraphQLError ? err : new GraphQLError('The subscription could not resume; retry.', { extensions: { code: 'UPSTREAM_UNAVAILABLE' } })] };
+            // A resume that cannot start (unknown or too old `after`, the stream unreachable) ends with its error.
+            yield { errors: [err instanceof GraphQLError ? err : new GraphQLError('The subscription could not resume; retry.', { extensions: { code: 'UPSTREAM_UNAVAILABLE', field: 'after' } })] };
             return;
           }
         }
         while (!done) {
           const next = live.shift();
           if (next) {
-            if (seen.has(next.eventId)) continue;
+            if (seam.position !== null && next.position <= seam.position) continue;
             yield next.result;
             continue;
           }
@@ -246,39 +267,34 @@ export class SubscriptionHub {
   }
 
   /**
-   * What a resuming subscriber missed: the ids the event log recorded after `plan.after`, then the
-   * events this gateway saw lately that the log did not list yet; each looked up like a live one.
+   * What a resuming subscriber missed: the events the stream holds after `after`, oldest first, read
+   * to the end of the stream, each run like a live one. `seam` follows the position read up to.
    */
-  private async *replay(plan: Plan, context: GatewayContext): AsyncGenerator<Delivery> {
-    const listed = new Set<string>();
-    let cursor: string | null = null;
-    let anchorOccurredAt = 0;
-    do {
-      const response = await this.gateway.execute(
-        {
-          query: 'query($after: ID!, $types: [String!], $cursor: String) { eventReplay(after: $after, types: $types, cursor: $cursor, first: 100) { ids nextCursor anchorOccurredAt } }',
-          variables: { after: plan.after, types: plan.types ? [...plan.types] : null, cursor },
-        },
-        { principal: context.principal, requestId: newId('req') },
-      );
-      const page = response.data?.['eventReplay'] as { ids: string[]; nextCursor: string | null; anchorOccurredAt: string } | null | undefined;
-      if (!page) {
-        const error = response.errors?.[0] as { message?: string; extensions?: Record<string, unknown> } | undefined;
-        throw new GraphQLError(error?.message ?? 'The event log could not be read to resume; retry.', { extensions: { ...(error?.extensions ?? { code: 'UPSTREAM_UNAVAILABLE' }), field: 'after' } });
+  private async *replay(plan: Plan, context: GatewayContext, after: string, seam: { position: StreamPosition | null }): AsyncGenerator<Delivery> {
+    const principal = context.principal;
+    const anchor = await this.stream.locate(after);
+    if (!anchor || !actsFor(principal, anchor.event.partner_gpid)) {
+      throw new GraphQLError('No such event in the event stream: it is unknown, not yours, or beyond the resume window. Subscribe without after.', {
+        extensions: { code: 'NOT_FOUND', status: 404, field: 'after' },
+      });
+    }
+    if (Date.parse(anchor.event.occurred_at) < Date.now() - RESUME_WINDOW_MS) {
+      throw new GraphQLError(`after names an event older than the ${RESUME_WINDOW_MS / 3600_000}-hour resume window; read older events with Query.events.`, {
+        extensions: { code: 'VALIDATION_ERROR', status: 400, field: 'after' },
+      });
+    }
+    seam.position = anchor.position;
+    const filter = { partnerGpid: isOperator(principal) ? null : (principal.partnerGpid ?? '-'), types: plan.types };
+    let from: StreamPosition | null = anchor.position;
+    while (from !== null) {
+      const page = await this.stream.readAfter(from, filter, REPLAY_PAGE);
+      for (const { event, position } of page.events) {
+        if (isInternalEventType(event.type) || !mayReceive(principal, event)) continue;
+        const result = await this.lookup(plan, principal, event);
+        seam.position = position;
+        yield { eventId: event.id, position, result };
       }
-      anchorOccurredAt = Date.parse(page.anchorOccurredAt);
-      for (const id of page.ids) {
-        listed.add(id);
-        yield { eventId: id, result: await this.lookup(plan, context.principal, { id, type: '?' }) };
-      }
-      cursor = page.nextCursor;
-    } while (cursor);
-    for (const { event } of [...this.recent]) {
-      if (listed.has(event.id) || event.id === plan.after) continue;
-      if (Date.parse(event.occurred_at) < anchorOccurredAt - RESUME_SLACK_MS) continue;
-      if (plan.types && !plan.types.has(event.type)) continue;
-      if (!mayReceive(context.principal, event)) continue;
-      yield { eventId: event.id, result: await this.lookup(plan, context.principal, event) };
+      from = page.next;
     }
   }
 
@@ -287,22 +303,17 @@ export class SubscriptionHub {
     return !this.revocations?.revokes(principal);
   }
 
-  private remember(event: EventEnvelope): void {
-    const now = Date.now();
-    this.recent.push({ event, at: now });
-    while (this.recent.length > 0 && this.recent[0]!.at < now - RECENT_MS) this.recent.shift();
-  }
-
   /**
    * Run the selection for one event, retrying transient failures; the last failure is delivered as
    * an error on the field (with the event id, so the subscriber can look it up later), never dropped.
+   * The event travels in the context: the planner's fetch of its envelope is answered from it.
    */
-  private async lookup(plan: Plan, principal: Principal, event: Pick<EventEnvelope, 'id' | 'type'>): Promise<ExecutionResult> {
+  private async lookup(plan: Plan, principal: Principal, event: EventEnvelope): Promise<ExecutionResult> {
     let last: { errors?: readonly unknown[] } = {};
     for (let attempt = 0; attempt <= RETRY_DELAYS_MS.length; attempt++) {
       if (attempt > 0) await sleep(RETRY_DELAYS_MS[attempt - 1]!);
       try {
-        const response = await this.gateway.execute({ query: plan.query, variables: { ...plan.variables, __eventId: event.id } }, { principal, requestId: newId('req') });
+        const response = await this.gateway.execute({ query: plan.query, variables: { ...plan.variables, __eventId: event.id } }, { principal, requestId: newId('req'), streamedEvent: event });
         const value = response.data?.[plan.responseKey];
         const codes = errorCodes(response.errors);
         const transient = codes.some((c) => TRANSIENT.has(c));
@@ -310,7 +321,8 @@ export class SubscriptionHub {
           const result: ExecutionResult = { data: { [plan.responseKey]: value } };
           return response.errors ? { ...result, errors: response.errors as ExecutionResult['errors'] } : result;
         }
-        // Not found yet (the log is behind) or a transient failure: try again; a permanent error ends here.
+        // Not found yet (a selection reaching into the event log, which is behind) or a transient
+        // failure: try again; a permanent error ends here.
         last = response;
         if (response.errors && !transient) break;
       } catch (err) {
@@ -321,7 +333,7 @@ export class SubscriptionHub {
     return {
       data: null,
       errors: [
-        new GraphQLError(`The event ${event.id} could not be looked up (${errorCodes(last.errors).join(', ') || 'not in the event log yet'}); read it later with Query.event.`, {
+        new GraphQLError(`The event ${event.id} could not be delivered (${errorCodes(last.errors).join(', ') || 'not in the event log yet'}); read it later with Query.event.`, {
           path: [plan.responseKey],
           extensions: { code: 'EVENT_LOOKUP_FAILED', eventId: event.id, eventType: event.type },
         }),
@@ -329,9 +341,8 @@ export class SubscriptionHub {
     };
   }
 
-  private dispatch(event: EventEnvelope): void {
+  private dispatch(event: EventEnvelope, position: StreamPosition): void {
     if (isInternalEventType(event.type)) return; // never sent to subscribers (see envelope.ts)
-    this.remember(event);
     for (const group of this.groups.values()) {
       if (group.plan.types && !group.plan.types.has(event.type)) continue;
       if (!mayReceive(group.context.principal, event)) continue;
@@ -339,7 +350,7 @@ export class SubscriptionHub {
       const result = this.lookup(group.plan, group.context.principal, event);
       group.chain = group.chain.then(async () => {
         const delivered = await result;
-        for (const sink of group.sinks) sink({ eventId: event.id, result: delivered });
+        for (const sink of group.sinks) sink({ eventId: event.id, position, result: delivered });
       });
     }
   }

@@ -45,6 +45,14 @@ export const ERROR_STATUS = {
   SERVER_BUSY: 503,
   // An ASC X12 interchange that breaks its envelope or implementation guide (the details name segment and element).
   X12_INVALID: 422,
+  // Partner input over one of its parser's size or complexity limits (platform/src/payload-limits.ts);
+  // `details.limit` names the limit. PAYLOAD_TOO_LARGE (above) also serves the size and entry counts.
+  TOO_MANY_SEGMENTS: 413,
+  TOO_MANY_LOOPS: 413,
+  NESTING_TOO_DEEP: 413,
+  SEGMENT_TOO_LONG: 413,
+  ELEMENT_TOO_LONG: 413,
+  TOO_MANY_REPETITIONS: 413,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -5,6 +5,7 @@ export * from './ids.js';
 export * from './event-loop-slices.js';
 export * from './source-origins.js';
 export * from './wearable-products.js';
+export * from './payload-limits.js';
 export * from './fhir-patient-demographics.js';
 export * from './logging.js';
 export * from './log-redaction.js';

@@ -6,6 +6,14 @@ export interface Metrics {
   registry: Registry;
   dbQueries: Counter<'owner' | 'table' | 'verb'>;
   httpRequests: Histogram<'component' | 'route' | 'method' | 'status'>;
+  /** Outbox rows an outbox relay handed to the event stream, by owner. */
+  eventsRelayed: Counter<'owner'>;
+  /**
+   * Outbox rows handed to the stream that it already held: appended by a relay that died (or lost
+   * its claim) before marking them published, and relayed again. The stream recognizes them and
+   * does not append them a second time. Zero while nothing fails.
+   */
+  eventsRelayedAgain: Counter<'owner'>;
 }
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
@@ -24,6 +32,18 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       help: 'HTTP request duration by component, route template, method and status.',
       labelNames: ['component', 'route', 'method', 'status'],
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers: [registry],
+    }),
+    eventsRelayed: new Counter({
+      name: 'svc_outbox_events_relayed_total',
+      help: 'Outbox rows handed to the event stream by this process, by owner.',
+      labelNames: ['owner'],
+      registers: [registry],
+    }),
+    eventsRelayedAgain: new Counter({
+      name: 'svc_outbox_events_relayed_again_total',
+      help: 'Outbox rows relayed again after a relay died or lost its claim between appending and marking them published; the stream already held them and did not append them twice.',
+      labelNames: ['owner'],
       registers: [registry],
     }),
   };

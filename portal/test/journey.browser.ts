@@ -8,7 +8,7 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootSystem, type TestSystem } from '../../test/support/system.js';
 import { apiToken, fhir, registerPartner } from '../../test/support/fhir.js';
-import { eventually } from '../../test/support/identity.js';
+import { eventually, PATIENCE_MS } from '../../test/support/patience.js';
 import { freePort } from '../../test/support/processes.js';
 
 const require = createRequire(import.meta.url);
@@ -31,7 +31,7 @@ async function peerCommunity(operatorToken: string): Promise<{ peer: TestSystem;
   expect(patient.statusCode).toBe(201);
   const id = patient.json().id as string;
   // The identity registry links the Patient to a GPID, which is what discovery finds.
-  await eventually(async () => expect((await fhir(peer, writer, 'GET', `/Patient/${id}`)).json().identifier).toEqual([expect.objectContaining({ system: 'urn:svc:gpid' })]), 10_000);
+  await eventually(async () => expect((await fhir(peer, writer, 'GET', `/Patient/${id}`)).json().identifier).toEqual([expect.objectContaining({ system: 'urn:svc:gpid' })]));
   const doc = await fhir(peer, writer, 'POST', '/DocumentReference', {
     resourceType: 'DocumentReference',
     status: 'current',
@@ -63,6 +63,9 @@ describe('partner portal in a real browser', () => {
     t = await bootSystem({
       SVC_WEBHOOK_ALLOW_PRIVATE: 'true',
       SVC_TEFCA_ALLOW_PRIVATE: 'true',
+      // The peer and the webhook receiver answer as fast as the machine lets them: no deadline to race.
+      SVC_TEFCA_TIMEOUT_MS: String(PATIENCE_MS),
+      SVC_WEBHOOK_TIMEOUT_MS: String(PATIENCE_MS),
       SVC_TEFCA_PEERS: JSON.stringify([{ home_community_id: PEER_ID, name: 'Lakeside Community', base_url: lakeside.url, capabilities: ['xcpd', 'xca'], token: peerToken }]),
     });
     base = await t.system.app.listen({ port: 0, host: '127.0.0.1' });
@@ -83,6 +86,8 @@ describe('partner portal in a real browser', () => {
     profile = mkdtempSync(join(tmpdir(), 'portal-chromium-'));
     context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: FLAGS, viewport: { width: 1280, height: 800 } });
     page = context.pages()[0] ?? (await context.newPage());
+    // Every wait for the page (playwright's default is 30 s) as patient as the rest of the tests.
+    context.setDefaultTimeout(PATIENCE_MS);
     page.on('dialog', (dialog) => void dialog.accept());
   });
 
@@ -98,7 +103,7 @@ describe('partner portal in a real browser', () => {
   async function visit(path: string, name: string): Promise<void> {
     await page.goto(`${base}/portal${path}`);
     await page.locator('h1').first().waitFor();
-    await page.waitForFunction(() => !document.body.textContent?.includes('Loading…'), undefined, { timeout: 10_000 });
+    await page.waitForFunction(() => !document.body.textContent?.includes('Loading…'));
     await audit(name);
   }
 
@@ -198,8 +203,8 @@ describe('partner portal in a real browser', () => {
     expect(await page.getByTestId('secret').textContent()).toMatch(/^whsec_/);
     await page.getByRole('button', { name: 'Send test.ping' }).click();
     const log = page.getByTestId('delivery-log');
-    await log.getByText('test.ping').first().waitFor({ timeout: 15_000 });
-    await log.getByText('SUCCEEDED').first().waitFor({ timeout: 15_000 });
+    await log.getByText('test.ping').first().waitFor();
+    await log.getByText('SUCCEEDED').first().waitFor();
     expect(received.some((r) => r.body.includes('test.ping') && typeof r.headers['webhook-signature'] === 'string')).toBe(true);
     await audit('webhooks-delivered');
 
@@ -274,7 +279,7 @@ describe('partner portal in a real browser', () => {
     page.on('console', (msg) => msg.type() === 'error' && /Content Security Policy/i.test(msg.text()) && cspErrors.push(msg.text()));
     await page.goto(`${base}/portal/graphiql.html`);
     await page.locator('.graphiql-execute-button').click();
-    await page.locator('.result-window').getByText('"portal"').waitFor({ timeout: 15_000 });
+    await page.locator('.result-window').getByText('"portal"').waitFor();
     expect(cspErrors).toEqual([]);
     await page.screenshot({ path: join(SHOTS, 'graphiql-desktop.png') });
 
@@ -283,7 +288,7 @@ describe('partner portal in a real browser', () => {
     const catalogRoute = page.locator('.opblock-get', { hasText: '/api/partner/routes' }).first();
     await catalogRoute.locator('.opblock-summary').first().click();
     await catalogRoute.getByRole('button', { name: 'Execute' }).click();
-    await catalogRoute.locator('.live-responses-table .response-col_status').getByText('200').waitFor({ timeout: 15_000 });
+    await catalogRoute.locator('.live-responses-table .response-col_status').getByText('200').waitFor();
     expect(cspErrors).toEqual([]);
     await page.screenshot({ path: join(SHOTS, 'rest-explorer-desktop.png') });
 

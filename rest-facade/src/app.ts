@@ -48,17 +48,31 @@ export async function registerFacade(app: FastifyInstance, options: FacadeOption
 
   const routes = withSunsets(options.routes ?? ROUTES, options.sunsets ?? {});
   for (const route of routes) {
-    app.route({ method: route.method, url: fastifyPath(route.path), config: { errorFormat: route.errorFormat ?? 'problem' }, handler: routeHandler(route, { ...options, routes }) });
+    app.route({
+      method: route.method,
+      url: fastifyPath(route.path),
+      ...(route.bodyLimit === undefined ? {} : { bodyLimit: route.bodyLimit.bytes }),
+      config: { errorFormat: route.errorFormat ?? 'problem', ...(route.bodyLimit === undefined ? {} : { bodyLimit: route.bodyLimit }) },
+      handler: routeHandler(route, { ...options, routes }),
+    });
   }
 
   app.setNotFoundHandler((req, reply) => sendError(req, reply, 'NOT_FOUND', `No route ${req.method} ${req.url.split('?')[0]}.`));
   app.setErrorHandler((error: { statusCode?: number; code?: string; message: string }, req, reply) => {
     // Body parsing fails before a route's handler runs: answer in the route's own dialect all the same
     // (an OAuth token endpoint speaks RFC 6749 JSON, FHIR paths OperationOutcome, the rest problem+json).
-    const oauth = (req.routeOptions.config as { errorFormat?: string } | undefined)?.errorFormat === 'oauth';
-    const fail = (code: string, detail: string) => (oauth ? sendOAuthError(req, reply, new DomainError(code as ErrorCode, detail)) : sendError(req, reply, code, detail));
+    const config = req.routeOptions.config as { errorFormat?: string; bodyLimit?: { bytes: number; name: string } } | undefined;
+    const oauth = config?.errorFormat === 'oauth';
+    const fail = (code: string, detail: string, extras: Parameters<typeof sendError>[4] = {}) => (oauth ? sendOAuthError(req, reply, new DomainError(code as ErrorCode, detail)) : sendError(req, reply, code, detail, extras));
     const status = error.statusCode ?? 500;
-    if (status === 413) return fail('PAYLOAD_TOO_LARGE', 'The request body is too large.');
+    if (status === 413) {
+      // Refused before the body was read: the route's own limit (an X12 route's x12.bytes) or the app's (body.bytes).
+      const { bytes, name } = config?.bodyLimit ?? { bytes: req.routeOptions.bodyLimit, name: 'body.bytes' };
+      return fail('PAYLOAD_TOO_LARGE', `The request body is over the limit ${name}: this route takes at most ${bytes} bytes.`, {
+        fieldErrors: [{ field: 'body', message: `at most ${bytes} bytes (${name})` }],
+        details: { limit: { name, max: bytes, field: 'body' } },
+      });
+    }
     if (status === 415) return fail('UNSUPPORTED_MEDIA_TYPE', error.message);
     if (status >= 400 && status < 500) return fail('BAD_REQUEST', error.message);
     req.log.error({ err: error }, 'unhandled error');

@@ -14,6 +14,7 @@ import {
   isAuthenticated,
   isConnectionFailure,
   isErrorCode,
+  portalCookieSecure,
   RETRY_AFTER_SECONDS,
   rateLimitedError,
   rateLimitHeaders,
@@ -116,6 +117,7 @@ export function routeHandler(route: RouteSpec, deps: HandlerDeps) {
         headers: req.headers,
         principal,
         clientIp: req.ip,
+        secureCookies: portalCookieSecure(deps.publicUrl, req.protocol),
         ...(deps.homeCommunityId ? { homeCommunityId: deps.homeCommunityId } : {}),
       };
 

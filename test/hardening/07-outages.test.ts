@@ -13,6 +13,7 @@ import { freshStorage, USE_POSTGRES, type TestStorage } from '../support/databas
 import { freePort, startProcess, waitUntilReady, type ServiceProcess } from '../support/processes.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 import { bootSystem, type TestSystem } from '../support/system.js';
+import { PATIENCE_MS } from '../support/patience.js';
 
 const GRAPHQL_RESPONSE = 'application/graphql-response+json';
 
@@ -46,7 +47,7 @@ interface Answer {
 }
 
 async function call(url: string, init: RequestInit = {}): Promise<Answer> {
-  const res = await fetch(url, { ...init, signal: AbortSignal.timeout(20_000) });
+  const res = await fetch(url, { ...init, signal: AbortSignal.timeout(PATIENCE_MS) });
   const text = await res.text();
   return { status: res.status, contentType: res.headers.get('content-type') ?? '', retryAfter: res.headers.get('retry-after'), body: text ? JSON.parse(text) : {} };
 }
@@ -73,7 +74,7 @@ function expectProblem503(answer: Answer): void {
  * The distributed mode as separate processes, with Redis and PostgreSQL reached through TCP proxies
  * the test takes down and brings back (the shared servers keep running for the other test files).
  */
-describe.runIf(USE_POSTGRES)('outages in the distributed mode: a subgraph, Redis and the database go away and come back', { timeout: 150_000 }, () => {
+describe.runIf(USE_POSTGRES)('outages in the distributed mode: a subgraph, Redis and the database go away and come back', { timeout: 300_000 }, () => {
   let storage: TestStorage;
   let redisProxy: TcpProxy;
   let pgProxy: TcpProxy;
@@ -122,7 +123,7 @@ describe.runIf(USE_POSTGRES)('outages in the distributed mode: a subgraph, Redis
     await waitUntilReady(gateway);
     facade = await startProcess('facade', { ...shared, SVC_GATEWAY_URL: gateway.internalUrl });
     await waitUntilReady(facade);
-  }, 360_000);
+  }, 600_000);
 
   afterAll(async () => {
     await Promise.all([...all(), ...retired].filter(Boolean).map((s) => s.stop()));

@@ -125,5 +125,5 @@ describe('a bootstrap credential stored earlier stops working in production', ()
     } finally {
       await storage.dispose();
     }
-  }, 120_000);
+  });
 });

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { expect } from 'vitest';
 import type { TestSystem } from './system.js';
+import { PATIENCE_MS } from './patience.js';
 
 /** A test's own connection to the identity subgraph's database (SQLite file or PostgreSQL). */
 export interface IdentityDb {
@@ -35,7 +36,8 @@ export async function openIdentityDb(t: TestSystem): Promise<IdentityDb> {
     };
   }
   const db = new Database(join(t.config.dataDir, 'identity.sqlite'));
-  db.pragma('busy_timeout = 5000');
+  // The app writes to the same file: wait for its write lock as long as a busy machine needs.
+  db.pragma(`busy_timeout = ${PATIENCE_MS}`);
   return {
     postgres: false,
     all: async (sql) => db.prepare(sql).all() as Record<string, unknown>[],
@@ -87,15 +89,5 @@ export async function eventsOf(t: TestSystem, types: string[], first = 100) {
   return res.data!.events.edges.map((e) => e.node);
 }
 
-/** Polls until `check` passes (events reach the log asynchronously through the outbox and the bus). */
-export async function eventually<T>(check: () => Promise<T>, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-}
+/** Polls until `check` passes (events reach the log asynchronously through the outbox and the bus); see patience.ts. */
+export { eventually } from './patience.js';

@@ -35,6 +35,8 @@ export async function startProcess(role: string, env: Record<string, string>, op
     cwd: ROOT,
     env: {
       PATH: process.env['PATH'] ?? '',
+      // As in bootSystem: a test run's own load must not make a component shed (tests of shedding set their own).
+      SVC_SHED_EVENT_LOOP_DELAY_MS: '10000',
       ...env,
       SVC_ROLE: role,
       SVC_PORT: String(port),
@@ -62,8 +64,11 @@ export async function startProcess(role: string, env: Record<string, string>, op
   };
 }
 
-/** Poll GET /ready until it answers 200. */
-export async function waitUntilReady(service: ServiceProcess, timeoutMs = 150_000): Promise<void> {
+/**
+ * Poll GET /ready until it answers 200. Generous: a component loads the whole code base through
+ * tsx, and a gateway composes its supergraph; a busy 2-core machine takes minutes for that.
+ */
+export async function waitUntilReady(service: ServiceProcess, timeoutMs = 300_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (service.child.exitCode !== null) throw new Error(`${service.role} exited early:\n${service.output()}`);

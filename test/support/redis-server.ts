@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { freePort } from './processes.js';
+import { PATIENCE_MS } from './patience.js';
 
 export interface OwnRedis {
   url: string;
@@ -24,7 +25,7 @@ export async function startOwnRedis(): Promise<OwnRedis> {
   let child: ChildProcess | undefined;
   const start = async () => {
     child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes', '--appendfsync', 'always', '--dir', dir], { stdio: 'ignore' });
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + PATIENCE_MS;
     for (;;) {
       const client = new Redis(port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
       client.on('error', () => undefined);

@@ -15,11 +15,16 @@ export interface Receipt {
   at: number;
 }
 
-/** What a path answers: a status (and headers), or a delay before answering. */
+/** What a path answers: a status (and headers), after a delay or once the test releases the path. */
 export interface Answer {
   status: number;
   headers?: Record<string, string>;
   delayMs?: number;
+  /**
+   * Answer only once the test calls `release(path)`: a slow receiver whose slowness does not depend
+   * on the machine's speed (a delay is raced by the sender's work; a held request is not).
+   */
+  held?: boolean;
 }
 
 interface PathState {
@@ -33,6 +38,9 @@ interface PathState {
   processed: Map<string, unknown>;
   inFlight: number;
   maxInFlight: number;
+  /** Resolves when the test releases the path's held answers (see `release`). */
+  released: Promise<void>;
+  release: () => void;
 }
 
 /**
@@ -63,7 +71,11 @@ export class WebhookReceiver {
 
   /** Register a path with the secrets it accepts; answers its URL. */
   path(name: string, options: { secrets?: string[]; script?: Answer[]; fallback?: Answer; trusting?: boolean } = {}): string {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
     this.paths.set(`/${name}`, {
+      released,
+      release,
       secrets: options.secrets ?? [],
       script: [...(options.script ?? [])],
       fallback: options.fallback ?? { status: 200 },
@@ -79,6 +91,11 @@ export class WebhookReceiver {
     const state = this.paths.get(`/${name}`);
     if (!state) throw new Error(`no path ${name}`);
     return state;
+  }
+
+  /** Let the path's held answers (`held: true`) go, those waiting now and any later ones. */
+  release(name: string): void {
+    this.state(name).release();
   }
 
   setSecrets(name: string, secrets: string[]): void {
@@ -108,6 +125,7 @@ export class WebhookReceiver {
     state.inFlight++;
     state.maxInFlight = Math.max(state.maxInFlight, state.inFlight);
     if (answer.delayMs) await new Promise((r) => setTimeout(r, answer.delayMs));
+    if (answer.held) await state.released;
     state.inFlight--;
     receipt.status = answer.status;
     if (answer.status >= 200 && answer.status < 300 && !state.processed.has(receipt.id)) state.processed.set(receipt.id, JSON.parse(body));
@@ -115,6 +133,7 @@ export class WebhookReceiver {
   }
 
   close(): Promise<void> {
+    for (const state of this.paths.values()) state.release();
     this.server.closeAllConnections();
     return new Promise((resolve) => this.server.close(() => resolve()));
   }

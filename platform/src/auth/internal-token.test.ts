@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { SignJWT } from 'jose';
 import { decodeJwt, SignJWT as Sign } from 'jose';
 import { principalVerifier, SIGNED_PRINCIPAL_LIFETIME_SECONDS, signPrincipal, verifyPrincipal } from './internal-token.js';
@@ -40,7 +40,8 @@ describe('the principal the gateway forwards to subgraphs', () => {
   it('lives briefly, never beyond its credential, and carries the credential expiry', async () => {
     const long = decodeJwt(await signPrincipal(principal, SECRET));
     expect(long.exp! - long.iat!).toBe(SIGNED_PRINCIPAL_LIFETIME_SECONDS);
-    const expiring = { ...principal, credentialExpiresAt: Date.now() + 5_000 };
+    // Within the signature's lifetime (15 s), with room for a busy machine to sign and verify it.
+    const expiring = { ...principal, credentialExpiresAt: Date.now() + 10_000 };
     const short = decodeJwt(await signPrincipal(expiring, SECRET));
     expect(short.exp).toBe(Math.floor(expiring.credentialExpiresAt / 1000));
     expect(await verifyPrincipal(await signPrincipal(expiring, SECRET), SECRET)).toEqual(expiring);
@@ -93,11 +94,17 @@ describe('the principal the gateway forwards to subgraphs', () => {
     await bus.publish(makeEvent('partner.token.revoked', 'CMS-12345678', { token_id: 'tok_1' }));
     await expect(verify(signedToken)).rejects.toThrow(/revoked/);
 
-    const expiring: Principal = { kind: 'partner', partnerGpid: 'CMS-12345678', tokenId: 'tok_2', scopes: [], credentialExpiresAt: Date.now() + 1500 };
+    const expiring: Principal = { kind: 'partner', partnerGpid: 'CMS-12345678', tokenId: 'tok_2', scopes: [], credentialExpiresAt: Date.now() + 10_000 };
     const signedExpiring = await signPrincipal(expiring, SECRET);
     expect(await verify(signedExpiring)).toEqual(expiring);
-    await new Promise((r) => setTimeout(r, 1600));
-    await expect(verify(signedExpiring)).rejects.toThrow(/expired|exp/);
+    // Past the credential's expiry by the clock, not by waiting a wall-clock time for it.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(expiring.credentialExpiresAt! + 1000);
+      await expect(verify(signedExpiring)).rejects.toThrow(/expired|exp/);
+    } finally {
+      vi.useRealTimers();
+    }
     revocations.close();
   });
 });

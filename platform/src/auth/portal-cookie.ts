@@ -39,34 +39,38 @@ export function portalCookieOf(headers: Headers): string | undefined {
   return value && value.length > 0 ? value : undefined;
 }
 
-function isLoopback(host: string): boolean {
-  const name = host.replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
-  return name === 'localhost' || name === '127.0.0.1' || name === '::1' || name.endsWith('.localhost');
-}
-
 /**
- * The cookie is Secure everywhere except on a loopback host (a developer's machine over plain http,
- * where browsers would drop a Secure cookie): any other host is expected behind TLS.
+ * Whether the portal cookie carries `Secure`. Configuration decides, never a header the client
+ * chooses (Host, X-Forwarded-Host): Secure when `SVC_PUBLIC_URL` is https, or when the request
+ * itself reached us over https as the HTTP server established it, that is TLS on our own socket or
+ * `X-Forwarded-Proto` from a proxy that `SVC_TRUST_PROXY` trusts (Fastify's `request.protocol`
+ * ignores that header from anyone else). The default public URL `http://localhost:4000` keeps the
+ * cookie usable over a developer's plain http.
  */
-function wantsSecureCookie(headers: Headers): boolean {
-  const host = header(headers, 'x-forwarded-host')?.split(',')[0]?.trim() ?? header(headers, 'host');
-  return host === undefined || !isLoopback(host);
+export function portalCookieSecure(publicUrl: string, requestProtocol: string | undefined): boolean {
+  let publicScheme: string;
+  try {
+    publicScheme = new URL(publicUrl).protocol;
+  } catch {
+    publicScheme = '';
+  }
+  return publicScheme === 'https:' || requestProtocol === 'https';
 }
 
-/** Set-Cookie for a signed-in browser (session cookie when maxAgeSeconds is absent). */
-export function portalSetCookie(credential: string, headers: Headers, maxAgeSeconds?: number): string {
+/** Set-Cookie for a signed-in browser (session cookie when maxAgeSeconds is absent); `secure` from `portalCookieSecure`. */
+export function portalSetCookie(credential: string, secure: boolean, maxAgeSeconds?: number): string {
   return serialize(PORTAL_COOKIE, credential, {
     httpOnly: true,
     sameSite: 'strict',
-    secure: wantsSecureCookie(headers),
+    secure,
     path: '/',
     ...(maxAgeSeconds !== undefined ? { maxAge: maxAgeSeconds } : {}),
   });
 }
 
-/** Set-Cookie that removes the portal cookie. */
-export function portalClearCookie(headers: Headers): string {
-  return serialize(PORTAL_COOKIE, '', { httpOnly: true, sameSite: 'strict', secure: wantsSecureCookie(headers), path: '/', maxAge: 0, expires: new Date(0) });
+/** Set-Cookie that removes the portal cookie (with the same `Secure` as the one it replaces). */
+export function portalClearCookie(secure: boolean): string {
+  return serialize(PORTAL_COOKIE, '', { httpOnly: true, sameSite: 'strict', secure, path: '/', maxAge: 0, expires: new Date(0) });
 }
 
 /**

@@ -16,6 +16,12 @@ class CreateOutbox extends SchemaMigration {
   }
 }
 
+class CreateSecondOutbox extends SchemaMigration {
+  override async up(): Promise<void> {
+    this.schema((s) => createOutboxTable(s, 'two'));
+  }
+}
+
 function memoryLogger(): { lines: string[]; logger: Logger } {
   const lines: string[] = [];
   const destination = new Writable({
@@ -49,14 +55,14 @@ describe(`OutboxStream (${USE_POSTGRES ? 'PostgreSQL' : 'SQLite'} outbox tables 
       config: { dataDir: storage.env['SVC_DATA_DIR']!, databaseUrl: storage.env['SVC_DATABASE_URL'] },
       owner,
       entities: [outboxEntity(owner)],
-      migrations: owner === 'src' ? [{ name: 'm1', class: CreateOutbox }] : [],
+      migrations: owner === 'src' ? [{ name: 'm1', class: CreateOutbox }] : owner === 'two' ? [{ name: 'm1', class: CreateSecondOutbox }] : [],
     });
   /** Events recorded as a subgraph records them, then published by the source's relay. */
-  const publish = async (stream: OutboxStream, events: EventEnvelope[]): Promise<EventEnvelope[]> => {
-    const em = src.em.fork();
+  const publish = async (stream: OutboxStream, events: EventEnvelope[], source: { orm: Orm; owner: string } = { orm: src, owner: 'src' }): Promise<EventEnvelope[]> => {
+    const em = source.orm.em.fork();
     for (const e of events) recordEvent(em, e);
     await em.flush();
-    await new OutboxRelay(src, 'src', stream, 20, (err) => {
+    await new OutboxRelay(source.orm, source.owner, stream, 20, (err) => {
       throw err;
     }).flush();
     return events;
@@ -234,5 +240,53 @@ describe(`OutboxStream (${USE_POSTGRES ? 'PostgreSQL' : 'SQLite'} outbox tables 
     expect(seen).toEqual(['pipeline.sync.completed 5', 'fhir.internal.wanted 12', 'pipeline.sync.completed 14', 'pipeline.sync.completed 19']);
     await stop();
     await Promise.all([stream.close(), restarted.close()]);
+  });
+
+  it('reads back after any event exactly what its tail delivered after it, in the same order, across sources', async () => {
+    const { logger } = memoryLogger();
+    const two = await open('two');
+    try {
+      const stream = new OutboxStream(new MemoryEventBus(), logger, 20);
+      stream.forOwner('src', src);
+      stream.forOwner('two', two);
+      const tailed: { id: string; position: string }[] = [];
+      stream.tail((e, position) => void tailed.push({ id: e.id, position }));
+      // Two owners' relays appending at the same time, as the subgraphs of one process do.
+      const event = (type: string, partner: string, n: number) => makeEvent(type, partner, { n });
+      for (let round = 0; round < 4; round++) {
+        await Promise.all([
+          publish(stream, [event('pipeline.sync.completed', 'CMS-00000001', round * 10), event('partner.registered', 'CMS-00000002', round * 10 + 1)]),
+          publish(stream, [event('pipeline.sync.completed', 'CMS-00000002', round * 10 + 2), event('identity.match', 'CMS-00000001', round * 10 + 3)], { orm: two, owner: 'two' }),
+        ]);
+      }
+      expect(tailed).toHaveLength(16);
+      expect([...tailed].sort((a, b) => (a.position < b.position ? -1 : 1))).toEqual(tailed);
+
+      const everything = { partnerGpid: null, types: null };
+      const readAll = async (from: string, filter: { partnerGpid: string | null; types: ReadonlySet<string> | null }, count = 3) => {
+        const read: { id: string; position: string }[] = [];
+        for (let next: string | null = from; next !== null; ) {
+          const page = await stream.readAfter(next, filter, count);
+          read.push(...page.events.map((e) => ({ id: e.event.id, position: e.position })));
+          next = page.next;
+        }
+        return read;
+      };
+      expect(await readAll('000000000000000|', everything)).toEqual(tailed);
+      for (const k of [0, 5, 15]) {
+        const anchor = await stream.locate(tailed[k]!.id);
+        expect(anchor?.position).toBe(tailed[k]!.position);
+        expect(await readAll(anchor!.position, everything)).toEqual(tailed.slice(k + 1));
+      }
+      // Filtered by partner and type, in the same order.
+      const filtered = await readAll('000000000000000|', { partnerGpid: 'CMS-00000002', types: new Set(['pipeline.sync.completed']) }, 2);
+      const located = await Promise.all(filtered.map((f) => stream.locate(f.id)));
+      expect(located.map((l) => [l!.event.type, l!.event.partner_gpid])).toEqual(Array.from({ length: 4 }, () => ['pipeline.sync.completed', 'CMS-00000002']));
+      expect(filtered).toEqual(tailed.filter((t) => filtered.some((f) => f.id === t.id)));
+      expect(await stream.locate('evt_01jzzzzzzzzzzzzzzzzzzzzzzz')).toBeNull();
+      await stream.close();
+    } finally {
+      await two.close();
+    }
   });
 });

@@ -1,11 +1,28 @@
 import type { Knex } from '@mikro-orm/knex';
-import { knexOf, type Orm } from '../db/database.js';
+import { isPostgres, knexOf, type Orm } from '../db/database.js';
 import type { Logger } from '../logging.js';
 import type { EventBus } from './bus.js';
 import type { EventEnvelope } from './envelope.js';
 import { EVENT_TYPES } from './event-types.js';
+import { isId } from '../ids.js';
 import { outboxTable } from './outbox.js';
-import { handleInOrder, stoppableSleep, type ConsumeOptions, type ConsumerLag, type EventBackbone, type EventStream, type StreamConsumer, type StreamHandler, type StopConsuming } from './stream.js';
+import {
+  fixedWidth,
+  handleInOrder,
+  stoppableSleep,
+  type ConsumeOptions,
+  type ConsumerLag,
+  type EventBackbone,
+  type EventStream,
+  type MarkPublished,
+  type PositionedEvent,
+  type ReadFilter,
+  type StopConsuming,
+  type StreamConsumer,
+  type StreamPage,
+  type StreamPosition,
+  type TailHandler,
+} from './stream.js';
 
 /** How long published outbox rows stay readable by a consumer that was down (embedded default). */
 export const OUTBOX_RETENTION_MS = 7 * 24 * 3600_000;
@@ -23,15 +40,30 @@ interface OutboxRecord {
   data: string;
 }
 
-function isPostgres(orm: Orm): boolean {
-  return orm.em.getPlatform().constructor.name.toLowerCase().includes('postgre');
-}
-
 /** A position after a row: its rowid on SQLite; `<published ms>|<id>` on PostgreSQL (see README). */
 function positionAfter(row: OutboxRecord, postgres: boolean): string {
   if (!postgres) return String(row.seq);
   const at = row.published_at instanceof Date ? row.published_at : new Date(row.published_at!);
   return `${at.getTime()}|${row.id}`;
+}
+
+/** Milliseconds of a stored date (SQLite stores epoch milliseconds; PostgreSQL answers a Date). */
+function millisOf(value: Date | string | number): number {
+  return value instanceof Date ? value.getTime() : typeof value === 'number' ? value : new Date(value).getTime();
+}
+
+/**
+ * An event's position in the embedded stream, `<published_at ms, 15 digits>|<event id>`: the order
+ * in which the live tail delivered the events (see `append`).
+ */
+function streamPosition(publishedAtMs: number, id: string): StreamPosition {
+  return `${fixedWidth(publishedAtMs, 15)}|${id}`;
+}
+
+function parsePosition(position: StreamPosition): { at: number; id: string } | null {
+  const [ms, id] = position.split('|');
+  if (!ms || !/^\d{15}$/.test(ms) || id === undefined) return null;
+  return { at: Number(ms), id };
 }
 
 /** The event of an outbox row, with its own copy of the row's data (parsed from its text). */
@@ -93,6 +125,11 @@ export class OutboxStream implements EventBackbone {
   private readonly appended = new Map<string, number>();
   private readonly stops = new Set<StopConsuming>();
   private readonly pruner: NodeJS.Timeout;
+  private readonly tailHandlers = new Set<TailHandler>();
+  /** Appends run one after the other (see `append`). */
+  private appending: Promise<unknown> = Promise.resolve();
+  /** The publication time given to the last append; each append gets a later one. */
+  private lastPublishedMs = 0;
 
   constructor(
     private readonly bus: EventBus,
@@ -122,20 +159,97 @@ export class OutboxStream implements EventBackbone {
     return Promise.reject(new Error('In the embedded default a durable consumer belongs to an owner: use the stream of a subgraph runtime.'));
   }
 
-  tail(handler: StreamHandler): () => void {
-    return this.bus.subscribe(handler);
+  /**
+   * Every event appended from now on, with its position, in the order of the positions. The
+   * handlers of one event get the same copy of it, one after the other.
+   */
+  tail(handler: TailHandler): () => void {
+    this.tailHandlers.add(handler);
+    return () => void this.tailHandlers.delete(handler);
   }
 
   /**
-   * The rows are already in the stream (the outbox): appending wakes the consumers, then publishes
-   * the events, in order, on the in-process bus that is the live tail (best effort: a tail handler's
-   * failure is the bus's to report).
+   * The rows are already in the stream (the outbox). Appends run one at a time in this process: each
+   * gets a publication time later than the previous one's, has the relay mark its rows published at
+   * that time (`markPublished`), then wakes the consumers and hands the events, in order, to the
+   * live tail and the in-process bus. So the tail delivers events in the order of `(published_at,
+   * id)`, the order `readAfter` reads them back in, and an event is readable before it is on the
+   * tail. A tail handler's failure is logged; nothing durable depends on the tail. The outbox never
+   * holds an event twice: nothing is ever repeated (0).
    */
-  async append(events: readonly EventEnvelope[] = [], source?: string): Promise<void> {
-    if (source === undefined) for (const name of this.sources.keys()) this.appended.set(name, (this.appended.get(name) ?? 0) + 1);
-    else this.appended.set(source, (this.appended.get(source) ?? 0) + 1);
-    for (const wake of this.wakers) wake();
-    for (const event of events) await this.bus.publish(event).catch((err: unknown) => this.logger.error({ err, eventId: event.id }, 'publishing on the in-process bus failed'));
+  async append(events: readonly EventEnvelope[] = [], source?: string, markPublished?: MarkPublished): Promise<number> {
+    const turn = this.appending.then(async () => {
+      const at = Math.max(Date.now(), this.lastPublishedMs + 1);
+      this.lastPublishedMs = at;
+      await markPublished?.(new Date(at));
+      if (source === undefined) for (const name of this.sources.keys()) this.appended.set(name, (this.appended.get(name) ?? 0) + 1);
+      else this.appended.set(source, (this.appended.get(source) ?? 0) + 1);
+      for (const wake of this.wakers) wake();
+      for (const event of events) {
+        if (this.tailHandlers.size > 0) {
+          const copy = structuredClone(event);
+          const position = streamPosition(at, event.id);
+          for (const handler of [...this.tailHandlers]) {
+            try {
+              await handler(copy, position);
+            } catch (err) {
+              this.logger.error({ err, eventId: event.id }, 'event tail handler failed');
+            }
+          }
+        }
+        await this.bus.publish(event).catch((err: unknown) => this.logger.error({ err, eventId: event.id }, 'publishing on the in-process bus failed'));
+      }
+    });
+    this.appending = turn.catch(() => undefined);
+    await turn;
+    return 0;
+  }
+
+  /** The event in the outbox of some source, once published, with its position. */
+  async locate(eventId: string): Promise<PositionedEvent | null> {
+    if (!isId('evt', eventId)) return null;
+    for (const [source, orm] of this.sources) {
+      const knex = knexOf(orm);
+      if (!(await knex.schema.hasTable(outboxTable(source)))) continue;
+      const row = (await knex(outboxTable(source))
+        .where({ id: eventId })
+        .whereNotNull('published_at')
+        .first('published_at', 'id', 'type', 'partner_gpid', 'occurred_at', isPostgres(orm) ? knex.raw('data::text as data') : 'data')) as OutboxRecord | undefined;
+      if (row) return { event: envelopeOf(row), position: streamPosition(millisOf(row.published_at!), row.id) };
+    }
+    return null;
+  }
+
+  /**
+   * The published rows of every source after `position` in `(published_at, id)` order that match
+   * the filter: each source read up to `count` rows past the position, and the first `count` of
+   * them all taken (so a page never skips a row of a source that had fewer to give).
+   */
+  async readAfter(position: StreamPosition, filter: ReadFilter, count = 200): Promise<StreamPage> {
+    const from = parsePosition(position);
+    if (!from) throw new Error(`Not a position of the embedded stream: ${position}`);
+    const rows: { row: OutboxRecord; position: StreamPosition }[] = [];
+    let full = false;
+    for (const [source, orm] of this.sources) {
+      const knex = knexOf(orm);
+      if (!(await knex.schema.hasTable(outboxTable(source)))) continue;
+      const after = orm.em.getPlatform().processDateProperty(new Date(from.at)) as Date;
+      const query = knex(outboxTable(source))
+        .whereNotNull('published_at')
+        .andWhere((q) => q.where('published_at', '>', after).orWhere((q2) => q2.where('published_at', '=', after).andWhere('id', '>', from.id)));
+      if (filter.partnerGpid !== null) query.andWhere('partner_gpid', filter.partnerGpid);
+      if (filter.types) query.whereIn('type', [...filter.types]);
+      const found = (await query
+        .orderBy([{ column: 'published_at' }, { column: 'id' }])
+        .limit(count)
+        .select('published_at', 'id', 'type', 'partner_gpid', 'occurred_at', isPostgres(orm) ? knex.raw('data::text as data') : 'data')) as OutboxRecord[];
+      if (found.length === count) full = true;
+      for (const row of found) rows.push({ row, position: streamPosition(millisOf(row.published_at!), row.id) });
+    }
+    rows.sort((a, b) => (a.position < b.position ? -1 : a.position > b.position ? 1 : 0));
+    const page = rows.slice(0, count);
+    const next = full || rows.length > count ? (page.at(-1)?.position ?? null) : null;
+    return { events: page.map(({ row, position }) => ({ event: envelopeOf(row), position })), next };
   }
 
   async close(): Promise<void> {

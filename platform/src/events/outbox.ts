@@ -1,8 +1,9 @@
 import { EntitySchema, type EntityManager } from '@mikro-orm/core';
 import type { Knex } from '@mikro-orm/knex';
 import { chunks } from '../db/chunks.js';
-import { knexOf, type Orm } from '../db/database.js';
+import { isPostgres, knexOf, type Orm } from '../db/database.js';
 import type { EventEnvelope } from './envelope.js';
+import type { Metrics } from '../metrics.js';
 import type { StreamAppender } from './stream.js';
 
 /** A row of an owner's outbox: the event, written in the same transaction as the change it describes. */
@@ -107,6 +108,22 @@ export async function insertEvents(em: EntityManager, events: readonly EventEnve
  */
 const RELAY_BATCH = 500;
 
+/**
+ * PostgreSQL: how long a relay waits for the claim on its outbox while another process's relay of
+ * the same outbox holds it. A sweep takes milliseconds; after this wait the relay leaves the rows to
+ * the holder (or to its own next sweep).
+ */
+export const RELAY_CLAIM_WAIT_MS = 5_000;
+/**
+ * PostgreSQL: the claim's lease. A relay that holds its claim without a word to the database for
+ * this long (frozen, or waiting on a stream that does not answer) has its session ended by
+ * PostgreSQL (`idle_in_transaction_session_timeout`), which frees the claim for another process;
+ * its rows are relayed again, which the stream recognizes (see `StreamAppender.append`).
+ */
+export const RELAY_CLAIM_LEASE_MS = 30_000;
+/** The first key of the relays' advisory locks (the second is the outbox table's name, hashed). */
+const RELAY_LOCK_SPACE = 0x0b0c;
+
 interface PendingRow {
   id: string;
   type: string;
@@ -119,18 +136,33 @@ function toDate(value: Date | string | number): Date {
   return value instanceof Date ? value : new Date(value);
 }
 
+/** PostgreSQL's `lock_not_available`: the claim's wait ran out. */
+function isLockTimeout(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === '55P03';
+}
+
 /**
  * Hands committed outbox rows to the durable stream, in order, and marks them published only once
  * the stream holds them (Redis XADD answered; in the embedded default the outbox is the stream, and
- * appending publishes the events on the in-process bus its tail is). A crash between the append and
- * the mark appends a row again on the next sweep: consumers are idempotent by event id
- * (at-least-once).
+ * appending publishes the events on its live tail).
+ *
+ * **One relay at a time per outbox.** Every process that runs a subgraph relays its outbox (the
+ * subgraph's own process, the worker, replicas of either). On PostgreSQL a sweep claims the outbox
+ * exclusively for its transaction (`pg_advisory_xact_lock` on the table's name): select, append,
+ * mark published, commit, all under the claim, so no two processes ever append the same rows. A
+ * relay that finds the claim held waits for it (a sweep is short), then finds the rows published.
+ * The claim ends with the transaction: a relay killed at any point frees it at once (its session
+ * ends), and one that stalls while holding it loses it after {@link RELAY_CLAIM_LEASE_MS}. Either
+ * may have appended rows it did not mark: the next relay appends them again, and the stream, which
+ * remembers the ids it holds, skips them and counts them (`svc_outbox_events_relayed_again_total`).
+ * On SQLite one process owns the file (and the SQLite write lock serializes anyway).
  */
 export class OutboxRelay {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private again = false;
   private stopped = false;
+  private readonly postgres: boolean;
 
   constructor(
     private readonly orm: Orm,
@@ -138,7 +170,10 @@ export class OutboxRelay {
     private readonly stream: StreamAppender,
     private readonly pollMs: number,
     private readonly onError: (err: unknown) => void,
-  ) {}
+    private readonly options: { metrics?: Pick<Metrics, 'eventsRelayed' | 'eventsRelayedAgain'>; leaseMs?: number } = {},
+  ) {
+    this.postgres = isPostgres(orm);
+  }
 
   start(): void {
     this.stopped = false;
@@ -187,9 +222,32 @@ export class OutboxRelay {
 
   private async sweep(): Promise<number> {
     const knex = knexOf(this.orm);
+    if (!this.postgres) return this.relay(knex, null);
+    const trx = await knex.transaction();
+    try {
+      try {
+        await trx.raw(`set local lock_timeout = ${RELAY_CLAIM_WAIT_MS}`);
+        await trx.raw(`set local idle_in_transaction_session_timeout = ${Math.max(1, Math.round(this.options.leaseMs ?? RELAY_CLAIM_LEASE_MS))}`);
+        await trx.raw('select pg_advisory_xact_lock(?, hashtext(?))', [RELAY_LOCK_SPACE, outboxTable(this.owner)]);
+      } catch (err) {
+        // Another process's relay held the claim for the whole wait: the rows are its to relay.
+        if (isLockTimeout(err)) return 0;
+        throw err;
+      }
+      return await this.relay(trx, trx);
+    } finally {
+      if (!trx.isCompleted()) await trx.rollback().catch(() => undefined);
+    }
+  }
+
+  /** One batch: read unpublished rows (under the claim on PostgreSQL), append them, mark them. */
+  private async relay(db: Knex, claim: Knex.Transaction | null): Promise<number> {
     const table = outboxTable(this.owner);
-    const rows: PendingRow[] = await knex(table).whereNull('published_at').orderBy('id').limit(RELAY_BATCH).select('id', 'type', 'partner_gpid', 'occurred_at', 'data');
-    if (rows.length === 0) return 0;
+    const rows: PendingRow[] = await db(table).whereNull('published_at').orderBy('id').limit(RELAY_BATCH).select('id', 'type', 'partner_gpid', 'occurred_at', 'data');
+    if (rows.length === 0) {
+      await claim?.commit();
+      return 0;
+    }
     const envelopes: EventEnvelope[] = rows.map((row) => ({
       id: row.id,
       type: row.type,
@@ -197,11 +255,19 @@ export class OutboxRelay {
       partner_gpid: row.partner_gpid,
       data: typeof row.data === 'string' ? (JSON.parse(row.data) as Record<string, unknown>) : row.data,
     }));
+    let marked = false;
+    const markPublished = async (at: Date) => {
+      await db(table)
+        .whereIn('id', rows.map((r) => r.id))
+        .update({ published_at: this.orm.em.getPlatform().processDateProperty(at) });
+      await claim?.commit();
+      marked = true;
+    };
     // Throws while the stream is unreachable: the rows stay unpublished and the next sweep retries.
-    await this.stream.append(envelopes, this.owner);
-    await knex(table)
-      .whereIn('id', rows.map((r) => r.id))
-      .update({ published_at: this.orm.em.getPlatform().processDateProperty(new Date()) });
+    const repeated = await this.stream.append(envelopes, this.owner, markPublished);
+    if (!marked) await markPublished(new Date());
+    this.options.metrics?.eventsRelayed.inc({ owner: this.owner }, rows.length);
+    if (repeated > 0) this.options.metrics?.eventsRelayedAgain.inc({ owner: this.owner }, repeated);
     return rows.length;
   }
 }

@@ -130,4 +130,44 @@ describe.runIf(REDIS_URL)('RedisEventStream (Redis Streams consumer groups)', ()
     stopLater();
     await stream.close();
   }, 30_000);
+
+  it('appends an event once however often a relay hands it over, finds it by id, and reads back after it exactly what the tail delivered', async () => {
+    const stream = freshStream();
+    const tailed: { id: string; position: string }[] = [];
+    const stopTail = stream.tail((e, position) => void tailed.push({ id: e.id, position }));
+    // The tail starts at the server's time once connected: append a first event until it arrives.
+    const first = makeEvent('test.first', 'CMS-00000001', {});
+    await stream.append([first]);
+    for (let i = 0; tailed.length === 0 && i < 200; i++) await new Promise((r) => setTimeout(r, 20));
+    if (tailed.length === 0) throw new Error('the tail never started');
+    const events = Array.from({ length: 9 }, (_, i) => makeEvent(i % 3 === 0 ? 'pipeline.sync.completed' : 'partner.registered', i % 2 === 0 ? 'CMS-00000001' : 'CMS-00000002', { n: i }));
+    expect(await stream.append(events.slice(0, 5))).toBe(0);
+    // A relay that died between appending and marking them published hands the same rows again:
+    // the stream already holds them, says so, and does not append them twice.
+    expect(await stream.append([...events.slice(3, 5), ...events.slice(5)])).toBe(2);
+    await until(() => tailed.length === 10);
+    expect(tailed.map((t) => t.id)).toEqual([first, ...events].map((e) => e.id));
+    expect([...tailed].sort((a, b) => (a.position < b.position ? -1 : 1))).toEqual(tailed);
+
+    const readAll = async (from: string, filter: { partnerGpid: string | null; types: ReadonlySet<string> | null }) => {
+      const read: { id: string; position: string }[] = [];
+      for (let next: string | null = from; next !== null; ) {
+        const page = await stream.readAfter(next, filter, 3);
+        read.push(...page.events.map((e) => ({ id: e.event.id, position: e.position })));
+        next = page.next;
+      }
+      return read;
+    };
+    for (const k of [0, 4, 9]) {
+      const anchor = await stream.locate(tailed[k]!.id);
+      expect(anchor).toMatchObject({ position: tailed[k]!.position, event: { id: tailed[k]!.id } });
+      expect(await readAll(anchor!.position, { partnerGpid: null, types: null })).toEqual(tailed.slice(k + 1));
+    }
+    const filtered = await readAll(tailed[0]!.position, { partnerGpid: 'CMS-00000001', types: new Set(['pipeline.sync.completed']) });
+    expect(filtered.map((f) => f.id)).toEqual([events[0]!, events[6]!].map((e) => e.id));
+    expect(await stream.locate(makeEvent('test.never', null, {}).id)).toBeNull();
+    expect(await stream.locate('not-an-event-id')).toBeNull();
+    stopTail();
+    await stream.close();
+  }, 30_000);
 });

@@ -6,6 +6,38 @@ import type { Logger } from '../logging.js';
 export type StreamHandler = (event: EventEnvelope) => Promise<void> | void;
 
 /**
+ * Where an event is in the stream, as text whose order is the stream's order (fixed-width
+ * numbers): two positions compare with `<` as their events were appended. The live tail hands
+ * each event's position to its handlers, and `readAfter` continues from one, so a reader that
+ * switches between them (a resuming subscription) knows exactly which events it has had.
+ */
+export type StreamPosition = string;
+
+/** A tail's work for one event, with the event's position in the stream. */
+export type TailHandler = (event: EventEnvelope, position: StreamPosition) => Promise<void> | void;
+
+/** An event read back from the stream, with its position. */
+export interface PositionedEvent {
+  event: EventEnvelope;
+  position: StreamPosition;
+}
+
+/**
+ * What `readAfter` hands back: the events past the position that match the filter, in stream
+ * order, and where to continue (null once the read reached the end of the stream).
+ */
+export interface StreamPage {
+  events: PositionedEvent[];
+  next: StreamPosition | null;
+}
+
+/** Which events `readAfter` returns: of one partner (null: every partner's), of some types (null: all). */
+export interface ReadFilter {
+  partnerGpid: string | null;
+  types: ReadonlySet<string> | null;
+}
+
+/**
  * A durable consumer's work for consecutive events at once, in stream order (one multi-row write
  * instead of one per event). The whole batch is retried when it throws, and every event of it may
  * come again after a crash, so it too must be idempotent by `event.id`.
@@ -43,7 +75,7 @@ export type StopConsuming = () => Promise<void>;
  */
 export interface EventStream {
   consume(name: string, handler: StreamConsumer, options?: ConsumeOptions): StopConsuming;
-  tail(handler: StreamHandler): () => void;
+  tail(handler: TailHandler): () => void;
   /**
    * How far the durable consumer `name` is behind: events appended that it has not acknowledged
    * yet. Rejects when the stream cannot be read (the broker is unreachable).
@@ -60,14 +92,23 @@ export interface ConsumerLag {
   oldestAgeMs: number | null;
 }
 
+/**
+ * Marks a relay's rows published at `at` (and ends the relay's exclusive claim on them). The stream
+ * calls it once it holds the events, before they reach its live tail: a reader that sees an event
+ * on the tail can read it back from the stream (`locate`, `readAfter`).
+ */
+export type MarkPublished = (at: Date) => Promise<void>;
+
 /** What the outbox relay hands committed events to. */
 export interface StreamAppender {
   /**
-   * Resolves only once the stream holds every event (then the outbox may mark them published).
+   * Resolves only once the stream holds every event and `markPublished` (when given) resolved.
    * `source` names the owner whose outbox they come from (the embedded stream then wakes its
-   * consumers for that source only).
+   * consumers for that source only). Resolves with how many of the events the stream already held
+   * (appended by a relay that died, or lost its claim, before marking them published): those are
+   * not appended a second time.
    */
-  append(events: readonly EventEnvelope[], source?: string): Promise<void>;
+  append(events: readonly EventEnvelope[], source?: string, markPublished?: MarkPublished): Promise<number>;
 }
 
 /** The process-wide backbone: the stream, how the relay appends, and what a subgraph binds to. */
@@ -77,7 +118,30 @@ export interface EventBackbone extends EventStream, StreamAppender {
    * stores its consumers' positions, and the owner's outbox becomes one of the stream's sources.
    */
   forOwner(owner: string, orm: import('../db/database.js').Orm): EventStream & { detach(): void };
+  /**
+   * The event `eventId` as the stream holds it, with its position; null when the stream does not
+   * hold it (unknown, not published yet, or older than the stream can find: at least
+   * {@link RESUME_WINDOW_MS}). Rejects when the stream cannot be read.
+   */
+  locate(eventId: string): Promise<PositionedEvent | null>;
+  /**
+   * The events appended after `position` that match `filter`, oldest first, at most about `count`
+   * entries read per call (fewer events come back when the filter leaves some out); continue from
+   * `next` until it is null. Rejects when the stream cannot be read.
+   */
+  readAfter(position: StreamPosition, filter: ReadFilter, count?: number): Promise<StreamPage>;
   close(): Promise<void>;
+}
+
+/**
+ * How old an event a subscription resumes after may be (by its `occurred_at`); `locate` finds at
+ * least that far back. The stream keeps events longer (7 days) for durable consumers.
+ */
+export const RESUME_WINDOW_MS = 24 * 3600_000;
+
+/** A number as fixed-width text, so that positions compare as text in numeric order. */
+export function fixedWidth(n: number | string, width: number): string {
+  return String(n).padStart(width, '0');
 }
 
 /** Backoff of a failing handler: 100 ms doubling to 30 s, with jitter. */
@@ -176,7 +240,7 @@ export function tailAsBus(stream: Pick<EventStream, 'tail'>): import('./bus.js')
     publish: async () => {
       throw new Error('Events are published through an outbox, not on the stream tail.');
     },
-    subscribe: (handler) => stream.tail(handler),
+    subscribe: (handler) => stream.tail((event) => handler(event)),
     close: async () => undefined,
   };
 }

@@ -79,7 +79,7 @@ export async function assembleSubgraph(runtime: SubgraphRuntime, parts: Subgraph
   const ownBackbone = runtime.backbone ? undefined : new OutboxStream(runtime.bus, log, runtime.config.outboxPollMs);
   const backbone = runtime.backbone ?? ownBackbone!;
   const stream = backbone.forOwner(name, orm);
-  const relay = new OutboxRelay(orm, name, backbone, runtime.config.outboxPollMs, failed('outbox relay failed'));
+  const relay = new OutboxRelay(orm, name, backbone, runtime.config.outboxPollMs, failed('outbox relay failed'), { metrics: runtime.metrics });
   const services: SubgraphServices = { orm, runtime: { ...runtime, logger: log, stream }, publishCommitted: () => relay.wake() };
   const schema = parts.buildSchema(services);
   const run = createExecutor<SubgraphContext>(schema, failed('resolver failed'));

@@ -70,6 +70,7 @@ const ERROR_RESPONSES: Record<string, string> = {
   '403': 'The credential lacks a required scope or may not act here.',
   '404': 'Nothing matches.',
   '409': 'The request conflicts with the current state.',
+  '413': 'The body is over one of the route\'s size or complexity limits (listed in the description); `code` and `limit` name it.',
   '422': 'The input failed validation; `errors` lists the fields.',
   '429': 'A rate limit is exhausted; retry after `Retry-After` seconds.',
   '500': 'An internal error.',
@@ -133,6 +134,7 @@ function describeRoute(route: RouteSpec): string {
   lines.push(route.auth === 'none' ? 'No credential needed.' : `Credential: ${route.auth}${route.scopes.length > 0 ? `; one of the scopes ${route.scopes.join(', ')}` : ''}.`);
   if (route.rateLimit) lines.push(`Rate limit: ${rateLimitText(route.rateLimit)}.`);
   if (route.latency) lines.push(`Published latency pair: ${route.latency[0]}/${route.latency[1]}.`);
+  if (route.payloadLimits && route.payloadLimits.length > 0) lines.push(`Limits (\`code\` and \`limit\` name the one exceeded): ${route.payloadLimits.join(' ')}`);
   if (route.deprecated) {
     const successors = route.deprecated.successors.map((s) => `${s.method} ${s.path}`).join(' or ');
     lines.push(`Deprecated since ${route.deprecated.since}; sunset ${route.deprecated.sunset} (410 Gone afterwards). Use ${successors}.`);
@@ -147,7 +149,7 @@ function operationOf(route: RouteSpec, limits: Limits): Document {
   const alternates = (bodies: Record<string, JsonSchema> | undefined) => Object.fromEntries(Object.entries(bodies ?? {}).map(([type, schema]) => [type, { schema }]));
   if (route.successStatus !== 204) success['content'] = { [mediaTypeOf(route)]: { schema: route.responseBody ?? {} }, ...alternates(route.alternateMediaTypes?.response) };
   const responses: Document = { [String(route.successStatus)]: success };
-  const codes = ['400', ...(route.auth === 'none' ? [] : ['401', '403']), '404', '422', '429', '500', ...(route.operation ? [] : ['501']), '503'];
+  const codes = ['400', ...(route.auth === 'none' ? [] : ['401', '403']), '404', ...(route.payloadLimits ? ['413'] : []), '422', '429', '500', ...(route.operation ? [] : ['501']), '503'];
   for (const code of codes) {
     if (route.errorFormat === 'oauth' && (code === '400' || code === '401')) {
       responses[code] = { description: 'RFC 6749 §5.2 error', content: { 'application/json': { schema: refTo('schemas', 'OAuthError') } } };

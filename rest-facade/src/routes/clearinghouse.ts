@@ -1,4 +1,4 @@
-import { capabilityRoute, DomainError } from '@svc/platform';
+import { capabilityRoute, CLEARINGHOUSE_JSON_LIMITS, describeX12Limits, DomainError, X12_LIMITS, type X12Limits } from '@svc/platform';
 import type { GatewayOperation, JsonSchema, RouteInput, RouteResult, RouteSpec } from './route.js';
 
 /**
@@ -154,7 +154,7 @@ const ELIGIBILITY_REQUEST: JsonSchema = {
     payer: PAYER,
     provider: PROVIDER,
     subscriber: SUBSCRIBER,
-    service_type_codes: { type: 'array', items: { type: 'string' }, default: ['30'], description: 'X12 service type codes (EQ01).' },
+    service_type_codes: { type: 'array', items: { type: 'string' }, maxItems: CLEARINGHOUSE_JSON_LIMITS.serviceTypeCodes, default: ['30'], description: 'X12 service type codes (EQ01, which repeats at most 99 times).' },
     service_date: { type: 'string', format: 'date' },
     reference: { type: 'string', description: 'BHT03.' },
     trace_number: { type: 'string', description: 'TRN02, echoed in the 271.' },
@@ -239,7 +239,7 @@ const SUBMIT_REQUEST: JsonSchema = {
     claims: {
       type: 'array',
       minItems: 1,
-      maxItems: 100,
+      maxItems: CLEARINGHOUSE_JSON_LIMITS.claims,
       items: {
         type: 'object',
         required: ['patient_control_number', 'total_charge', 'diagnosis_codes', 'subscriber', 'payer', 'service_lines'],
@@ -248,15 +248,18 @@ const SUBMIT_REQUEST: JsonSchema = {
           total_charge: { ...MONEY, description: 'CLM02: must equal the sum of the line charges.' },
           place_of_service: { type: 'string', default: '11' },
           frequency_code: { type: 'string', enum: ['1', '7', '8'], default: '1' },
-          diagnosis_codes: { type: 'array', items: { type: 'string' }, description: 'ICD-10-CM, principal first.' },
+          diagnosis_codes: { type: 'array', items: { type: 'string' }, minItems: 1, maxItems: CLEARINGHOUSE_JSON_LIMITS.diagnosisCodes, description: 'ICD-10-CM, principal first (one HI segment: at most 12).' },
           subscriber: SUBSCRIBER,
           payer: PAYER,
           service_lines: {
             type: 'array',
+            minItems: 1,
+            maxItems: CLEARINGHOUSE_JSON_LIMITS.serviceLines,
+            description: 'Loop 2400: at most 50 per claim.',
             items: {
               type: 'object',
               required: ['procedure_code', 'charge', 'service_date'],
-              properties: { procedure_code: { type: 'string', description: 'CPT/HCPCS.' }, modifiers: { type: 'array', items: { type: 'string' } }, charge: MONEY, units: { type: 'string', default: '1' }, service_date: { type: 'string', format: 'date' } },
+              properties: { procedure_code: { type: 'string', description: 'CPT/HCPCS.' }, modifiers: { type: 'array', items: { type: 'string' }, maxItems: CLEARINGHOUSE_JSON_LIMITS.modifiers }, charge: MONEY, units: { type: 'string', default: '1' }, service_date: { type: 'string', format: 'date' } },
             },
           },
         },
@@ -269,6 +272,16 @@ const SUBMIT_RESPONSE: JsonSchema = {
   type: 'object',
   properties: { transaction: { const: '837P' }, reference: { type: 'string' }, accepted: { type: 'boolean' }, replayed: { type: 'boolean', description: 'The same interchange (ISA05/ISA06/ISA13) was submitted before: these are the claims stored then (status 200).' }, claims: { type: 'array', items: CLAIM }, acknowledgement_999: { type: 'string' }, ta1: { type: ['string', 'null'] } },
 };
+
+/**
+ * A transaction route's limits (platform's payload-limits.ts): those of its X12, checked by the fhir
+ * subgraph before a segment is built (and by its GraphQL twin alike), and its size, which is also the
+ * route's body limit so a larger body is refused before it is read; then those of the JSON form.
+ */
+function transactionLimits(x12: X12Limits, json: readonly string[]): Pick<RouteSpec, 'payloadLimits' | 'bodyLimit'> {
+  const jsonForm = [...json, `every text field at most ${CLEARINGHOUSE_JSON_LIMITS.textLength} characters`].join(', ');
+  return { payloadLimits: [`${describeX12Limits(x12)}.`, `The JSON form: ${jsonForm} (422 VALIDATION_ERROR naming the field).`], bodyLimit: { bytes: x12.maxBytes, name: 'x12.bytes' } };
+}
 
 /** The X12 forms of a route's bodies, beside its JSON ones. */
 const X12_FORMS: NonNullable<RouteSpec['alternateMediaTypes']> = { request: { [X12_MEDIA_TYPE]: X12_BODY, 'text/plain': X12_BODY }, response: { [X12_MEDIA_TYPE]: X12_BODY } };
@@ -284,6 +297,7 @@ export const clearinghouseRoutes: RouteSpec[] = [
     scopes: ['velocity.clearinghouse.eligibility'],
     successStatus: 200,
     operation: inquiry(ELIGIBILITY_DOC, 'clearinghouseEligibility'),
+    ...transactionLimits(X12_LIMITS['270'], [`at most ${CLEARINGHOUSE_JSON_LIMITS.serviceTypeCodes} service_type_codes`]),
     requestBody: ELIGIBILITY_REQUEST,
     responseBody: ELIGIBILITY_RESPONSE,
     alternateMediaTypes: X12_FORMS,
@@ -298,6 +312,7 @@ export const clearinghouseRoutes: RouteSpec[] = [
     scopes: ['velocity.clearinghouse.claim-status'],
     successStatus: 200,
     operation: inquiry(CLAIM_STATUS_DOC, 'clearinghouseClaimStatus'),
+    ...transactionLimits(X12_LIMITS['276'], []),
     requestBody: CLAIM_STATUS_REQUEST,
     responseBody: CLAIM_STATUS_RESPONSE,
     alternateMediaTypes: X12_FORMS,
@@ -312,6 +327,11 @@ export const clearinghouseRoutes: RouteSpec[] = [
     scopes: ['velocity.clearinghouse.claims'],
     successStatus: 201,
     operation: SUBMIT,
+    ...transactionLimits(X12_LIMITS['837'], [
+      `at most ${CLEARINGHOUSE_JSON_LIMITS.claims} claims (larger batches go as X12)`,
+      `${CLEARINGHOUSE_JSON_LIMITS.serviceLines} service_lines and ${CLEARINGHOUSE_JSON_LIMITS.diagnosisCodes} diagnosis_codes a claim`,
+      `${CLEARINGHOUSE_JSON_LIMITS.modifiers} modifiers a line`,
+    ]),
     requestBody: SUBMIT_REQUEST,
     responseBody: SUBMIT_RESPONSE,
     alternateMediaTypes: X12_FORMS,

@@ -1,4 +1,4 @@
-import { capabilityRoute, DomainError } from '@svc/platform';
+import { capabilityRoute, DomainError, MAX_BUNDLE_ENTRIES, MAX_NDJSON_LINE_LENGTH, MAX_NDJSON_LINES } from '@svc/platform';
 import type { GatewayOperation, RouteInput, RouteResult, RouteSpec } from './route.js';
 import { fhirBulkExportRoutes } from './fhir-bulk-export.js';
 import { bundleOrSyncJob, fhirSyncJobRoutes } from './fhir-sync-jobs.js';
@@ -254,6 +254,13 @@ function smartConfiguration(data: Record<string, unknown>): Record<string, unkno
 
 const fhir = (spec: Omit<RouteSpec, 'product' | 'format'>): RouteSpec => ({ product: 'fhir', format: 'fhir', ...spec });
 
+/** POST /fhir/R4's limits (platform's payload-limits.ts), checked before any entry or line is read; the GraphQL twins fhirBundle and fhirSyncSubmit share them. */
+const BUNDLE_LIMITS = [
+  `A transaction or batch Bundle, synchronous or with Prefer: respond-async, carries at most ${MAX_BUNDLE_ENTRIES.toLocaleString('en-US')} entries (bundle.entries, 413 PAYLOAD_TOO_LARGE).`,
+  `An NDJSON push carries at most ${MAX_NDJSON_LINES.toLocaleString('en-US')} resources (ndjson.lines) and each line at most ${MAX_NDJSON_LINE_LENGTH.toLocaleString('en-US')} characters (ndjson.line_length), 413 PAYLOAD_TOO_LARGE naming the line.`,
+  'Any body at most 5 MiB (413 PAYLOAD_TOO_LARGE).',
+];
+
 /** The spec's "FHIR R4" table under the base /fhir/R4, plus the REST interactions it implies. */
 export const fhirRoutes: RouteSpec[] = [
   fhir({
@@ -284,6 +291,6 @@ export const fhirRoutes: RouteSpec[] = [
   fhir({ id: 'fhir.update-conditional', method: 'PUT', path: '/fhir/R4/{resourceType}', summary: 'Conditional update: create when the query matches nothing, update the one match, 412 for several', auth: 'bearer', scopes: PER_INTERACTION, successStatus: 200, operation: CONDITIONAL_UPDATE }),
   fhir({ id: 'fhir.delete-conditional', method: 'DELETE', path: '/fhir/R4/{resourceType}', summary: 'Conditional delete of the one resource the query matches (412 for several)', auth: 'bearer', scopes: PER_INTERACTION, successStatus: 204, operation: CONDITIONAL_DELETE }),
   fhir({ id: 'fhir.delete', method: 'DELETE', path: '/fhir/R4/{resourceType}/{id}', summary: 'Delete a resource (soft: reads answer 410 afterwards)', auth: 'bearer', scopes: PER_INTERACTION, successStatus: 204, operation: DELETE }),
-  fhir({ id: 'fhir.bundle', method: 'POST', path: '/fhir/R4', summary: 'Submit a transaction or batch Bundle (at most 1000 entries; each entry also needs its own interaction scope). With Prefer: respond-async, or an NDJSON body (application/fhir+ndjson), a durable sync job: 202 and Content-Location …/$sync-status/{jobId}', auth: 'bearer', scopes: ['cms.fhir.bundle.push', 'system/*.write'], successStatus: 200, operation: BUNDLE }),
+  fhir({ id: 'fhir.bundle', method: 'POST', path: '/fhir/R4', summary: 'Submit a transaction or batch Bundle (at most 1000 entries; each entry also needs its own interaction scope). With Prefer: respond-async, or an NDJSON body (application/fhir+ndjson), a durable sync job: 202 and Content-Location …/$sync-status/{jobId}', auth: 'bearer', scopes: ['cms.fhir.bundle.push', 'system/*.write'], successStatus: 200, operation: BUNDLE, payloadLimits: BUNDLE_LIMITS }),
   ...fhirSyncJobRoutes,
 ];

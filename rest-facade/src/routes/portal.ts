@@ -102,7 +102,7 @@ export const portalRoutes: RouteSpec[] = [
         const s = data['portalLogin'] as { accessToken: string; expiresIn: number; expiresAt: string; partnerGpid: string };
         return {
           body: { signed_in: true, csrf_token: csrfTokenFor(s.accessToken), partner_gpid: s.partnerGpid, expires_at: s.expiresAt },
-          headers: { ...NO_STORE, 'set-cookie': portalSetCookie(s.accessToken, input.headers, s.expiresIn) },
+          headers: { ...NO_STORE, 'set-cookie': portalSetCookie(s.accessToken, input.secureCookies, s.expiresIn) },
         };
       },
     },
@@ -127,7 +127,7 @@ export const portalRoutes: RouteSpec[] = [
       // The handler has already authenticated the bearer (a refused one never reaches here).
       local: (input) => {
         const credential = bearerOf(input);
-        return { body: { signed_in: true, csrf_token: csrfTokenFor(credential), ...(input.principal.partnerGpid ? { partner_gpid: input.principal.partnerGpid } : {}) }, headers: { ...NO_STORE, 'set-cookie': portalSetCookie(credential, input.headers) } };
+        return { body: { signed_in: true, csrf_token: csrfTokenFor(credential), ...(input.principal.partnerGpid ? { partner_gpid: input.principal.partnerGpid } : {}) }, headers: { ...NO_STORE, 'set-cookie': portalSetCookie(credential, input.secureCookies) } };
       },
     },
     responseBody: SESSION_SCHEMA,
@@ -147,7 +147,7 @@ export const portalRoutes: RouteSpec[] = [
       // token) is only forgotten by the browser, since it lives on outside the portal.
       document: (principal) => (principal.kind === 'portal' ? 'mutation PortalSignOut { logout { sessionId } }' : 'query PortalForget { viewer { kind } }'),
       result: () => null,
-      respond: (_data, input) => ({ body: null, headers: { ...NO_STORE, 'set-cookie': portalClearCookie(input.headers) } }),
+      respond: (_data, input) => ({ body: null, headers: { ...NO_STORE, 'set-cookie': portalClearCookie(input.secureCookies) } }),
     },
   },
 ];

@@ -33,6 +33,11 @@ export interface RouteInput {
   clientIp?: string;
   /** Our TEFCA home community id (config), for routes that answer for it or forward elsewhere. */
   homeCommunityId?: string;
+  /**
+   * Whether cookies set in the answer are `Secure`: SVC_PUBLIC_URL is https, or the request came over
+   * https (TLS, or X-Forwarded-Proto from a proxy SVC_TRUST_PROXY trusts); platform `portalCookieSecure`.
+   */
+  secureCookies: boolean;
 }
 
 /** A JSON Schema (draft 2020-12, as OpenAPI 3.1 uses it). */
@@ -104,6 +109,16 @@ export interface RouteSpec {
   deprecated?: Deprecation;
   /** How the route is served: a gateway operation, or a local one (OAuth, static documents). */
   operation: GatewayOperation | LocalOperation;
+  /**
+   * The size and complexity limits of the route's body (platform's payload-limits.ts), one sentence
+   * each: the OpenAPI description lists them and documents their 413.
+   */
+  payloadLimits?: readonly string[];
+  /**
+   * Bytes of body the route reads at most, and the name of that limit (Fastify's bodyLimit; default
+   * the app's 5 MiB): a larger body is 413 PAYLOAD_TOO_LARGE naming the limit, before it is read.
+   */
+  bodyLimit?: { bytes: number; name: string };
   /** For OpenAPI: the request body, query parameters and success body. */
   requestBody?: JsonSchema;
   queryParameters?: Record<string, { schema: JsonSchema; description: string; required?: boolean }>;

@@ -1,4 +1,4 @@
-import { capabilityRoute, DomainError, WEARABLE_PRODUCTS, wearableIngestScope } from '@svc/platform';
+import { capabilityRoute, DomainError, MAX_WEARABLE_EVENTS, WEARABLE_PRODUCTS, wearableIngestScope } from '@svc/platform';
 import type { GatewayOperation, JsonSchema, RouteResult, RouteSpec } from './route.js';
 
 /**
@@ -80,8 +80,8 @@ const REQUEST: JsonSchema = {
   type: 'object',
   required: ['events'],
   additionalProperties: false,
-  description: 'A batch of 1 to 1000 readings. Every reading is checked before anything is queued: any problem answers 422 VALIDATION_ERROR with one field error per problem, named events[i].field.',
-  properties: { events: { type: 'array', minItems: 1, maxItems: 1000, items: READING } },
+  description: `A batch of 1 to ${MAX_WEARABLE_EVENTS} readings (more: 413 PAYLOAD_TOO_LARGE, limit wearables.events, before any reading is read). Every reading is checked before anything is queued: any problem answers 422 VALIDATION_ERROR with one field error per problem, named events[i].field.`,
+  properties: { events: { type: 'array', minItems: 1, maxItems: MAX_WEARABLE_EVENTS, items: READING } },
 };
 
 const RESPONSE: JsonSchema = {
@@ -114,6 +114,7 @@ export const wearableRoutes: RouteSpec[] = [
     successStatus: 202,
     ...capabilityRoute('wearables.ingest'),
     operation: INGEST,
+    payloadLimits: [`At most ${MAX_WEARABLE_EVENTS.toLocaleString('en-US')} readings a batch (wearables.events, 413 PAYLOAD_TOO_LARGE); any body at most 5 MiB.`],
     pathParameters: { wearableProduct: { schema: { type: 'string', enum: [...WEARABLE_PRODUCTS] }, description: 'The wearable product (a source origin); any other answers 404.' } },
     requestBody: REQUEST,
     responseBody: RESPONSE,

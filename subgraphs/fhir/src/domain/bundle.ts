@@ -1,13 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { DomainError, eventLoopSlices, hasAnyScope, newFhirResourceId, operationOutcomeFor, type FieldError, type Principal } from '@svc/platform';
+import { DomainError, eventLoopSlices, hasAnyScope, limitExceeded, MAX_BUNDLE_ENTRIES, newFhirResourceId, operationOutcomeFor, type FieldError, type Principal } from '@svc/platform';
 import { create, history, inTransaction, matchOne, PendingCreates, queryFromString, read, remove, search, update, vread, type FhirCall, type FhirOutcome } from './interactions.js';
 import { isFhirResourceType } from './definitions.js';
 import { conditionalDelete, conditionalPatch, conditionalUpdate, patch } from './conditional-and-patch.js';
 import type { FhirResource } from './validation.js';
 import { parseExactJson } from './exact-json.js';
-
-/** At most this many entries in one transaction or batch Bundle (the facade also caps the body at 5 MiB). */
-export const MAX_BUNDLE_ENTRIES = 1000;
 
 /** The spec's bundle ingest scopes; each entry also needs its own interaction's scope. */
 export const BUNDLE_SCOPES = ['cms.fhir.bundle.push', 'system/*.write'] as const;
@@ -77,8 +74,10 @@ export function parseBundle(body: unknown, fhirBase: string): { type: 'transacti
   if (type !== 'transaction' && type !== 'batch') throw bad('Bundle.type', `must be transaction or batch, got ${JSON.stringify(type ?? null)}`);
   const raw = bundle['entry'] ?? [];
   if (!Array.isArray(raw)) throw bad('Bundle.entry', 'must be an array');
+  // `bundle.entries` (platform's payload-limits.ts), for transaction and batch, synchronous or not, before any entry is read.
   if (raw.length > MAX_BUNDLE_ENTRIES) {
-    throw new DomainError('PAYLOAD_TOO_LARGE', `A Bundle may carry at most ${MAX_BUNDLE_ENTRIES} entries (got ${raw.length}).`, { fieldErrors: [{ field: 'Bundle.entry', message: `at most ${MAX_BUNDLE_ENTRIES} entries` }] });
+    const message = `at most ${MAX_BUNDLE_ENTRIES} entries (got ${raw.length}; limit bundle.entries)`;
+    throw limitExceeded('PAYLOAD_TOO_LARGE', { name: 'bundle.entries', max: MAX_BUNDLE_ENTRIES, field: 'Bundle.entry' }, `A Bundle may carry ${message}; send several Bundles.`, message);
   }
   const entries = raw.map((e: unknown, index): Entry => {
     const at = `Bundle.entry[${index}]`;

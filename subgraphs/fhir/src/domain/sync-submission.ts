@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/core';
-import { DomainError, isId, knexOf, newId, type Principal } from '@svc/platform';
+import { DomainError, isId, knexOf, limitExceeded, MAX_NDJSON_LINE_LENGTH, MAX_NDJSON_LINES, newId, type Principal } from '@svc/platform';
 import { dialectOf } from '../entities/resource-store.js';
 import { syncJobStore, type StoredPrincipal, type SyncJobKind, type SyncJobRecord } from '../entities/sync-job-store.js';
 import { assertMayIngest, parseBundle, resourceTypesOf, type Entry } from './bundle.js';
@@ -14,9 +14,6 @@ import { parseExactJson, stringifyExactJson } from './exact-json.js';
  * (`job_…`, state queued) and answered at once; the {@link SyncJobWorker} runs it.
  */
 
-/** At most this many lines in one NDJSON push (the facade also caps the body at 5 MiB). */
-export const MAX_NDJSON_LINES = 10_000;
-
 export type SyncSubmission = { bundle: unknown } | { ndjson: string };
 
 function bad(field: string, message: string): DomainError {
@@ -29,6 +26,31 @@ export interface NdjsonEntries {
   /** 1-based line number of each entry in the pushed text (blank lines are skipped). */
   lines: number[];
 }
+
+/**
+ * `ndjson.lines` and `ndjson.line_length`, checked over the raw text before any line is parsed:
+ * one pass that looks for line breaks (and, on a line, for anything but white space), so a push
+ * over a limit costs no JSON parsing (413 PAYLOAD_TOO_LARGE naming the limit and the line).
+ * Checked where a push is accepted; the worker reads what was accepted without judging it again.
+ */
+export function checkNdjsonLimits(text: string): void {
+  let resources = 0;
+  for (let start = 0, line = 1; start <= text.length; line++) {
+    let end = text.indexOf('\n', start);
+    if (end === -1) end = text.length;
+    if (end - start > MAX_NDJSON_LINE_LENGTH) {
+      const message = `a line (one resource) may be at most ${MAX_NDJSON_LINE_LENGTH} characters, this one is ${end - start} (limit ndjson.line_length); send a larger resource on its own`;
+      throw limitExceeded('PAYLOAD_TOO_LARGE', { name: 'ndjson.line_length', max: MAX_NDJSON_LINE_LENGTH, field: `line ${line}` }, `line ${line}: ${message}.`, message);
+    }
+    if (!BLANK.test(text.slice(start, end)) && ++resources > MAX_NDJSON_LINES) {
+      const message = `an NDJSON push may carry at most ${MAX_NDJSON_LINES} resources, one a line (limit ndjson.lines; line ${line} holds one more); send several pushes`;
+      throw limitExceeded('PAYLOAD_TOO_LARGE', { name: 'ndjson.lines', max: MAX_NDJSON_LINES, field: 'body' }, `${message[0]!.toUpperCase()}${message.slice(1)}.`, message);
+    }
+    start = end + 1;
+  }
+}
+
+const BLANK = /^\s*$/;
 
 /** Parse an NDJSON push; 400 naming `line N` when a line is not a JSON resource of an R4 type. */
 export function ndjsonEntries(text: string): NdjsonEntries {
@@ -50,7 +72,6 @@ export function ndjsonEntries(text: string): NdjsonEntries {
     if (typeof resource['resourceType'] !== 'string' || !isFhirResourceType(resource['resourceType'])) throw bad(`${at}.resourceType`, 'must name an R4 resource type');
     const id = resource['id'];
     if (id !== undefined && (typeof id !== 'string' || !/^[A-Za-z0-9\-.]{1,64}$/.test(id))) throw bad(`${at}.id`, 'is not a FHIR id');
-    if (entries.length >= MAX_NDJSON_LINES) throw new DomainError('PAYLOAD_TOO_LARGE', `An NDJSON push may carry at most ${MAX_NDJSON_LINES} resources.`, { fieldErrors: [{ field: 'body', message: `at most ${MAX_NDJSON_LINES} lines` }] });
     const type = resource.resourceType;
     entries.push({
       index: entries.length,
@@ -95,6 +116,7 @@ export async function submitSyncJob(call: FhirCall, submission: SyncSubmission, 
     body = stringifyExactJson(submission.bundle);
   } else {
     kind = 'ndjson';
+    checkNdjsonLimits(submission.ndjson);
     entries = ndjsonEntries(submission.ndjson).entries;
     body = submission.ndjson;
   }

@@ -1,7 +1,12 @@
 /**
- * The sign-in throttle, as pure functions of a subject's state. Failures are counted per account
- * (the e-mail, whether or not an account has it, so a lockout reveals nothing) and per client
- * address; enough failures within a window lock the subject for a while.
+ * The sign-in throttle's policy and how to read a subject's state. Failures are counted per
+ * account (the e-mail, whether or not an account has it, so a lockout reveals nothing) and per
+ * client address; enough failures within a window lock the subject for a while.
+ *
+ * An attempt is counted when it starts, before its password is checked, by one atomic statement
+ * per subject (`../entities/login-throttles.ts`): its number in the window decides whether it may
+ * be checked at all, so concurrent attempts never check more passwords than the limit. An attempt
+ * that turns out not to be a failure is taken back (a success clears the account's count).
  */
 
 export interface ThrottlePolicy {
@@ -31,14 +36,9 @@ export function lockRemainingMs(state: ThrottleState | undefined, now: Date): nu
   return Math.max(0, state.lockedUntil.getTime() - now.getTime());
 }
 
-/** The state after one more failure: a fresh window once the old one has passed, a lock at the limit. */
-export function afterFailure(state: ThrottleState | undefined, now: Date, policy: ThrottlePolicy): ThrottleState {
-  // A lock that has run out starts the count afresh, as does a window that has passed.
-  const windowOpen = state !== undefined && state.lockedUntil === null && now.getTime() - state.windowStartedAt.getTime() < policy.windowMs;
-  const failures = windowOpen ? state.failures + 1 : 1;
-  const windowStartedAt = windowOpen ? state.windowStartedAt : now;
-  const lockedUntil = failures >= policy.maxFailures ? new Date(now.getTime() + policy.lockMs) : null;
-  return { failures, windowStartedAt, lockedUntil };
+/** Whether a counted attempt, should it fail, is the one that reaches the limit (or a later one). */
+export function reachesLimit(counted: ThrottleState, policy: ThrottlePolicy): boolean {
+  return counted.failures >= policy.maxFailures;
 }
 
 /** Whole seconds to tell a client in Retry-After (at least 1). */

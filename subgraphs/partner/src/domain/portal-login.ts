@@ -4,7 +4,7 @@ import { loginThrottles } from '../entities/login-throttles.js';
 import { portalAccounts } from '../entities/portal-accounts.js';
 import { partners } from '../entities/partners.js';
 import { normalizeEmail } from './email-address.js';
-import { afterFailure, lockRemainingMs, LOGIN_THROTTLE, retryAfterSeconds } from './login-throttle.js';
+import { lockRemainingMs, LOGIN_THROTTLE, reachesLimit, retryAfterSeconds } from './login-throttle.js';
 import { verifyPortalPassword } from './portal-accounts.js';
 import { startPortalSession, type StartedSession } from './portal-sessions.js';
 import { PASSWORD_POLICY } from './password-policy.js';
@@ -30,10 +30,14 @@ function locked(kind: 'account' | 'address', ms: number): DomainError {
  * Sign a partner in to the portal with e-mail and password; returns a new session.
  *
  * Locked subjects are refused before the password is even checked (423 for the e-mail, 429 for
- * the address). A wrong password and an unknown e-mail cost the same argon2 work and get the same
- * 401; both count against the e-mail and the address. The failure that reaches the limit already
- * answers 423. A success clears the e-mail's count (never the address's: one valid account must
- * not launder an address's failures).
+ * the address). Every other attempt is counted against the address and then the e-mail before its
+ * password is checked, each by one atomic statement; an attempt numbered beyond a limit locks that
+ * subject and is refused unchecked, so parallel attempts check no more passwords than sequential
+ * ones would. A wrong password and an unknown e-mail cost the same argon2 work and get the same
+ * 401; the failure that reaches the e-mail's limit already answers 423. An attempt that is not a
+ * failure is taken back: one refused for the e-mail is not counted against the address, and a
+ * success clears the e-mail's count and takes its own attempt back from the address (never more:
+ * one valid account must not launder an address's failures).
  */
 export async function loginToPortal(em: EntityManager, request: PortalLoginRequest, now: Date): Promise<StartedSession> {
   const email = normalizeEmail(request.email);
@@ -43,30 +47,48 @@ export async function loginToPortal(em: EntityManager, request: PortalLoginReque
   }
   const accountKey = `account:${email}`;
   const addressKey = request.clientAddress ? `address:${request.clientAddress.slice(0, 200)}` : null;
-  const states = await loginThrottles.bySubjects(em, addressKey ? [accountKey, addressKey] : [accountKey]);
 
+  // A look first, so that attempts on a locked subject write nothing; the counting below decides.
+  const states = await loginThrottles.bySubjects(em, addressKey ? [accountKey, addressKey] : [accountKey]);
   const addressLock = addressKey ? lockRemainingMs(states.get(addressKey), now) : 0;
   if (addressLock > 0) throw locked('address', addressLock);
   const accountLock = lockRemainingMs(states.get(accountKey), now);
   if (accountLock > 0) throw locked('account', accountLock);
 
+  const addressCharge = addressKey ? await loginThrottles.charge(em, addressKey, LOGIN_THROTTLE.address, now) : null;
+  const addressLockNow = lockRemainingMs(addressCharge ?? undefined, now);
+  if (addressLockNow > 0) throw locked('address', addressLockNow);
+  const accountCharge = await loginThrottles.charge(em, accountKey, LOGIN_THROTTLE.account, now);
+  const accountLockNow = lockRemainingMs(accountCharge, now);
+  if (accountLockNow > 0) {
+    if (addressCharge) await loginThrottles.release(em, addressCharge);
+    throw locked('account', accountLockNow);
+  }
+
   const account = await portalAccounts.byEmail(em, email);
   const ok = await verifyPortalPassword(account?.passwordHash ?? null, request.password);
 
   if (!ok || !account) {
-    const accountState = { subject: accountKey, ...afterFailure(states.get(accountKey), now, LOGIN_THROTTLE.account) };
-    await em.transactional(async (tx) => {
-      loginThrottles.save(tx, accountState, states.get(accountKey));
-      if (addressKey) loginThrottles.save(tx, { subject: addressKey, ...afterFailure(states.get(addressKey), now, LOGIN_THROTTLE.address) }, states.get(addressKey));
-    });
-    if (accountState.lockedUntil) throw locked('account', accountState.lockedUntil.getTime() - now.getTime());
+    // Already counted; the failure at a limit locks the subject.
+    if (addressKey && addressCharge && reachesLimit(addressCharge, LOGIN_THROTTLE.address)) await loginThrottles.lockIfFull(em, addressKey, LOGIN_THROTTLE.address, now);
+    if (reachesLimit(accountCharge, LOGIN_THROTTLE.account)) {
+      const after = await loginThrottles.lockIfFull(em, accountKey, LOGIN_THROTTLE.account, now);
+      const ms = lockRemainingMs(after, now);
+      if (ms > 0) throw locked('account', ms);
+    }
     throw new DomainError('UNAUTHENTICATED', WRONG_CREDENTIALS);
   }
 
   const partner = await partners.byGpid(em, account.partnerGpid);
-  if (!partner || partner.status !== 'active') throw new DomainError('FORBIDDEN', 'This partner is suspended; contact support.');
+  if (!partner || partner.status !== 'active') {
+    // The right password: not a failure, though no session either.
+    await loginThrottles.release(em, accountCharge);
+    if (addressCharge) await loginThrottles.release(em, addressCharge);
+    throw new DomainError('FORBIDDEN', 'This partner is suspended; contact support.');
+  }
   return em.transactional(async (tx) => {
     await loginThrottles.clear(tx, accountKey);
+    if (addressCharge) await loginThrottles.release(tx, addressCharge);
     const started = startPortalSession(tx, partner, request.clientAddress ?? null, now);
     tx.assign(account, { lastLoginAt: now });
     tx.persist(account);

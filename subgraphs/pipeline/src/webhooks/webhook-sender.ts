@@ -1,6 +1,5 @@
-import { isIP } from 'node:net';
 import { Agent, request } from 'undici';
-import { AddressRefused, bareHost, guardedLookup, isPublicAddress } from '../domain/webhook-address-policy.js';
+import { AddressRefused, guardedConnector, type Resolver } from '../domain/webhook-address-policy.js';
 import { parseRetryAfter } from '../domain/webhook-retry-schedule.js';
 import type { AttemptResult } from '../domain/webhook-delivery-outcome.js';
 
@@ -10,15 +9,20 @@ const READ_LIMIT_BYTES = 4096;
 
 /**
  * Posts one signed delivery with undici (connection pooling per origin, separate header and body
- * timeouts, and a `connect.lookup` hook, which is how the address check runs on the very address
- * the socket connects to). Redirects are never followed: a 3xx is a failed attempt.
+ * timeouts, and a connector that applies the address rule to the very address each socket connects
+ * to: IP literals before connecting, names through a checked lookup, and the connected address once
+ * more; see `guardedConnector`). Redirects are never followed (undici's `request` follows none
+ * unless a redirect interceptor is composed, and none is): a 3xx is a failed attempt.
  */
 export class WebhookSender {
   private readonly agent: Agent;
 
-  constructor(private readonly options: { timeoutMs: number; allowPrivateAddresses: boolean }) {
+  /** `resolve` replaces the system's DNS (tests of rebinding); the address rule is the same. */
+  constructor(private readonly options: { timeoutMs: number; allowPrivateAddresses: boolean; resolve?: Resolver }) {
     this.agent = new Agent({
-      connect: options.allowPrivateAddresses ? { timeout: options.timeoutMs } : { timeout: options.timeoutMs, lookup: guardedLookup() },
+      connect: options.allowPrivateAddresses
+        ? { timeout: options.timeoutMs }
+        : guardedConnector({ timeoutMs: options.timeoutMs, ...(options.resolve ? { resolve: options.resolve } : {}) }),
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,
       keepAliveTimeout: 4000,
@@ -29,11 +33,6 @@ export class WebhookSender {
     const started = performance.now();
     const latency = () => Math.round(performance.now() - started);
     const target = new URL(url);
-    // An IP literal never goes through `lookup`, so it is checked here.
-    const host = bareHost(target);
-    if (!this.options.allowPrivateAddresses && isIP(host) && !isPublicAddress(host)) {
-      return { statusCode: null, latencyMs: 0, responseExcerpt: null, error: new AddressRefused(host).message, retryAfterMs: null };
-    }
     try {
       const res = await request(target, {
         method: 'POST',

@@ -1,5 +1,6 @@
 import { d8, isoDate, JsonFields, nm1, payerFrom, providerFrom, subscriberFrom, subscriberNm1, type Payer, type Provider, type Subscriber } from './common.js';
-import { component, el, KIND_837P, KIND_999, readInterchange, seg, SegmentChecks, writeInterchange, X12Error, x12DateTime, replyParties, type Envelope, type Segment, type X12Issue } from './x12.js';
+import { CLEARINGHOUSE_JSON_LIMITS } from '@svc/platform';
+import { component, el, KIND_837P, KIND_999, MAX_REPORTED_ISSUES, readInterchange, seg, SegmentChecks, writeInterchange, X12Error, x12DateTime, replyParties, type Envelope, type Segment, type X12Issue } from './x12.js';
 
 /**
  * Professional claims: ASC X12 005010X222A1 837P, acknowledged with a 999 (005010X231A1) and, when
@@ -173,7 +174,8 @@ export function read837p(text: string): { envelope: Envelope; submission: ClaimS
       checks.require(lines === cents(c.total_charge), { segment: 'CLM', element: 'CLM02', position: c.position, message: `total claim charge ${c.total_charge} must equal the sum of the line charges (${(lines / 100).toFixed(2)})` });
     }
   }
-  if (checks.issues.length > 0) throw new X12Error(checks.issues, { acknowledgement_999: write999(envelope, checks.issues, new Date()) });
+  // The 999 reports the issues the problem document lists (the first MAX_REPORTED_ISSUES); IK5/AK9 reject the set either way.
+  if (checks.issues.length > 0) throw new X12Error(checks.issues, { acknowledgement_999: write999(envelope, checks.issues.slice(0, MAX_REPORTED_ISSUES), new Date()) });
   return {
     envelope,
     submission: { reference, submitter: submitter!, receiver: receiver!, billing_provider: billing!, claims: claims.map(({ position: _p, ...c }) => c) },
@@ -186,21 +188,20 @@ export function readClaimsJson(body: unknown): ClaimSubmission {
   const submitter = { name: f.string('submitter.name', true), id: f.string('submitter.id', true, /^[A-Za-z0-9-]{2,80}$/, 'must be 2-80 letters, digits or -') };
   const receiver = { name: f.string('receiver.name', true), id: f.string('receiver.id', true, /^[A-Za-z0-9-]{2,80}$/, 'must be 2-80 letters, digits or -') };
   const billing = { ...f.provider('billing_provider'), tax_id: f.string('billing_provider.tax_id', true, /^\d{9}$/, 'must be a 9-digit EIN') };
-  const list = f.array('claims', true) ?? [];
+  const list = f.array('claims', true, CLEARINGHOUSE_JSON_LIMITS.claims) ?? [];
   if (list.length === 0 && !f.errors.some((e) => e.field === 'claims')) f.errors.push({ field: 'claims', message: 'must list at least one claim' });
-  if (list.length > 100) f.errors.push({ field: 'claims', message: 'at most 100 claims per submission' });
-  const claims: ProfessionalClaim[] = list.slice(0, 100).map((_, i) => {
+  const claims: ProfessionalClaim[] = list.map((_, i) => {
     const p = `claims.${i}`;
-    const codes = f.array(`${p}.diagnosis_codes`, true) ?? [];
+    const codes = f.array(`${p}.diagnosis_codes`, true, CLEARINGHOUSE_JSON_LIMITS.diagnosisCodes) ?? [];
     if (codes.length === 0 && !f.errors.some((e) => e.field === `${p}.diagnosis_codes`)) f.errors.push({ field: `${p}.diagnosis_codes`, message: 'must list at least one ICD-10-CM code' });
     codes.forEach((c, n) => {
       if (typeof c !== 'string' || !ICD10.test(c)) f.errors.push({ field: `${p}.diagnosis_codes.${n}`, message: 'must be an ICD-10-CM code such as J06.9' });
     });
-    const lines = f.array(`${p}.service_lines`, true) ?? [];
+    const lines = f.array(`${p}.service_lines`, true, CLEARINGHOUSE_JSON_LIMITS.serviceLines) ?? [];
     if (lines.length === 0 && !f.errors.some((e) => e.field === `${p}.service_lines`)) f.errors.push({ field: `${p}.service_lines`, message: 'must list at least one service line' });
     const serviceLines: ServiceLine[] = lines.map((__, n) => {
       const q = `${p}.service_lines.${n}`;
-      const mods = f.array(`${q}.modifiers`) ?? [];
+      const mods = f.array(`${q}.modifiers`, false, CLEARINGHOUSE_JSON_LIMITS.modifiers) ?? [];
       mods.forEach((m, k) => {
         if (typeof m !== 'string' || !/^[A-Z0-9]{2}$/.test(m)) f.errors.push({ field: `${q}.modifiers.${k}`, message: 'must be a 2-character modifier' });
       });

@@ -1,4 +1,4 @@
-import { validationError, type FieldError } from '@svc/platform';
+import { CLEARINGHOUSE_JSON_LIMITS, validationError, type FieldError } from '@svc/platform';
 import { el, type Segment, type SegmentChecks } from './x12.js';
 
 /**
@@ -101,6 +101,11 @@ export class JsonFields {
       this.errors.push({ field: path, message: 'must be a string' });
       return undefined;
     }
+    // Every text becomes one X12 element; none we write holds more.
+    if (value.length > CLEARINGHOUSE_JSON_LIMITS.textLength) {
+      this.errors.push({ field: path, message: `must be at most ${CLEARINGHOUSE_JSON_LIMITS.textLength} characters` });
+      return undefined;
+    }
     // The X12 delimiters may not appear in data.
     if (/[*~:^|\r\n]/.test(value)) {
       this.errors.push({ field: path, message: 'may not contain the X12 delimiters * ~ : ^ | or line breaks' });
@@ -137,7 +142,11 @@ export class JsonFields {
     return Number(text).toFixed(2);
   }
 
-  array(path: string, required = false): unknown[] | undefined {
+  /**
+   * An array of at most `max` items (the JSON form's limits mirror the X12 it becomes): a longer one
+   * is reported and only its first `max` items are read, so its size never sets the work.
+   */
+  array(path: string, required: boolean, max: number): unknown[] | undefined {
     const value = this.at(path);
     if (value === undefined || value === null) {
       if (required) this.errors.push({ field: path, message: 'is required' });
@@ -146,6 +155,10 @@ export class JsonFields {
     if (!Array.isArray(value)) {
       this.errors.push({ field: path, message: 'must be an array' });
       return undefined;
+    }
+    if (value.length > max) {
+      this.errors.push({ field: path, message: `must hold at most ${max} items (got ${value.length})` });
+      return value.slice(0, max);
     }
     return value;
   }

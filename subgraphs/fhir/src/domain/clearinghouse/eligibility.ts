@@ -1,3 +1,4 @@
+import { CLEARINGHOUSE_JSON_LIMITS } from '@svc/platform';
 import { d8, JsonFields, nm1, payerFrom, providerFrom, subscriberFrom, subscriberNm1, type Payer, type Provider, type Subscriber } from './common.js';
 import { el, KIND_270, readInterchange, seg, SegmentChecks, x12DateTime, type Envelope, type Segment } from './x12.js';
 
@@ -139,7 +140,7 @@ export function readEligibilityJson(body: unknown): EligibilityInquiry {
   const payer = f.payer('payer');
   const provider = f.provider('provider');
   const subscriber = f.subscriber('subscriber');
-  const codes = f.array('service_type_codes') ?? ['30'];
+  const codes = f.array('service_type_codes', false, CLEARINGHOUSE_JSON_LIMITS.serviceTypeCodes) ?? ['30'];
   codes.forEach((c, i) => {
     if (typeof c !== 'string' || !/^[A-Z0-9]{1,2}$/.test(c)) f.errors.push({ field: `service_type_codes.${i}`, message: 'must be an X12 service type code such as 30' });
   });

@@ -201,7 +201,10 @@ function standingOf(claim: FhirResource, response: FhirResource | undefined): Cl
 
 async function withResponse(call: FhirCall, claim: FhirResource): Promise<StoredClaim> {
   const responses = await search(asClearinghouse(call), 'ClaimResponse', { request: [`Claim/${claim.id}`], _sort: ['-_lastUpdated'], _count: ['20'] }, false);
-  const response = (await firstOwn(call, 'ClaimResponse', responses.resource)) ?? undefined;
+  return storedClaim(claim, (await firstOwn(call, 'ClaimResponse', responses.resource)) ?? undefined);
+}
+
+function storedClaim(claim: FhirResource, response: FhirResource | undefined): StoredClaim {
   const c = claim as unknown as { id: string; identifier?: { system: string; value: string }[]; patient: { identifier: { value: string } }; item?: { servicedDate?: string }[]; created: string };
   const serviceDate = c.item?.[0]?.servicedDate;
   return {
@@ -257,11 +260,35 @@ export async function findClaimByNumber(call: FhirCall, by: { patientControlNumb
 
 /** The caller's claims stored from one interchange (see {@link INTERCHANGE_SYSTEM}). */
 export async function findClaimsOfInterchange(call: FhirCall, interchangeKey: string): Promise<StoredClaim[]> {
-  const found = await search(asClearinghouse(call), 'Claim', { identifier: [`${INTERCHANGE_SYSTEM}|${interchangeKey}`], _count: ['1000'] }, false);
   const out: StoredClaim[] = [];
-  for (const entry of (found.resource as { entry?: { resource: FhirResource }[] } | null)?.entry ?? []) {
-    const mine = await own(call, 'Claim', entry.resource.id!);
-    if (mine) out.push(await withResponse(call, mine));
+  // An 837P may carry 5,000 claims: pages of 500 with their ClaimResponses (_revinclude, at most
+  // 1000 a page), following the next links; one search a page rather than one a claim.
+  for (let cursor: string | null = null, first = true; first || cursor !== null; first = false) {
+    const query: Record<string, string[]> = { identifier: [`${INTERCHANGE_SYSTEM}|${interchangeKey}`], _count: ['500'], _revinclude: ['ClaimResponse:request'], ...(cursor === null ? {} : { _cursor: [cursor] }) };
+    type Page = { entry?: { resource: FhirResource; search?: { mode?: string } }[]; link?: { relation: string; url: string }[] } | null;
+    const page = (await search(asClearinghouse(call), 'Claim', query, false)).resource as Page;
+    const entries = page?.entry ?? [];
+    const responses = new Map<string, FhirResource[]>();
+    for (const { resource, search: how } of entries) {
+      const claimId = (resource as { request?: { reference?: string } }).request?.reference?.split('/')[1];
+      if (how?.mode !== 'include' || resource.resourceType !== 'ClaimResponse' || !claimId) continue;
+      responses.set(claimId, [...(responses.get(claimId) ?? []), resource]);
+    }
+    for (const { resource, search: how } of entries) {
+      if (how?.mode === 'include') continue;
+      const mine = await own(call, 'Claim', resource.id!);
+      if (!mine) continue;
+      // The newest of the caller's own responses, as withResponse finds it; none here: look it up.
+      const newest = [...(responses.get(mine.id!) ?? [])].sort((a, b) => String(b.meta?.lastUpdated ?? '').localeCompare(String(a.meta?.lastUpdated ?? '')));
+      let response: FhirResource | undefined;
+      for (const candidate of newest) {
+        response = (await own(call, 'ClaimResponse', candidate.id!)) ?? undefined;
+        if (response) break;
+      }
+      out.push(response ? storedClaim(mine, response) : await withResponse(call, mine));
+    }
+    const next = page?.link?.find((l) => l.relation === 'next')?.url;
+    cursor = next ? new URL(next).searchParams.get('_cursor') : null;
   }
   return out;
 }

@@ -125,13 +125,24 @@ export interface ClaimSubmissionResult {
  */
 function sameClaims(submission: ClaimSubmission, earlier: StoredClaim[]): SubmittedClaim[] | null {
   if (earlier.length !== submission.claims.length) return null;
-  const unused = [...earlier];
+  // The stored claims by what identifies one, each key's in stored order: one pass each way (an 837P may carry 5,000 claims).
+  const key = (pcn: string, member: string, charge: string): string => JSON.stringify([pcn, member, charge]);
+  const unused = new Map<string, StoredClaim[]>();
+  for (const e of earlier) {
+    const k = key(e.patientControlNumber, e.memberId, e.standing.charge);
+    const list = unused.get(k);
+    if (list) list.push(e);
+    else unused.set(k, [e]);
+  }
+  const taken = new Map<string, number>();
   const out: SubmittedClaim[] = [];
   for (const claim of submission.claims) {
-    const i = unused.findIndex((e) => e.patientControlNumber === claim.patient_control_number && e.memberId === claim.subscriber.member_id && e.standing.charge === claim.total_charge);
-    if (i === -1) return null;
-    const [match] = unused.splice(i, 1);
-    out.push({ claimId: match!.claimId, patientControlNumber: match!.patientControlNumber, memberId: match!.memberId, standing: match!.standing });
+    const k = key(claim.patient_control_number, claim.subscriber.member_id, claim.total_charge);
+    const i = taken.get(k) ?? 0;
+    const match = unused.get(k)?.[i];
+    if (!match) return null;
+    taken.set(k, i + 1);
+    out.push({ claimId: match.claimId, patientControlNumber: match.patientControlNumber, memberId: match.memberId, standing: match.standing });
   }
   return out;
 }

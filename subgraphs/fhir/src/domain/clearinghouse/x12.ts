@@ -1,4 +1,4 @@
-import { DomainError } from '@svc/platform';
+import { DomainError, limitExceeded, X12_LIMITS, type LimitCode, type X12Limits } from '@svc/platform';
 import { X12Interchange, X12Parser } from 'node-x12';
 
 /**
@@ -76,19 +76,50 @@ export const KIND_277: TransactionKind = { transactionSetId: '277', functionalId
 export const KIND_837P: TransactionKind = { transactionSetId: '837', functionalId: 'HC', version: '005010X222A1' };
 export const KIND_999: TransactionKind = { transactionSetId: '999', functionalId: 'FA', version: '005010X231A1' };
 
-/** Most bytes of X12 accepted in one request (real-time 270/276 are small; an 837P batch is larger). */
-export const MAX_X12_LENGTH = 1_000_000;
+/**
+ * The limits reading an interchange of `kind` checks: the table's for the transactions partners send
+ * (270, 276, 837P); the answers we only write (271, 277, 999), read back by the tests, get the
+ * 837P's, the most generous.
+ */
+export function limitsOf(kind: TransactionKind): X12Limits {
+  const id = kind.transactionSetId;
+  return id === '270' || id === '276' || id === '837' ? X12_LIMITS[id] : X12_LIMITS['837'];
+}
 
-/** A refused interchange: 422 X12_INVALID naming every segment and element at fault. */
+/** Issues listed in a refusal at most (and IK3/IK4 pairs in its 999); the message counts them all. */
+export const MAX_REPORTED_ISSUES = 100;
+
+/** A refused interchange: 422 X12_INVALID naming every segment and element at fault (the first 100). */
 export class X12Error extends DomainError {
+  /** Every issue found (the problem document lists the first {@link MAX_REPORTED_ISSUES}). */
   readonly issues: readonly X12Issue[];
   constructor(issues: readonly X12Issue[], extra: Record<string, unknown> = {}) {
     const first = issues[0]!;
-    super('X12_INVALID', `The X12 interchange is not valid: ${describe(first)}${issues.length > 1 ? ` (and ${issues.length - 1} more)` : ''}.`, {
-      fieldErrors: issues.map((i) => ({ field: i.element ?? i.segment, message: i.message })),
-      details: { x12_errors: issues.map((i) => ({ segment: i.segment, ...(i.element ? { element: i.element } : {}), ...(i.position ? { position: i.position } : {}), message: i.message })), ...extra },
+    const listed = issues.slice(0, MAX_REPORTED_ISSUES);
+    super('X12_INVALID', `The X12 interchange is not valid: ${describe(first)}${issues.length > 1 ? ` (and ${issues.length - 1} more${issues.length > listed.length ? `; the first ${listed.length} are listed` : ''})` : ''}.`, {
+      fieldErrors: listed.map((i) => ({ field: i.element ?? i.segment, message: i.message })),
+      details: { x12_errors: listed.map(issueJson), ...(issues.length > listed.length ? { x12_error_count: issues.length } : {}), ...extra },
     });
     this.issues = issues;
+  }
+}
+
+function issueJson(i: X12Issue): Record<string, unknown> {
+  return { segment: i.segment, ...(i.element ? { element: i.element } : {}), ...(i.position ? { position: i.position } : {}), message: i.message };
+}
+
+/**
+ * An interchange over one of its transaction's limits (413, with a code naming the kind of limit):
+ * refused by {@link scanLimits} before any segment is built, so it costs one pass over the text.
+ */
+export class X12LimitError extends DomainError {
+  constructor(code: LimitCode, limit: { name: string; max: number }, issue: X12Issue) {
+    const field = issue.element ?? issue.segment;
+    // The shape of every limit refusal (platform's limitExceeded), plus the X12 issue as the other refusals name one.
+    super(code, `The X12 interchange is over the limit ${limit.name} (${limit.max}): ${describe(issue)}.`, {
+      fieldErrors: [{ field, message: issue.message }],
+      details: { x12_errors: [issueJson(issue)], limit: { name: limit.name, max: limit.max, field } },
+    });
   }
 }
 
@@ -145,11 +176,12 @@ function readIsa(text: string): { delimiters: Delimiters; isa: string[] } {
  * the envelope: ISA fields, control numbers (ISA13 = IEA02, GS06 = GE02, ST02 = SE02), counts
  * (SE01 segments, GE01 transaction sets, IEA01 groups), GS01/GS08/ST01/ST03 for the kind.
  */
-export function readInterchange(raw: string, kind: TransactionKind): ReadTransaction {
-  if (raw.length > MAX_X12_LENGTH) throw new X12Error([{ segment: 'ISA', message: `an interchange may be at most ${MAX_X12_LENGTH} characters` }]);
+export function readInterchange(raw: string, kind: TransactionKind, limits: X12Limits = limitsOf(kind)): ReadTransaction {
+  checkSize(raw, limits);
   // Line breaks after segment terminators are common in files; they are not data.
   const text = raw.replace(/^\uFEFF/, '').trim();
   const { delimiters, isa } = readIsa(text);
+  scanLimits(text, delimiters, limits);
   let stripped = text.split(delimiters.segment).map((s) => s.replace(/^[\r\n]+/, '')).join(delimiters.segment);
   // Trimming takes a line-break terminator off the last segment (IEA): put it back.
   if (!stripped.endsWith(delimiters.segment)) stripped += delimiters.segment;
@@ -222,6 +254,116 @@ export function readInterchange(raw: string, kind: TransactionKind): ReadTransac
     segments: transaction.segments.map(values),
   };
 }
+
+/** `x12.bytes`: the interchange's UTF-8 size, before anything else reads it (413 PAYLOAD_TOO_LARGE). */
+export function checkSize(raw: string, limits: X12Limits): void {
+  // Every character takes at least one byte: only a text that could be over is measured.
+  if (raw.length <= limits.maxBytes / 3) return;
+  const bytes = Buffer.byteLength(raw, 'utf8');
+  if (bytes <= limits.maxBytes) return;
+  const message = `an X12 ${limits.transaction} may be at most ${limits.maxBytes} bytes, this one is ${bytes} (limit x12.bytes)`;
+  throw limitExceeded('PAYLOAD_TOO_LARGE', { name: 'x12.bytes', max: limits.maxBytes, field: 'x12' }, `The X12 interchange is over the limit x12.bytes (${limits.maxBytes}): ${message}.`, message);
+}
+
+const LF = 0x0a;
+const CR = 0x0d;
+
+/**
+ * The next position of `char` at or after a position, for positions that only grow: each search
+ * starts where the last one found, so all of them together read the text once (a plain indexOf
+ * per element would read on to the next occurrence, maybe the end, every time: quadratic).
+ */
+function forwardFinder(text: string, char: string): (from: number) => number {
+  let found = -2;
+  return (from) => {
+    if (found !== -1 && found < from) found = text.indexOf(char, from);
+    return found;
+  };
+}
+
+/**
+ * One pass over the text (after the ISA gave the delimiters), before node-x12 builds a segment:
+ * the segment count, each segment's and element's length, each element's repetitions, the HL
+ * levels, how deep they nest, and the loops the transaction bounds (EQ per level, claims, lines
+ * per claim). The first limit crossed is refused at once, so the pass stops there. Every search
+ * moves forward only and the one structure kept is the depth of each HL id (a Map), so the work
+ * is linear in the text whatever its shape.
+ */
+export function scanLimits(text: string, d: Delimiters, limits: X12Limits): void {
+  const end = text.length;
+  const nextTerminator = forwardFinder(text, d.segment);
+  const nextElement = forwardFinder(text, d.element);
+  // A letter or digit in ISA11 is no repetition separator (X12 before 00501 put a U there).
+  const nextRepetition = /[A-Za-z0-9 ]/.test(d.repetition) ? () => -1 : forwardFinder(text, d.repetition);
+  const depths = new Map<string, number>();
+  const loopCounts = limits.loops.map(() => 0);
+  let segments = 0;
+  let levels = 0;
+  /** Index (1-based, in the interchange) of the ST segment, 0 before it: positions count from ST = 1, as in the other issues. */
+  let stAt = 0;
+  let start = 0;
+  while (start < end) {
+    // Line breaks between segments are not data (readInterchange drops them too).
+    while (start < end && (text.charCodeAt(start) === LF || text.charCodeAt(start) === CR)) start++;
+    if (start >= end) break;
+    let stop = nextTerminator(start);
+    if (stop === -1) stop = end;
+    segments++;
+    const position = stAt > 0 ? segments - stAt + 1 : undefined;
+    const at = position === undefined ? {} : { position };
+    let tagEnd = nextElement(start);
+    if (tagEnd === -1 || tagEnd > stop) tagEnd = stop;
+    const tag = text.slice(start, Math.min(tagEnd, start + 3));
+    if (segments > limits.maxSegments) {
+      throw new X12LimitError('TOO_MANY_SEGMENTS', { name: 'x12.segments', max: limits.maxSegments }, { segment: tag, ...at, message: `an X12 ${limits.transaction} may have at most ${limits.maxSegments} segments from ISA to IEA` });
+    }
+    if (stop - start > limits.maxSegmentLength) {
+      throw new X12LimitError('SEGMENT_TOO_LONG', { name: 'x12.segment_length', max: limits.maxSegmentLength }, { segment: tag, ...at, message: `a segment may be at most ${limits.maxSegmentLength} characters (this one is ${stop - start})` });
+    }
+    if (tag === 'ST') stAt = segments;
+    // The elements: their length and repetitions (ISA11 is the separator itself, not a repeated value); HL01 and HL02 are kept.
+    let hlId = '';
+    let hlParent = '';
+    for (let from = tagEnd + 1, index = 1; tagEnd < stop && from <= stop; index++) {
+      let next = nextElement(from);
+      if (next === -1 || next > stop) next = stop;
+      if (next - from > limits.maxElementLength) {
+        throw new X12LimitError('ELEMENT_TOO_LONG', { name: 'x12.element_length', max: limits.maxElementLength }, { segment: tag, element: elementName(tag, index), ...at, message: `an element may be at most ${limits.maxElementLength} characters (this one is ${next - from})` });
+      }
+      let repetitions = 1;
+      for (let r = nextRepetition(from); tag !== 'ISA' && r !== -1 && r < next; r = nextRepetition(r + 1)) {
+        if (++repetitions > limits.maxRepetitions) {
+          throw new X12LimitError('TOO_MANY_REPETITIONS', { name: 'x12.repetitions', max: limits.maxRepetitions }, { segment: tag, element: elementName(tag, index), ...at, message: `an element may repeat at most ${limits.maxRepetitions} times` });
+        }
+      }
+      if (tag === 'HL' && index === 1) hlId = text.slice(from, next);
+      else if (tag === 'HL' && index === 2) hlParent = text.slice(from, next);
+      from = next + 1;
+    }
+    if (tag === 'HL') {
+      if (++levels > limits.maxLevels) {
+        throw new X12LimitError('TOO_MANY_LOOPS', { name: 'x12.hl_levels', max: limits.maxLevels }, { segment: 'HL', ...at, message: `an X12 ${limits.transaction} may have at most ${limits.maxLevels} hierarchical levels (HL)` });
+      }
+      // A parent that names no earlier level counts as the top; the hierarchy check reports it.
+      const depth = (hlParent === '' ? 0 : (depths.get(hlParent) ?? 0)) + 1;
+      if (depth > limits.maxDepth) {
+        throw new X12LimitError('NESTING_TOO_DEEP', { name: 'x12.hl_depth', max: limits.maxDepth }, { segment: 'HL', element: 'HL02', ...at, message: `HL ${hlId} would be level ${depth} of its hierarchy; an X12 ${limits.transaction} nests at most ${limits.maxDepth} levels deep` });
+      }
+      depths.set(hlId, depth);
+    }
+    for (let i = 0; i < limits.loops.length; i++) {
+      const loop = limits.loops[i]!;
+      if (tag === loop.within) loopCounts[i] = 0;
+      if (tag === loop.tag && ++loopCounts[i]! > loop.max) {
+        const scope = loop.within === null ? `an X12 ${limits.transaction}` : loop.within === 'HL' ? 'one hierarchical level (HL)' : 'one claim (CLM)';
+        throw new X12LimitError('TOO_MANY_LOOPS', { name: loop.name, max: loop.max }, { segment: loop.tag, ...at, message: `${scope} may have at most ${loop.max} ${loop.what} (loop ${loop.loop})` });
+      }
+    }
+    start = stop + 1;
+  }
+}
+
+const elementName = (tag: string, index: number): string => `${tag}${String(index).padStart(2, '0')}`;
 
 /** Who sends and receives an interchange we write, and when. */
 export interface Parties {

@@ -111,6 +111,9 @@ describe('a bad reading refuses the batch with every problem named by index and 
 
   it('refuses an empty or oversized batch naming events', () => {
     expect(refusal({ events: [] }).fieldErrors).toEqual([{ field: 'events', message: 'is required: an array of 1 to 1000 readings' }]);
-    expect(refusal({ events: Array.from({ length: 1001 }, () => ({})) }).fieldErrors[0]!.message).toContain('at most 1000');
+    const tooMany = refusal({ events: Array.from({ length: 1001 }, () => ({})) });
+    expect(tooMany.code).toBe('PAYLOAD_TOO_LARGE');
+    expect(tooMany.details['limit']).toEqual({ name: 'wearables.events', max: 1000, field: 'events' });
+    expect(tooMany.fieldErrors[0]!.message).toContain('at most 1000');
   });
 });

@@ -1,4 +1,4 @@
-import { isPatientGpid, validationError, type FieldError, type WearableProduct } from '@svc/platform';
+import { isPatientGpid, limitExceeded, MAX_WEARABLE_EVENTS, validationError, type FieldError, type WearableProduct } from '@svc/platform';
 import type { FhirResource } from '../validation.js';
 import { BP_COMPONENTS, CATEGORY_DISPLAY, MAX_STEPS_PER_MINUTE, OBSERVATION_CATEGORY, READING_TYPE_NAMES, readingType, UCUM, type ReadingType } from './reading-types.js';
 import { convertTo } from './units.js';
@@ -9,8 +9,8 @@ import { convertTo } from './units.js';
  * the FHIR Observation it becomes. Free of GraphQL, HTTP and storage.
  */
 
-/** At most this many readings in one batch (the size of a FHIR batch the sync worker runs). */
-export const MAX_EVENTS_PER_BATCH = 1000;
+/** At most this many readings in one batch (`wearables.events`: the size of a FHIR batch the sync worker runs). */
+export const MAX_EVENTS_PER_BATCH = MAX_WEARABLE_EVENTS;
 /** Field errors reported for one batch at most; the message says how many there were. */
 const MAX_REPORTED_ERRORS = 100;
 /** A device clock a little ahead of ours is not an error. */
@@ -240,9 +240,10 @@ export function parseWearableBatch(body: unknown, now: Date = new Date()): Weara
     errors.add('events', 'is required: an array of 1 to 1000 readings');
     throw validationError(errors.errors, 'The batch has no readings.');
   }
+  // Counted before any reading is read, so the work never grows with the batch.
   if (events.length > MAX_EVENTS_PER_BATCH) {
-    errors.add('events', `must hold at most ${MAX_EVENTS_PER_BATCH} readings (got ${events.length}); send several batches`);
-    throw validationError(errors.errors, 'The batch is too large.');
+    const message = `must hold at most ${MAX_EVENTS_PER_BATCH} readings (got ${events.length}; limit wearables.events); send several batches`;
+    throw limitExceeded('PAYLOAD_TOO_LARGE', { name: 'wearables.events', max: MAX_EVENTS_PER_BATCH, field: 'events' }, `The batch is too large: events ${message}.`, message);
   }
   const readings: WearableReading[] = [];
   const seen = new Map<string, number>();
