@@ -24,6 +24,7 @@ import {
   hasScope,
   isInternalEventType,
   isOperator,
+  eventLoopSlices,
   newId,
   RESUME_WINDOW_MS,
   subscriptionFieldName,
@@ -182,6 +183,8 @@ export type SubscriptionStream = Pick<EventBackbone, 'tail' | 'locate' | 'readAf
 export class SubscriptionHub {
   private readonly groups = new Map<string, Group>();
   private readonly unsubscribe: () => void;
+  /** Events are dispatched one after another, so every group's results keep the stream's order. */
+  private dispatching: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly gateway: Pick<Gateway, 'execute'>,
@@ -190,7 +193,9 @@ export class SubscriptionHub {
     /** A group whose credential is revoked or expired is never run again, even before its sockets finish closing. */
     private readonly revocations?: Pick<RevocationList, 'revokes'>,
   ) {
-    this.unsubscribe = stream.tail((event, position) => this.dispatch(event, position));
+    this.unsubscribe = stream.tail((event, position) => {
+      this.dispatching = this.dispatching.then(() => this.dispatch(event, position)).catch((err: unknown) => this.logger.error({ err, eventId: event.id }, 'subscription dispatch failed'));
+    });
   }
 
   /** The stream of results for one subscriber; ending the iteration unsubscribes. */
@@ -341,9 +346,17 @@ export class SubscriptionHub {
     };
   }
 
-  private dispatch(event: EventEnvelope, position: StreamPosition): void {
+  /**
+   * Start every interested group's execution of `event`. In the embedded process the gateway reaches
+   * the subgraphs in-process and SQLite answers synchronously, so an execution never leaves the event
+   * loop a turn by itself: started all at once, 150 of them held every request until the last was
+   * done. The loop gets a turn every slice instead.
+   */
+  private async dispatch(event: EventEnvelope, position: StreamPosition): Promise<void> {
     if (isInternalEventType(event.type)) return; // never sent to subscribers (see envelope.ts)
-    for (const group of this.groups.values()) {
+    const slice = eventLoopSlices();
+    for (const group of [...this.groups.values()]) {
+      await slice();
       if (group.plan.types && !group.plan.types.has(event.type)) continue;
       if (!mayReceive(group.context.principal, event)) continue;
       if (!this.credentialStands(group.context.principal)) continue;
