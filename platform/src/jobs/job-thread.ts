@@ -79,6 +79,8 @@ export function startJobThread(options: JobThreadOptions): JobThread {
         pending.delete(Number(message['id']));
         if (message['ok'] === true) waiter.resolve(message['value']);
         else waiter.reject(errorFrom(message['error'] as ThrownAcross));
+      } else if (message.type === JOB_THREAD_CONTROL.LOG) {
+        relog(log, String(message['line']));
       } else if (message.type === JOB_THREAD_CONTROL.FAILED) {
         log.error({ detail: message['message'] }, 'job thread failed');
       } else if (message.type !== JOB_THREAD_CONTROL.STOPPED) {
@@ -142,4 +144,19 @@ function errorFrom(thrown: ThrownAcross): Error {
   const err = new Error(thrown.message);
   err.name = thrown.name;
   return err;
+}
+
+const LEVELS: Record<number, 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal'> = { 10: 'trace', 20: 'debug', 30: 'info', 40: 'warn', 50: 'error', 60: 'fatal' };
+
+/** A pino line of the thread's logger, written again by the main thread's (its bindings replace the thread's own). */
+function relog(logger: Logger, line: string): void {
+  let record: Record<string, unknown>;
+  try {
+    record = JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    return;
+  }
+  const { level, time: _time, pid: _pid, hostname: _hostname, role: _role, msg, ...fields } = record;
+  const method = LEVELS[Number(level)] ?? 'info';
+  logger[method](fields, typeof msg === 'string' ? msg : '');
 }

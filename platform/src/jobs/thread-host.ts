@@ -8,6 +8,11 @@ export interface JobThreadHost<Data> {
   send(message: JobThreadMessage): void;
   /** Messages the main thread posts (`JobThread.post`). */
   onMessage(handler: (message: JobThreadMessage) => void): void;
+  /**
+   * Where the thread's logger writes (`createLogger(config, host.logDestination)`): each line goes to
+   * the main thread's logger, so a process has one log stream, redacted by one configuration.
+   */
+  logDestination: { write(line: string): void };
   /** Answer the main thread's `JobThread.call(name, payload)` (structured-clone values in and out). */
   onCall(name: string, handler: (payload: unknown) => Promise<unknown>): void;
 }
@@ -45,7 +50,8 @@ const STOPPED = '__stopped';
 const FAILED = '__failed';
 const CALL = '__call';
 const ANSWER = '__answer';
-export const JOB_THREAD_CONTROL = { STOP, STARTED, STOPPED, FAILED, CALL, ANSWER } as const;
+const LOG = '__log';
+export const JOB_THREAD_CONTROL = { STOP, STARTED, STOPPED, FAILED, CALL, ANSWER, LOG } as const;
 
 /** Runs in the thread: load the module, start it, stop it when told, then let the thread end. */
 export async function serveJobThread(port: MessagePort | null, start: JobThreadStart): Promise<void> {
@@ -54,7 +60,7 @@ export async function serveJobThread(port: MessagePort | null, start: JobThreadS
   const calls = new Map<string, (payload: unknown) => Promise<unknown>>();
   let stopping = false;
   const started = import(start.module).then((module: JobThreadModule<unknown>) =>
-    module.runJobThread({ data: start.data, send: (message) => port.postMessage(message), onMessage: (handler) => handlers.push(handler), onCall: (name, handler) => calls.set(name, handler) }),
+    module.runJobThread({ data: start.data, send: (message) => port.postMessage(message), onMessage: (handler) => handlers.push(handler), logDestination: { write: (line) => port.postMessage({ type: LOG, line }) }, onCall: (name, handler) => calls.set(name, handler) }),
   );
   const answer = async (message: JobThreadMessage) => {
     const id = message['id'];

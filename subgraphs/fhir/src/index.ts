@@ -7,6 +7,7 @@ import type { FhirJobThreadData } from './job-thread.js';
 import { buildFhirSchema, type ExportWakeup, type SyncWakeup } from './schema/index.js';
 import { IDENTITY_LINK_EVENT_TYPES, identityLinkConsumer } from './identity-link-consumer.js';
 import { readEventLogOf } from './schema/read-event-log.js';
+import { ExportSweeper } from './domain/bulk-export.js';
 
 /** The FHIR R4 store: one generic engine for every R4 resource type, driven by the official definitions. */
 export const fhirSubgraph: SubgraphDefinition = {
@@ -28,6 +29,8 @@ export const fhirSubgraph: SubgraphDefinition = {
       async startWorkers(services) {
         const { runtime: rt } = services;
         await jobs.start(services);
+        // Expired $export output is deleted where jobs are run (the embedded process, the worker).
+        const sweeper = rt.config.role === 'all' || rt.config.role === 'worker' ? new ExportSweeper(() => services.orm.em.fork(), rt.config.fhirExport.expirySeconds, rt.logger.child({ worker: 'fhir-export' })) : undefined;
         wakeup.wake = () => jobs.wakeExport();
         syncWakeup.wake = () => jobs.wakeSync();
         // The GPID identifier of Patients, from the identity subgraph's events (domain/identity-link.ts).
@@ -36,7 +39,7 @@ export const fhirSubgraph: SubgraphDefinition = {
           await stopIdentityLink();
           wakeup.wake = undefined;
           syncWakeup.wake = undefined;
-          await Promise.all([jobs.stop(), readEventLogOf(services).close()]);
+          await Promise.all([jobs.stop(), sweeper?.stop(), readEventLogOf(services).close()]);
         };
       },
     });
@@ -57,8 +60,8 @@ interface FhirJobRunner extends FhirJobs {
  * requests (it enqueues jobs, a worker runs them).
  *
  * The job thread loads its own copy of the FHIR engine (a few seconds of one core), so it starts
- * with the first job: at a submission, or at start when the database holds jobs (unfinished ones, or
- * exports whose output the sweep will delete). A store nobody submits jobs to never pays for it.
+ * with the first job: at a submission, or at start when the database holds unfinished jobs. A store
+ * nobody submits jobs to never pays for it.
  */
 function jobRunner(runtime: SubgraphRuntime): FhirJobRunner {
   const { config } = runtime;
@@ -108,9 +111,9 @@ function jobRunner(runtime: SubgraphRuntime): FhirJobRunner {
   };
 }
 
-/** Work for the job thread in the store: an unfinished sync job, or any $export job (running, or to sweep later). */
+/** Work for the job thread in the store: an unfinished sync job or $export. */
 async function hasJobs(knex: Knex): Promise<boolean> {
   const [sync] = await knex('fhir_sync_jobs').select('id').whereIn('state', ['queued', 'running', 'retrying']).limit(1);
-  const [exported] = await knex('fhir_export_jobs').select('id').limit(1);
+  const [exported] = await knex('fhir_export_jobs').select('id').whereIn('state', ['accepted', 'running']).limit(1);
   return sync !== undefined || exported !== undefined;
 }

@@ -16,7 +16,7 @@ export interface FhirJobThreadData {
  */
 export async function runJobThread(host: JobThreadHost<FhirJobThreadData>): Promise<() => Promise<void>> {
   const { config } = host.data;
-  const logger = createLogger(config).child({ subgraph: 'fhir', thread: 'fhir-jobs' });
+  const logger = createLogger(config, host.logDestination).child({ subgraph: 'fhir' });
   // Index the definitions before the first job needs them, as the main thread does at start.
   definitions();
   const orm = await openDatabase({ config, owner: 'fhir', entities: [outboxEntity('fhir')], migrations, logger, secondary: true });

@@ -373,7 +373,6 @@ export class ExportWorker {
         this.log.error({ err, jobId: job?.id }, 'export job failed');
         if (job) await exportStore.finish(this.fork(), job.id, this.workerId, { state: 'failed', error: 'The export failed on the server; start a new one.', ...this.finishedNow() }).catch(() => undefined);
       }
-      await this.sweep();
       if (!job && !this.stopped) await this.pause.sleep(this.options.pollMs);
     }
   }
@@ -420,18 +419,45 @@ export class ExportWorker {
     return { now: new Date(now).toISOString(), expiresAt: new Date(now + this.options.expirySeconds * 1000).toISOString() };
   }
 
-  private lastSweep = 0;
+}
 
-  /** Delete expired jobs and their files, at most once a minute (or once per expiry period, if shorter). */
-  private async sweep(): Promise<void> {
-    const now = Date.now();
-    if (now - this.lastSweep < Math.min(60_000, this.options.expirySeconds * 1000)) return;
-    this.lastSweep = now;
+/**
+ * Deletes expired export jobs and their files, at most once a minute (or once per expiry period,
+ * if shorter). A delete of a few rows: it runs on the event loop of a process that serves the
+ * subgraph (or the worker), apart from the export worker, which may be on a job thread or not
+ * started at all.
+ */
+export class ExportSweeper {
+  private readonly timer: NodeJS.Timeout;
+  private running: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly fork: () => EntityManager,
+    private readonly expirySeconds: number,
+    private readonly log: Logger,
+    pollMs = 1000,
+  ) {
+    let lastSweep = 0;
+    this.timer = setInterval(() => {
+      const now = Date.now();
+      if (now - lastSweep < Math.min(60_000, this.expirySeconds * 1000)) return;
+      lastSweep = now;
+      this.running = this.sweep(now);
+    }, pollMs);
+    this.timer.unref();
+  }
+
+  private async sweep(now: number): Promise<void> {
     try {
       const removed = await exportStore.sweepExpired(this.fork(), new Date(now).toISOString());
       if (removed > 0) this.log.info({ removed }, 'expired export jobs deleted');
     } catch (err) {
       this.log.error({ err }, 'export sweep failed');
     }
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.running;
   }
 }
