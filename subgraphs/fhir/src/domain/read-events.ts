@@ -37,7 +37,7 @@ function readEvent(report: ReadReport, count: number, requestId: string, lastReq
 
 /**
  * `fhir.resource.read` events, coalesced per partner, type, interaction and status. The first read
- * of such a kind commits its own event with the request (count 1), as every read did before; the
+ * of such a kind has its own event (count 1), written as soon as it has its answer; the
  * reads of the same kind in the next second are counted and written as one event (`count`, the
  * first and last request ids) when the second ends, and so on while they keep coming. A profile of
  * reads showed the per-read event (an outbox row, then six durable consumers each handling it)
@@ -48,6 +48,8 @@ function readEvent(report: ReadReport, count: number, requestId: string, lastReq
  */
 export class ReadEventLog {
   private readonly windows = new Map<string, Window>();
+  /** First reads' events being written (a clean stop waits for them). */
+  private readonly writing = new Set<Promise<void>>();
   private closed = false;
 
   /**
@@ -61,11 +63,12 @@ export class ReadEventLog {
   ) {}
 
   /**
-   * Record one read: its own event, committed now (`commitEvent`) and handed to the relay, if it
-   * opens a window, else a count. A read that only counts commits nothing, so a caller has nothing
-   * to publish after it.
+   * Record one read: its own event if it opens a window, else a count. The event is written after
+   * the read has its answer, not before: on SQLite a write waits for the database's write lock, which
+   * a job thread's transaction Bundle may hold for seconds, and a read must not wait for it. A read
+   * that only counts writes nothing, so a caller has nothing to publish after it.
    */
-  async record(em: EntityManager, report: ReadReport): Promise<void> {
+  async record(_em: EntityManager, report: ReadReport): Promise<void> {
     const key = `${report.partnerGpid ?? ''}\u0000${report.resourceType}\u0000${report.interaction}\u0000${report.status}`;
     const open = this.windows.get(key);
     if (open) {
@@ -75,8 +78,11 @@ export class ReadEventLog {
       return;
     }
     if (!this.closed) this.windows.set(key, { report, count: 0, firstRequestId: null, lastRequestId: null, timer: this.schedule(key) });
-    await commitEvent(em, readEvent(report, 1, report.requestId));
-    this.published();
+    const written = commitEvent(this.fork(), readEvent(report, 1, report.requestId))
+      .then(() => this.published())
+      .catch((err: unknown) => this.onError(err))
+      .finally(() => this.writing.delete(written));
+    this.writing.add(written);
   }
 
   private schedule(key: string): NodeJS.Timeout {
@@ -121,6 +127,7 @@ export class ReadEventLog {
     const open = [...this.windows.values()];
     this.windows.clear();
     for (const w of open) clearTimeout(w.timer);
+    await Promise.all(this.writing);
     await this.write(open);
   }
 }
