@@ -1,4 +1,4 @@
-import { chunks, knexOf } from '@svc/platform';
+import { chunks, knexOf, readRows } from '@svc/platform';
 import type { EntityManager } from '@mikro-orm/core';
 import type { Knex } from '@mikro-orm/knex';
 import type { SearchIndexRows } from '../domain/search-index.js';
@@ -208,8 +208,14 @@ export interface NewResource {
 
 /** The FHIR store's queries: current versions, history and the search index. */
 export const resourceStore = {
+  /**
+   * The current version. Outside a transaction on SQLite it is read on a reader thread
+   * (`readRows`), so a read never waits behind a write of this process that waits for the database's
+   * write lock (a job thread's transaction Bundle holds it for its whole run).
+   */
   async current(em: EntityManager, resourceType: string, id: string): Promise<StoredResource | null> {
-    const row = (await knexOf(em)(RESOURCES).where({ resource_type: resourceType, id }).first()) as Row | undefined;
+    const knex = knexOf(em);
+    const [row] = await readRows<Row>(knex, knex(RESOURCES).where({ resource_type: resourceType, id }).limit(1));
     return row ? toStored(row) : null;
   },
 
@@ -226,7 +232,8 @@ export const resourceStore = {
   },
 
   async version(em: EntityManager, resourceType: string, id: string, versionId: number): Promise<StoredResource | null> {
-    const row = (await knexOf(em)(HISTORY).where({ resource_type: resourceType, id, version_id: versionId }).first()) as Row | undefined;
+    const knex = knexOf(em);
+    const [row] = await readRows<Row>(knex, knex(HISTORY).where({ resource_type: resourceType, id, version_id: versionId }).limit(1));
     return row ? toStored(row) : null;
   },
 
