@@ -2,6 +2,7 @@ import { EntitySchema, type EntityManager } from '@mikro-orm/core';
 import type { Knex } from '@mikro-orm/knex';
 import { chunks } from '../db/chunks.js';
 import { isPostgres, knexOf, type Orm } from '../db/database.js';
+import { DependencyUnavailable, isConnectionFailure } from '../dependency-health.js';
 import type { EventEnvelope } from './envelope.js';
 import type { Metrics } from '../metrics.js';
 import type { StreamAppender } from './stream.js';
@@ -235,6 +236,14 @@ export class OutboxRelay {
         throw err;
       }
       return await this.relay(trx, trx);
+    } catch (err) {
+      // Knex ends a transaction whose connection dropped, and the next statement then fails with
+      // "Transaction query already complete" instead of the connection's own error: an outage of
+      // the database, for the tracker, not a relay failure.
+      if (trx.isCompleted() && !isConnectionFailure(err) && /Transaction query already complete/.test(String((err as Error).message))) {
+        throw new DependencyUnavailable(`database:${this.owner}`, err);
+      }
+      throw err;
     } finally {
       if (!trx.isCompleted()) await trx.rollback().catch(() => undefined);
     }

@@ -135,11 +135,19 @@ describe.runIf(REDIS_URL)('RedisEventStream (Redis Streams consumer groups)', ()
     const stream = freshStream();
     const tailed: { id: string; position: string }[] = [];
     const stopTail = stream.tail((e, position) => void tailed.push({ id: e.id, position }));
-    // The tail starts at the server's time once connected: append a first event until it arrives.
-    const first = makeEvent('test.first', 'CMS-00000001', {});
-    await stream.append([first]);
-    for (let i = 0; tailed.length === 0 && i < 200; i++) await new Promise((r) => setTimeout(r, 20));
+    // The tail starts at the server's time once connected: append first events until one arrives,
+    // let the ones in flight arrive, then keep only the last as the tail's start.
+    for (let i = 0; tailed.length === 0 && i < 300; i++) {
+      await stream.append([makeEvent('test.first', 'CMS-00000001', {})]);
+      await new Promise((r) => setTimeout(r, 100));
+    }
     if (tailed.length === 0) throw new Error('the tail never started');
+    for (let settled = -1; settled !== tailed.length; ) {
+      settled = tailed.length;
+      await new Promise((r) => setTimeout(r, 300));
+    }
+    tailed.splice(0, tailed.length - 1);
+    const first = { id: tailed[0]!.id };
     const events = Array.from({ length: 9 }, (_, i) => makeEvent(i % 3 === 0 ? 'pipeline.sync.completed' : 'partner.registered', i % 2 === 0 ? 'CMS-00000001' : 'CMS-00000002', { n: i }));
     expect(await stream.append(events.slice(0, 5))).toBe(0);
     // A relay that died between appending and marking them published hands the same rows again:
