@@ -16,7 +16,8 @@ describe.runIf(USE_POSTGRES)('sync jobs retry transient database failures (Postg
 
   beforeAll(async () => {
     // Retries 2-4 s, then 4-8 s apart: the saved job's table is back before its last attempt however
-    // long a busy machine takes to see it retrying.
+    // long a busy machine takes to see it retrying. The first job also waits for the job thread to
+    // start, so the waits for a job's end are generous.
     t = await bootSystem({ SVC_RATE_LIMITS: 'off', SVC_FHIR_SYNC_MAX_ATTEMPTS: '3', SVC_FHIR_SYNC_RETRY_BASE_MS: '4000' });
     db = new pg.Client({ connectionString: t.storage.env['SVC_DATABASE_URL'] });
     await db.connect();
@@ -43,7 +44,7 @@ describe.runIf(USE_POSTGRES)('sync jobs retry transient database failures (Postg
     await db.query('alter table fhir_sync_entries rename to fhir_sync_entries_away');
     try {
       doomed = await push('Retrydoomed');
-      await vi.waitFor(async () => expect((await events(doomed)).map((e) => e.type)).toContain('pipeline.sync.failed'), { timeout: PATIENCE_MS + 12_000, interval: 100 });
+      await vi.waitFor(async () => expect((await events(doomed)).map((e) => e.type)).toContain('pipeline.sync.failed'), { timeout: 3 * PATIENCE_MS, interval: 100 });
       const doomedEvents = await events(doomed);
       expect(doomedEvents.map((e) => e.type)).toEqual(['pipeline.sync.started', 'pipeline.sync.retrying', 'pipeline.sync.started', 'pipeline.sync.retrying', 'pipeline.sync.started', 'pipeline.sync.failed']);
       expect(doomedEvents[1]!.data).toMatchObject({ attempt: 1, error_code: 'STORAGE_ERROR' });
@@ -54,7 +55,7 @@ describe.runIf(USE_POSTGRES)('sync jobs retry transient database failures (Postg
       // Straight from the job table: the first attempt failed and the job waits for its next one.
       await vi.waitFor(async () => expect((await db.query('select state from fhir_sync_jobs where id = $1', [saved])).rows[0]?.state).toBe('retrying'), { timeout: PATIENCE_MS, interval: 20 });
       await db.query('alter table fhir_sync_entries_away rename to fhir_sync_entries');
-      await vi.waitFor(async () => expect((await events(saved)).map((e) => e.type)).toContain('pipeline.sync.completed'), { timeout: PATIENCE_MS + 12_000, interval: 100 });
+      await vi.waitFor(async () => expect((await events(saved)).map((e) => e.type)).toContain('pipeline.sync.completed'), { timeout: 3 * PATIENCE_MS, interval: 100 });
       const savedTypes = (await events(saved)).map((e) => e.type);
       expect(savedTypes.slice(0, 2)).toEqual(['pipeline.sync.started', 'pipeline.sync.retrying']);
       expect(savedTypes.at(-1)).toBe('pipeline.sync.completed');
