@@ -26,8 +26,6 @@ export interface JobThread {
    * thrown here with its code, field errors and details; a thread that dies meanwhile is a 503.
    */
   call<T>(name: string, payload: unknown): Promise<T>;
-  /** Resolves once the module has started (for tests and logs; callers need not wait). */
-  readonly started: Promise<void>;
   /** Ask the module to stop (it finishes or gives back its current job), then end the thread. */
   stop(): Promise<void>;
 }
@@ -55,14 +53,12 @@ export function startJobThread(options: JobThreadOptions): JobThread {
   let stopping = false;
   let restartDelay = FIRST_RESTART_DELAY_MS;
   let restartTimer: NodeJS.Timeout | undefined;
-  let markStarted: () => void = () => undefined;
   let nextCall = 1;
   const pending = new Map<number, { resolve(value: unknown): void; reject(err: Error): void }>();
   const failPending = (why: string) => {
     for (const waiter of pending.values()) waiter.reject(new DependencyUnavailable(`job thread ${options.name}`, new Error(why)));
     pending.clear();
   };
-  const started = new Promise<void>((resolve) => (markStarted = resolve));
 
   const spawn = () => {
     const start: JobThreadStart = { module: options.module, data: options.data };
@@ -72,7 +68,6 @@ export function startJobThread(options: JobThreadOptions): JobThread {
     thread.on('message', (message: JobThreadMessage) => {
       if (message.type === JOB_THREAD_CONTROL.STARTED) {
         restartDelay = FIRST_RESTART_DELAY_MS;
-        markStarted();
       } else if (message.type === JOB_THREAD_CONTROL.ANSWER) {
         const waiter = pending.get(Number(message['id']));
         if (!waiter) return;
@@ -101,7 +96,6 @@ export function startJobThread(options: JobThreadOptions): JobThread {
   spawn();
 
   return {
-    started,
     post(message) {
       worker?.postMessage(message);
     },
