@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { bootSystem, type TestSystem } from './support/system.js';
 import { apiToken, fhir, registerPartner } from './support/fhir.js';
+import { jobThreadCalls } from './support/metrics.js';
 
 /**
  * Background jobs never stall a caller (platform/src/jobs): asynchronous submissions run on a job
@@ -59,8 +60,11 @@ describe('background jobs', () => {
     const token = tokens['Busy Lab']!;
     const created = await fhir(t, token, 'POST', '/Patient', { resourceType: 'Patient', name: [{ family: 'Reader' }] });
     expect(created.statusCode).toBe(201);
+    const checked = await jobThreadCalls(t, 'fhir-jobs', 'check-submission');
     const accepted = await submit(token, 'Offthread', 300);
     expect(accepted.statusCode, accepted.body).toBe(202);
+    // The push was parsed and checked on the job thread too, not only run there.
+    expect(await jobThreadCalls(t, 'fhir-jobs', 'check-submission')).toBe(checked + 1);
     const statusUrl = accepted.headers['content-location'] as string;
     await vi.waitFor(async () => expect((await state(token, statusUrl)).progress).toMatch(/^running/), { timeout: 120_000, interval: 20 });
 

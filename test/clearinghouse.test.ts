@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { X12Interchange, X12Parser } from 'node-x12';
 import { bootSystem, type TestSystem } from './support/system.js';
+import { jobThreadCalls } from './support/metrics.js';
 import { apiToken, fhir, registerPartner } from './support/fhir.js';
 
 /**
@@ -337,5 +338,21 @@ describe('clearinghouse: eligibility, claim status and claim submission in X12 0
     expect(Object.keys(eligibility.requestBody!.content)).toEqual(['application/json', 'application/edi-x12', 'text/plain']);
     expect(Object.keys(eligibility.responses['200']!.content!)).toEqual(['application/json', 'application/edi-x12']);
     expect(Object.keys(openapi.paths)).toEqual(expect.arrayContaining(['/velocity/v1/clearinghouse/claims/{claimId}', '/velocity/v1/clearinghouse/claim-status']));
+  });
+
+  it('parses, checks and stores each interchange on the job thread, never on the event loop that serves requests', async () => {
+    const before = { eligibility: await jobThreadCalls(t, 'fhir-jobs', 'eligibility'), status: await jobThreadCalls(t, 'fhir-jobs', 'claim-status'), claims: await jobThreadCalls(t, 'fhir-jobs', 'submit-claims'), refused: await jobThreadCalls(t, 'fhir-jobs', 'eligibility', 'error') };
+    expect((await t.request({ method: 'POST', url: `${BASE}/eligibility`, token: alpha, headers: X12, body: fixture('270-eligibility.x12') })).statusCode).toBe(200);
+    expect((await t.request({ method: 'POST', url: `${BASE}/claim-status`, token: alpha, headers: X12, body: fixture('276-claim-status.x12') })).statusCode).toBe(200);
+    // A retry of the interchange stored before (200, replayed): still parsed and checked there.
+    expect((await t.request({ method: 'POST', url: `${BASE}/claims`, token: alpha, headers: X12, body: fixture('837p-claims.x12') })).statusCode).toBe(200);
+    // A refusal crosses back from the thread with its code and segment.
+    const invalid = await t.request({ method: 'POST', url: `${BASE}/eligibility`, token: alpha, headers: X12, body: fixture('270-eligibility.x12').replace('SE*13', 'SE*14') });
+    expect(invalid.statusCode).toBe(422);
+    expect(invalid.json()).toMatchObject({ code: 'X12_INVALID' });
+    expect(await jobThreadCalls(t, 'fhir-jobs', 'eligibility')).toBe(before.eligibility + 1);
+    expect(await jobThreadCalls(t, 'fhir-jobs', 'claim-status')).toBe(before.status + 1);
+    expect(await jobThreadCalls(t, 'fhir-jobs', 'submit-claims')).toBe(before.claims + 1);
+    expect(await jobThreadCalls(t, 'fhir-jobs', 'eligibility', 'error')).toBe(before.refused + 1);
   });
 });

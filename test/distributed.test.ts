@@ -91,6 +91,25 @@ describe.runIf(USE_POSTGRES)('distributed mode: one component per process over H
     await client.dispose();
   });
 
+  it("runs heavy request work on the FHIR subgraph's job thread: an eligibility inquiry and an NDJSON push", async () => {
+    const headers = { authorization: `Bearer ${token}` };
+    const inquiry = {
+      payer: { id: '12345', name: 'ACME HEALTH PLAN' },
+      provider: { npi: '1234567893', name: 'RIVERSIDE CLINIC' },
+      subscriber: { member_id: 'W123456789', first_name: 'JANE', last_name: 'DOE', birth_date: '1980-01-01', gender: 'F' },
+      service_type_codes: ['30'],
+    };
+    const eligibility = await fetch(`${facade.url}/velocity/v1/clearinghouse/eligibility`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(inquiry) });
+    expect(eligibility.status).toBe(200);
+    expect(await eligibility.json()).toMatchObject({ transaction: '271', coverage_status: 'active' });
+    const ndjson = [JSON.stringify({ resourceType: 'Patient', name: [{ family: 'Threaded' }] }), '{"resourceType": "Patient", "name": '].join('\n');
+    const refused = await fetch(`${facade.url}/fhir/R4`, { method: 'POST', headers: { ...headers, 'content-type': 'application/fhir+ndjson', prefer: 'respond-async' }, body: ndjson });
+    expect(refused.status).toBe(400);
+    expect(await refused.text()).toContain('line 2');
+    const pushed = await fetch(`${facade.url}/fhir/R4`, { method: 'POST', headers: { ...headers, 'content-type': 'application/fhir+ndjson', prefer: 'respond-async' }, body: ndjson.split('\n')[0] });
+    expect(pushed.status).toBe(202);
+  });
+
   it('counts a REST call once although the facade runs it on the gateway: 5 of POST /cms/tokens (5/min), then 429', async () => {
     const create = (i: number) =>
       fetch(`${facade.url}/cms/tokens`, {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootSystem, type TestSystem } from './support/system.js';
+import { jobThreadCalls } from './support/metrics.js';
 import { identityClient, mintToken } from './support/identity.js';
 
 /**
@@ -79,6 +80,7 @@ describe('identity scoring model: explanations, versions, retraining, names', ()
     const sister = (await id.match({ name: 'Grace Okafor', dob: '1981-01-05' })).json().candidates[0].gpid as string;
     const labels = [{ left_record_id: gpids[0], right_record_id: sister, same: false }];
 
+    const trainingsBefore = await jobThreadCalls(t, 'identity-training', 'train');
     const rest = await t.request({ method: 'POST', url: '/api/identity/scoring-models', body: { seed: 7, labels } });
     expect(rest.statusCode).toBe(201);
     const trained = rest.json();
@@ -96,6 +98,8 @@ describe('identity scoring model: explanations, versions, retraining, names', ()
     // Same registry, labels and seed: the same model, but for its version number.
     expect({ ...again.parameters, version: 0 }).toEqual({ ...trained.parameters, version: 0 });
     expect(again.summary).toEqual(trained.summary);
+    // Both trainings ran on the subgraph's training thread, not on the event loop that resolves.
+    expect(await jobThreadCalls(t, 'identity-training', 'train')).toBe(trainingsBefore + 2);
 
     const match = await id.match({ name: 'Isabelle Martin', dob: '1990-02-14' });
     expect(match.json().candidates[0].agreement.model_version).toBe(again.version);

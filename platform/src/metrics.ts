@@ -14,6 +14,10 @@ export interface Metrics {
    * does not append them a second time. Zero while nothing fails.
    */
   eventsRelayedAgain: Counter<'owner'>;
+  /** Calls answered by a job thread (request work run off the event loop), by thread, call and outcome. */
+  jobThreadCalls: Histogram<'thread' | 'call' | 'outcome'>;
+  /** Job threads that ended without being asked to (a crash, an out-of-memory abort) and were started again. */
+  jobThreadRestarts: Counter<'thread'>;
 }
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
@@ -44,6 +48,19 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       name: 'svc_outbox_events_relayed_again_total',
       help: 'Outbox rows relayed again after a relay died or lost its claim between appending and marking them published; the stream already held them and did not append them twice.',
       labelNames: ['owner'],
+      registers: [registry],
+    }),
+    jobThreadCalls: new Histogram({
+      name: 'svc_job_thread_call_duration_seconds',
+      help: 'Request work handed to a job thread (parsing and storing an X12 interchange, checking an NDJSON push, training a model), from the call to its answer, by thread, call and outcome (ok, error, unavailable).',
+      labelNames: ['thread', 'call', 'outcome'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers: [registry],
+    }),
+    jobThreadRestarts: new Counter({
+      name: 'svc_job_thread_restarts_total',
+      help: 'Job threads that ended without being asked to and were started again, by thread.',
+      labelNames: ['thread'],
       registers: [registry],
     }),
   };

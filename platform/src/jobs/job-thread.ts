@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '../logging.js';
+import type { Metrics } from '../metrics.js';
 import { DependencyUnavailable } from '../dependency-health.js';
 import { DomainError, ERROR_STATUS, type ErrorCode, type FieldError } from '../errors.js';
 import { JOB_THREAD_CONTROL, type JobThreadMessage, type JobThreadStart, type ThrownAcross } from './thread-host.js';
@@ -38,8 +39,10 @@ export interface JobThreadOptions {
   /** Structured-clone data given to the module. */
   data: unknown;
   logger: Logger;
-  /** Messages the module sends. */
-  onMessage(message: JobThreadMessage): void;
+  /** Where calls and restarts are counted (svc_job_thread_* on /metrics). */
+  metrics?: Metrics;
+  /** Messages the module sends; optional for a thread that only answers calls. */
+  onMessage?(message: JobThreadMessage): void;
 }
 
 const FIRST_RESTART_DELAY_MS = 1000;
@@ -79,7 +82,7 @@ export function startJobThread(options: JobThreadOptions): JobThread {
       } else if (message.type === JOB_THREAD_CONTROL.FAILED) {
         log.error({ detail: message['message'] }, 'job thread failed');
       } else if (message.type !== JOB_THREAD_CONTROL.STOPPED) {
-        options.onMessage(message);
+        options.onMessage?.(message);
       }
     });
     thread.on('error', (err) => log.error({ err }, 'job thread crashed'));
@@ -88,6 +91,7 @@ export function startJobThread(options: JobThreadOptions): JobThread {
       failPending(`the job thread ended (exit code ${code})`);
       if (stopping) return;
       log.error({ exitCode: code, restartInMs: restartDelay }, 'job thread ended; starting it again');
+      options.metrics?.jobThreadRestarts.inc({ thread: options.name });
       restartTimer = setTimeout(spawn, restartDelay);
       restartTimer.unref();
       restartDelay = Math.min(MAX_RESTART_DELAY_MS, restartDelay * 2);
@@ -100,13 +104,20 @@ export function startJobThread(options: JobThreadOptions): JobThread {
       worker?.postMessage(message);
     },
     call<T>(name: string, payload: unknown): Promise<T> {
+      const timer = options.metrics?.jobThreadCalls.startTimer({ thread: options.name, call: name });
       const thread = worker;
-      if (!thread) return Promise.reject(new DependencyUnavailable(`job thread ${options.name}`, new Error('the job thread is restarting')));
-      const id = nextCall++;
-      return new Promise<T>((resolve, reject) => {
-        pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
-        thread.postMessage({ type: JOB_THREAD_CONTROL.CALL, id, name, payload });
-      });
+      const answer = thread
+        ? new Promise<T>((resolve, reject) => {
+            const id = nextCall++;
+            pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+            thread.postMessage({ type: JOB_THREAD_CONTROL.CALL, id, name, payload });
+          })
+        : Promise.reject<T>(new DependencyUnavailable(`job thread ${options.name}`, new Error('the job thread is restarting')));
+      answer.then(
+        () => timer?.({ outcome: 'ok' }),
+        (err: unknown) => timer?.({ outcome: err instanceof DependencyUnavailable ? 'unavailable' : 'error' }),
+      );
+      return answer;
     },
     async stop() {
       stopping = true;

@@ -1,7 +1,6 @@
 import { assembleSubgraph, type SubgraphDefinition } from '@svc/platform';
 import { migrations } from './migrations/index.js';
 import { definitions } from './domain/definitions.js';
-import type { FhirOffload } from './jobs.js';
 import { jobRunner } from './job-runner.js';
 import { buildFhirSchema, type ExportWakeup, type SyncWakeup } from './schema/index.js';
 import { IDENTITY_LINK_EVENT_TYPES, identityLinkConsumer } from './identity-link-consumer.js';
@@ -18,13 +17,12 @@ export const fhirSubgraph: SubgraphDefinition = {
     const wakeup: ExportWakeup = {};
     const syncWakeup: SyncWakeup = {};
     const jobs = jobRunner(runtime);
-    const offload: FhirOffload = jobs.call ? { submitClaims: (c) => jobs.call!('submit-claims', c) } : {};
     return assembleSubgraph(runtime, {
       name: 'fhir',
       entities: [],
       migrations,
       readers: runtime.config.sqliteReaders,
-      buildSchema: (services) => buildFhirSchema(services, wakeup, syncWakeup, offload),
+      buildSchema: (services) => buildFhirSchema(services, wakeup, syncWakeup, jobs.offload),
       async startWorkers(services) {
         const { runtime: rt } = services;
         await jobs.start(services);

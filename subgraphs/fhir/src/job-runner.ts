@@ -1,39 +1,43 @@
 import type { Knex } from '@mikro-orm/knex';
 import { DependencyUnavailable, knexOf, startJobThread, type JobThread, type SubgraphRuntime, type SubgraphServices } from '@svc/platform';
-import { startFhirJobs, type FhirJobs } from './jobs.js';
+import { runFhirCall, startFhirJobs, type FhirJobs, type FhirOffload } from './jobs.js';
 import type { FhirJobThreadData } from './job-thread.js';
 
 /** The FHIR jobs of this process, started once the subgraph's database is ready. */
 export interface FhirJobRunner extends FhirJobs {
   start(services: SubgraphServices): Promise<void>;
-  /** Run a request's heavy work on the job thread (see FhirOffload); absent where there is none. */
-  call?<T>(name: string, payload: unknown): Promise<T>;
+  /** Request work too heavy for the event loop (jobs.ts): on the job thread where there is one, else in place. */
+  offload: FhirOffload;
 }
 
 /**
- * Where the durable jobs ($export, asynchronous submissions) run: on a job thread in the embedded
- * process (`all`), so that they never hold up the event loop that serves requests; in the `worker`
- * role's own process in the distributed mode; never in a `subgraph:fhir` process, which only serves
- * requests (it enqueues jobs, a worker runs them).
+ * Where the durable jobs ($export, asynchronous submissions) and the heavy request work run:
+ * - `all` (the embedded process): both on a job thread, so that they never hold up the event loop
+ *   that serves requests;
+ * - `subgraph:fhir` (distributed): the request work on a job thread of its own; no jobs, the
+ *   `worker` role runs them;
+ * - `worker`: the jobs in its own process (it serves no requests).
  *
  * The job thread loads its own copy of the FHIR engine (a few seconds of one core), so it starts
- * with the first job: at a submission, or at start when the database holds unfinished jobs. A store
- * nobody submits jobs to never pays for it.
+ * with the first job or heavy request: at a submission, or at start when the database holds
+ * unfinished jobs. A store nobody submits jobs to never pays for it.
  */
 export function jobRunner(runtime: SubgraphRuntime): FhirJobRunner {
   const { config } = runtime;
-  if (config.role === 'all') {
-    let services: SubgraphServices | undefined;
+  let services: SubgraphServices | undefined;
+  if (config.role === 'all' || config.role === 'subgraph:fhir') {
+    const runJobs = config.role === 'all';
     let thread: JobThread | undefined;
     const running = (): JobThread | undefined => {
       if (thread || !services) return thread;
       const { publishCommitted } = services;
-      const data: FhirJobThreadData = { config };
+      const data: FhirJobThreadData = { config, runJobs };
       thread = startJobThread({
         name: 'fhir-jobs',
         module: new URL('./job-thread.ts', import.meta.url).href,
         data,
         logger: runtime.logger,
+        metrics: runtime.metrics,
         onMessage: (message) => {
           if (message.type === 'committed') publishCommitted();
         },
@@ -43,13 +47,13 @@ export function jobRunner(runtime: SubgraphRuntime): FhirJobRunner {
     return {
       start: async (s) => {
         services = s;
-        if (await hasJobs(knexOf(s.orm))) running();
+        if (runJobs && (await hasJobs(knexOf(s.orm)))) running();
       },
-      wakeSync: () => running()?.post({ type: 'wake-sync' }),
-      wakeExport: () => running()?.post({ type: 'wake-export' }),
-      call: <T>(name: string, payload: unknown): Promise<T> => {
+      wakeSync: () => (runJobs ? running()?.post({ type: 'wake-sync' }) : undefined),
+      wakeExport: () => (runJobs ? running()?.post({ type: 'wake-export' }) : undefined),
+      offload: (name, payload) => {
         const ready = running();
-        return ready ? ready.call<T>(name, payload) : Promise.reject(new DependencyUnavailable('job thread fhir-jobs', new Error('the subgraph is stopping')));
+        return ready ? ready.call(name, payload) : Promise.reject(new DependencyUnavailable('job thread fhir-jobs', new Error('the subgraph is not running')));
       },
       stop: async () => {
         services = undefined;
@@ -59,12 +63,20 @@ export function jobRunner(runtime: SubgraphRuntime): FhirJobRunner {
   }
   let jobs: FhirJobs | undefined;
   return {
-    start: async ({ orm, runtime: rt, publishCommitted }) => {
-      if (config.role === 'worker') jobs = startFhirJobs(() => orm.em.fork(), config, rt.logger, publishCommitted);
+    start: async (s) => {
+      services = s;
+      if (config.role === 'worker') jobs = startFhirJobs(() => s.orm.em.fork(), config, s.runtime.logger, s.publishCommitted);
     },
     wakeSync: () => jobs?.wakeSync(),
     wakeExport: () => jobs?.wakeExport(),
-    stop: async () => jobs?.stop(),
+    offload: (name, payload) => {
+      const s = services;
+      return s ? runFhirCall(() => s.orm.em.fork(), config, name, payload) : Promise.reject(new DependencyUnavailable('fhir', new Error('the subgraph is not running')));
+    },
+    stop: async () => {
+      services = undefined;
+      await jobs?.stop();
+    },
   };
 }
 

@@ -1,37 +1,43 @@
 import { createLogger, openDatabase, outboxEntity, type Config, type JobThreadHost } from '@svc/platform';
 import { migrations } from './migrations/index.js';
-import { runSubmitClaims, startFhirJobs, type ClaimsCall } from './jobs.js';
+import { FHIR_CALL_NAMES, runFhirCall, startFhirJobs, type FhirCallName, type FhirJobs, type FhirThreadCalls } from './jobs.js';
 import { definitions } from './domain/definitions.js';
 
 /** What the main thread gives the FHIR job thread. */
 export interface FhirJobThreadData {
   config: Config;
+  /** Run the durable jobs here (the embedded process), or only answer request work (`subgraph:fhir`). */
+  runJobs: boolean;
 }
 
 /**
- * The FHIR subgraph's background jobs (asynchronous submissions and $export) on a worker thread of
- * the embedded process, with their own connection to the subgraph's database: see
- * platform/src/jobs/README.md. The main thread wakes them after a submission (`wake-sync`,
- * `wake-export`); they tell it when they committed events to publish (`committed`).
+ * The FHIR subgraph's job thread, with its own connection to the subgraph's database (see
+ * platform/src/jobs/README.md). It answers the request work of jobs.ts (`JobThread.call`) and, in
+ * the embedded process, runs the background jobs (asynchronous submissions and $export): the main
+ * thread wakes them after a submission (`wake-sync`, `wake-export`); the thread tells it when it
+ * committed events to publish (`committed`).
  */
 export async function runJobThread(host: JobThreadHost<FhirJobThreadData>): Promise<() => Promise<void>> {
-  const { config } = host.data;
+  const { config, runJobs } = host.data;
   const logger = createLogger(config, host.logDestination).child({ subgraph: 'fhir' });
   // Index the definitions before the first job needs them, as the main thread does at start.
   definitions();
   const orm = await openDatabase({ config, owner: 'fhir', entities: [outboxEntity('fhir')], migrations, logger, secondary: true });
-  const jobs = startFhirJobs(() => orm.em.fork(), config, logger, () => host.send({ type: 'committed' }));
-  host.onCall('submit-claims', async (payload) => {
-    const result = await runSubmitClaims(() => orm.em.fork(), config, payload as ClaimsCall);
-    host.send({ type: 'committed' });
-    return result;
-  });
+  const publish = () => host.send({ type: 'committed' });
+  const jobs: FhirJobs | undefined = runJobs ? startFhirJobs(() => orm.em.fork(), config, logger, publish) : undefined;
+  for (const name of FHIR_CALL_NAMES) {
+    host.onCall(name, async (payload) => {
+      const result = await runFhirCall(() => orm.em.fork(), config, name, payload as FhirThreadCalls[FhirCallName][0]);
+      if (name !== 'check-submission') publish();
+      return result;
+    });
+  }
   host.onMessage((message) => {
-    if (message.type === 'wake-sync') jobs.wakeSync();
-    else if (message.type === 'wake-export') jobs.wakeExport();
+    if (message.type === 'wake-sync') jobs?.wakeSync();
+    else if (message.type === 'wake-export') jobs?.wakeExport();
   });
   return async () => {
-    await jobs.stop();
+    await jobs?.stop();
     await orm.close();
   };
 }

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/core';
 import type { Config, Logger, Principal } from '@svc/platform';
-import { submitClaims, type ClaimSubmissionResult, type ClearinghouseInput } from './domain/clearinghouse/service.js';
+import { checkEligibility, claimStatus, submitClaims, type ClaimStatusResult, type ClaimSubmissionResult, type ClearinghouseInput, type EligibilityResult } from './domain/clearinghouse/service.js';
+import { checkSubmission, type CheckedSubmission, type SubmissionToCheck } from './domain/sync-submission.js';
 import { ExportWorker } from './domain/bulk-export.js';
 import { SyncJobWorker } from './domain/sync-worker.js';
 
@@ -31,25 +32,42 @@ export function startFhirJobs(fork: () => EntityManager, config: Config, logger:
   };
 }
 
-/** An 837P submission handed to the job thread: what `submitClaims` needs besides the entity manager. */
-export interface ClaimsCall {
+/** A clearinghouse transaction as the job thread gets it: what the service needs besides the entity manager. */
+export interface ClearinghouseCall {
   principal: Principal;
   requestId: string;
   input: ClearinghouseInput;
-  /** ISO time of the request (the 999's date, the claims' created time). */
+  /** ISO time of the request (the answer's date, the stored resources' time). */
   at: string;
 }
 
 /**
- * Request work that waits for its answer but is too heavy for the event loop: where the subgraph
- * runs a job thread, the schema hands it there (an 837P of thousands of claims is seconds of
- * parsing and validation); without one it runs in place.
+ * Request work that waits for its answer but is too heavy for the event loop that serves requests:
+ * parsing, validating and storing an X12 interchange (an 837P of thousands of claims is seconds of
+ * work, a hostile 270 of 100,000 segments too), and checking an asynchronous submission (an NDJSON
+ * push or a Bundle of up to 5 MiB, parsed line by line and entry by entry). Each entry is the call's
+ * payload and its answer; both cross between threads as structured clones.
  */
-export interface FhirOffload {
-  submitClaims?(call: ClaimsCall): Promise<ClaimSubmissionResult>;
+export interface FhirThreadCalls {
+  'submit-claims': [ClearinghouseCall, ClaimSubmissionResult];
+  eligibility: [ClearinghouseCall, EligibilityResult];
+  'claim-status': [ClearinghouseCall, ClaimStatusResult];
+  'check-submission': [SubmissionToCheck, CheckedSubmission];
 }
+export type FhirCallName = keyof FhirThreadCalls;
 
-/** Store an 837P submission as the request would, on an entity manager of the caller's. */
-export function runSubmitClaims(fork: () => EntityManager, config: Config, call: ClaimsCall): Promise<ClaimSubmissionResult> {
-  return submitClaims({ em: fork(), principal: call.principal, requestId: call.requestId, source: null, fhirBase: `${config.publicUrl}/fhir/R4` }, call.input, new Date(call.at));
+/** Runs request work where the subgraph runs it: its job thread, or in place where it has none. */
+export type FhirOffload = <N extends FhirCallName>(name: N, payload: FhirThreadCalls[N][0]) => Promise<FhirThreadCalls[N][1]>;
+
+export const FHIR_CALL_NAMES: readonly FhirCallName[] = ['submit-claims', 'eligibility', 'claim-status', 'check-submission'];
+
+/** Do one piece of request work on an entity manager of the caller's (the job thread's, or the subgraph's in place). */
+export function runFhirCall<N extends FhirCallName>(fork: () => EntityManager, config: Config, name: N, payload: FhirThreadCalls[N][0]): Promise<FhirThreadCalls[N][1]> {
+  const fhirBase = `${config.publicUrl}/fhir/R4`;
+  if (name === 'check-submission') return Promise.resolve(checkSubmission(payload as SubmissionToCheck, fhirBase));
+  const c = payload as ClearinghouseCall;
+  const call = { em: fork(), principal: c.principal, requestId: c.requestId, source: null, fhirBase };
+  const at = new Date(c.at);
+  const run = name === 'submit-claims' ? submitClaims : name === 'eligibility' ? checkEligibility : claimStatus;
+  return run(call, c.input, at) as Promise<FhirThreadCalls[N][1]>;
 }

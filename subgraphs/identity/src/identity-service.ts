@@ -50,7 +50,6 @@ import {
   type ResolveResult,
   type SourceOrigin,
   type StatusTransition,
-  trainScoringModel,
   type ScoringModel,
 } from './domain/index.js';
 import { appendAudit, listAudit, verifyAudit, type StoredAuditEntry } from './entities/audit-log.js';
@@ -59,7 +58,8 @@ import { decideChangeRequest, getChangeRequest, getChangeRequests, insertChangeR
 import { assertFingerprintKey } from './entities/key-checks.js';
 import { addLineage, latestContribution, lineageOf, type LineageEvent } from './entities/lineage.js';
 import { historySummaries, recentHistory, recordResolution, type MatchHistoryEntry, type MatchHistorySummary } from './entities/match-history.js';
-import { recordObservation, trainingObservations } from './entities/resolve-observations.js';
+import { recordObservation } from './entities/resolve-observations.js';
+import { trainOnRegistry, type Trainer } from './training.js';
 import { stageEvent } from './entities/outbox.js';
 import { closeReviewItem, getReviewItem, insertMatchLabel, insertReviewItem, listMatchLabels, listReviewItems, type MatchLabel, type ReviewItem, type ReviewStatus } from './entities/review-queue.js';
 import { partnerLinks, type PartnerLink } from './entities/partner-links.js';
@@ -74,7 +74,6 @@ import {
   lockScoringModels,
   nextScoringModelVersion,
   scoringModelVersion,
-  trainingRecords,
   type StoredScoringModel,
 } from './entities/scoring-models.js';
 import { readTrainingRequest, type TrainingRequest } from './scoring-model-request.js';
@@ -109,10 +108,6 @@ export const SCORING_MODEL_AUDIT = {
 const DAY_MS = 86_400_000;
 /** How often a replica checks whether another one activated a newer scoring model. */
 const MODEL_RECHECK_MS = 30_000;
-/** Most registry records (the first in GPID order) and inbound records (the newest) one training reads: bounds its time and memory. */
-export const MAX_TRAINING_RECORDS = 200_000;
-/** Review decisions a training reads as labels (the oldest first). */
-const MAX_STORED_LABELS = 100_000;
 
 /** A new PENDING merge (`mrg_…`) or split (`spl_…`) request, expiring after the request TTL. */
 function pendingChangeRequest(
@@ -179,8 +174,15 @@ export class IdentityService {
   private model: { value: ScoringModel; checkedAt: number } | null = null;
   private modelRefresh: Promise<ScoringModel> | null = null;
 
-  constructor(private readonly services: SubgraphServices) {
+  /** Where a training runs (the subgraph's training thread), in place by default. */
+  private readonly train: Trainer;
+
+  constructor(
+    private readonly services: SubgraphServices,
+    trainer?: Trainer,
+  ) {
     this.sql = Sql.of(services.orm);
+    this.train = trainer ?? ((call) => trainOnRegistry(this.sql, call));
     this.keyRing = loadFingerprintKeyRing(services.runtime.config);
     this.registry = new SqlIdentityRegistry(this.sql, { locks: new KeyedMutex(), effects: (tx, change) => this.resolutionEffects(tx, change) });
     this.pipeline = createIdentityPipeline({ registry: this.registry, keyRing: this.keyRing, newGpid: newPatientGpid, model: () => this.scoringModel() });
@@ -242,21 +244,15 @@ export class IdentityService {
   }
 
   /**
-   * Operators only: trains a new model version on the registry's records (EM, see
-   * domain/stage4-training.ts) with the given labels and the review queue's decisions, stores it
+   * Operators only: trains a new model version on the registry's records (training.ts) with the
+   * given labels and the review queue's decisions, stores it
    * and makes it active in this replica at once (in the others within MODEL_RECHECK_MS), with an
    * entry in the audit chain.
    */
   async trainScoringModel(principal: Principal, input: TrainingRequest): Promise<StoredScoringModel> {
     assertOperator(principal, 'train the identity scoring model');
     const request = readTrainingRequest(input);
-    const labels = [...request.labels];
-    // Every operator decision of the review queue is a label (up to MAX_STORED_LABELS).
-    labels.push(...(await listMatchLabels(this.sql, { limit: MAX_STORED_LABELS })));
-    const records = await trainingRecords(this.sql, MAX_TRAINING_RECORDS);
-    const observations = await trainingObservations(this.sql, MAX_TRAINING_RECORDS);
-    const version = await nextScoringModelVersion(this.sql);
-    const { model, summary } = await trainScoringModel(records, { seed: request.seed, version, labels, observations });
+    const { version, model, summary } = await this.train(request);
     const at = new Date();
     const trainedBy = principal.partnerGpid ?? principal.clientId ?? principal.tokenId ?? null;
     await this.sql.transaction(async (tx) => {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/core';
-import { DomainError, hasAnyScope, isOperator, stoppableSleep, type Logger } from '@svc/platform';
+import { DomainError, eventLoopSlices, hasAnyScope, isOperator, stoppableSleep, type Logger } from '@svc/platform';
 import { exportStore, type ExportCursor, type ExportJob, type ExportLevel } from '../entities/export-store.js';
 import { inView, resourceStore, type ResourceView } from '../entities/resource-store.js';
 import { isFhirResourceType, patientCompartment } from './definitions.js';
@@ -386,10 +386,13 @@ export class ExportWorker {
     const view: ResourceView = job.patientContext === null ? tenancy : { tenancy, patient: job.patientContext };
     let cursor: ExportCursor = job.cursor;
     let exported = job.exported;
+    // Pages on SQLite are synchronous work behind promises: the thread's other callers get a turn.
+    const slice = eventLoopSlices();
     for (let typeIndex = cursor.typeIndex; typeIndex < job.types.length; typeIndex++) {
       const resourceType = job.types[typeIndex]!;
       let after = typeIndex === cursor.typeIndex && cursor.lastUpdated && cursor.id ? { lastUpdated: cursor.lastUpdated, id: cursor.id } : null;
       for (;;) {
+        await slice();
         if (this.stopped) {
           await exportStore.release(this.fork(), job.id, this.workerId);
           return;

@@ -14,7 +14,16 @@ import { parseExactJson, stringifyExactJson } from './exact-json.js';
  * (`job_…`, state queued) and answered at once; the {@link SyncJobWorker} runs it.
  */
 
-export type SyncSubmission = { bundle: unknown } | { ndjson: string };
+/** A submission as it arrives: a Bundle (parsed JSON, or its text with numbers kept as written) or an NDJSON push. */
+export type SubmissionToCheck = { bundle: unknown } | { bundleText: string } | { ndjson: string };
+
+/** A submission whose shape was checked: what its job records, and the body the worker runs. */
+export interface CheckedSubmission {
+  kind: SyncJobKind;
+  resourceTypes: string[];
+  entriesTotal: number;
+  body: string;
+}
 
 function bad(field: string, message: string): DomainError {
   return new DomainError('BAD_REQUEST', `${field}: ${message}`, { fieldErrors: [{ field, message }] });
@@ -102,25 +111,31 @@ function storedPrincipal(principal: Principal): StoredPrincipal {
   };
 }
 
-/** Accept a submission: check its shape, store it with a queued job and its queued event; answer the job and its status URL. */
-export async function submitSyncJob(call: FhirCall, submission: SyncSubmission, options: { returnResources: boolean; limits: SyncQueueLimits }): Promise<{ jobId: string; statusUrl: string }> {
+/**
+ * Check a submission's shape (the NDJSON limits, every line or entry) without storing anything: CPU
+ * work on up to 5 MiB of text, which the subgraph runs on its job thread (see jobs.ts).
+ */
+export function checkSubmission(submission: SubmissionToCheck, fhirBase: string): CheckedSubmission {
+  if ('ndjson' in submission) {
+    checkNdjsonLimits(submission.ndjson);
+    const { entries } = ndjsonEntries(submission.ndjson);
+    return { kind: 'ndjson', resourceTypes: resourceTypesOf(entries), entriesTotal: entries.length, body: submission.ndjson };
+  }
+  const bundle = 'bundleText' in submission ? parseExactJson(submission.bundleText, 'bundleText') : submission.bundle;
+  const parsed = parseBundle(bundle, fhirBase);
+  return { kind: parsed.type, resourceTypes: resourceTypesOf(parsed.entries), entriesTotal: parsed.entries.length, body: stringifyExactJson(bundle) };
+}
+
+/**
+ * Accept a submission: once the caller may ingest at all, `check` it (see checkSubmission, wherever
+ * the subgraph runs it), store it with a queued job and its queued event; answer the job and its
+ * status URL.
+ */
+export async function submitSyncJob(call: FhirCall, check: () => Promise<CheckedSubmission>, options: { returnResources: boolean; limits: SyncQueueLimits }): Promise<{ jobId: string; statusUrl: string }> {
   assertMayIngest(call.principal);
   const principal = storedPrincipal(call.principal);
-  let kind: SyncJobKind;
-  let entries: Entry[];
-  let body: string;
-  if ('bundle' in submission) {
-    const parsed = parseBundle(submission.bundle, call.fhirBase);
-    kind = parsed.type;
-    entries = parsed.entries;
-    body = stringifyExactJson(submission.bundle);
-  } else {
-    kind = 'ndjson';
-    checkNdjsonLimits(submission.ndjson);
-    entries = ndjsonEntries(submission.ndjson).entries;
-    body = submission.ndjson;
-  }
-  const job = await queueSyncJob(call, principal, { kind, resourceTypes: resourceTypesOf(entries), entriesTotal: entries.length, returnResources: options.returnResources, source: call.source }, body, options.limits);
+  const { kind, resourceTypes, entriesTotal, body } = await check();
+  const job = await queueSyncJob(call, principal, { kind, resourceTypes, entriesTotal, returnResources: options.returnResources, source: call.source }, body, options.limits);
   return { jobId: job.id, statusUrl: syncStatusUrl(call.fhirBase, job.id) };
 }
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/core';
-import { DomainError, isSourceOrigin, operationOutcomeFor, stoppableSleep, type FieldError, type Logger } from '@svc/platform';
+import { DomainError, eventLoopSlices, isSourceOrigin, operationOutcomeFor, stoppableSleep, type FieldError, type Logger } from '@svc/platform';
 import { syncJobStore, type SyncJobRecord } from '../entities/sync-job-store.js';
 import { batchFailureEntry, bundleOutcome, entryError, parseBundle, processBundle, runBatchEntry, type Entry } from './bundle.js';
 import { isFhirResourceType } from './definitions.js';
@@ -212,8 +212,12 @@ export class SyncJobWorker {
     const payload = await syncJobStore.payload(this.fork(), job.id);
     const { entries, lines } = job.kind === 'ndjson' ? ndjsonEntries(payload) : { entries: parseBundle(parseExactJson(payload, 'bundle'), this.options.fhirBase).entries, lines: null };
     const done = await syncJobStore.doneEntries(this.fork(), job.id);
+    // Entries on SQLite are synchronous work behind promises: the thread's other callers (request
+    // work handed to it, wake-ups, the stop) get a turn between them.
+    const slice = eventLoopSlices();
     for (const entry of entries) {
       if (done.has(entry.index)) continue;
+      await slice();
       if (this.stopped) {
         await this.release(job);
         return;

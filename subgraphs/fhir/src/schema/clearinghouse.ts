@@ -1,10 +1,10 @@
 import type { SubgraphBuilder, SubgraphContext, SubgraphServices } from '@svc/platform';
 import type { FhirCall } from '../domain/interactions.js';
-import type { FhirOffload } from '../jobs.js';
+import type { ClearinghouseCall, FhirOffload } from '../jobs.js';
 import type { Benefit } from '../domain/clearinghouse/eligibility.js';
 import type { ClaimStanding } from '../domain/clearinghouse/payer-stub.js';
 import { STATUS_CATEGORY, STATUS_CODE } from '../domain/clearinghouse/payer-stub.js';
-import { checkEligibility, claimStatus, getClaim, submitClaims, type ClaimStatusResult, type ClaimSubmissionResult, type EligibilityResult, type SubmittedClaim } from '../domain/clearinghouse/service.js';
+import { getClaim, type ClaimStatusResult, type ClaimSubmissionResult, type ClearinghouseInput, type EligibilityResult, type SubmittedClaim } from '../domain/clearinghouse/service.js';
 import type { StoredClaim } from '../domain/clearinghouse/records.js';
 import { claimStatusJson, eligibilityJson, submissionJson, submittedClaimJson } from '../domain/clearinghouse/present.js';
 
@@ -20,9 +20,11 @@ export const CLEARINGHOUSE_SCOPES = {
  * claim status (276/277) and professional claim submission (837P, acknowledged by a 999 and, when
  * asked, a TA1). The REST routes under /velocity/v1/clearinghouse run these fields.
  */
-export function defineClearinghouse(builder: SubgraphBuilder, services: SubgraphServices, offload: FhirOffload = {}) {
+export function defineClearinghouse(builder: SubgraphBuilder, services: SubgraphServices, offload: FhirOffload) {
   const fhirBase = `${services.runtime.config.publicUrl}/fhir/R4`;
   const call = (ctx: SubgraphContext): FhirCall => ({ em: ctx.em, principal: ctx.principal, requestId: ctx.requestId, source: null, fhirBase });
+  // Parsing and storing an interchange runs on the subgraph's job thread (jobs.ts).
+  const clearinghouseCall = (ctx: SubgraphContext, input: ClearinghouseInput): ClearinghouseCall => ({ principal: ctx.principal, requestId: ctx.requestId, input, at: new Date().toISOString() });
 
   const BenefitRef = builder.objectRef<Benefit>('ClearinghouseBenefit').implement({
     description: 'One EB segment of a 271: a benefit or coverage fact of the plan.',
@@ -114,7 +116,7 @@ export function defineClearinghouse(builder: SubgraphBuilder, services: Subgraph
       authScopes: { scope: CLEARINGHOUSE_SCOPES.claimStatus },
       args: { x12: t.arg.string({ description: 'A 276 interchange (ASC X12 005010X212).' }), request: t.arg({ type: 'JSONObject', description: 'The inquiry in JSON (see the REST route’s schema).' }) },
       resolve: async (_r, a, ctx) => {
-        const result = await claimStatus(call(ctx), { x12: a.x12 ?? null, request: a.request ?? null }, new Date());
+        const result = await offload('claim-status', clearinghouseCall(ctx, { x12: a.x12 ?? null, request: a.request ?? null }));
         services.publishCommitted();
         return result;
       },
@@ -135,7 +137,7 @@ export function defineClearinghouse(builder: SubgraphBuilder, services: Subgraph
       authScopes: { scope: CLEARINGHOUSE_SCOPES.eligibility },
       args: { x12: t.arg.string({ description: 'A 270 interchange (ASC X12 005010X279A1).' }), request: t.arg({ type: 'JSONObject', description: 'The inquiry in JSON (see the REST route’s schema).' }) },
       resolve: async (_r, a, ctx) => {
-        const result = await checkEligibility(call(ctx), { x12: a.x12 ?? null, request: a.request ?? null }, new Date());
+        const result = await offload('eligibility', clearinghouseCall(ctx, { x12: a.x12 ?? null, request: a.request ?? null }));
         services.publishCommitted();
         return result;
       },
@@ -146,9 +148,7 @@ export function defineClearinghouse(builder: SubgraphBuilder, services: Subgraph
       authScopes: { scope: CLEARINGHOUSE_SCOPES.claims },
       args: { x12: t.arg.string({ description: 'An 837P interchange (ASC X12 005010X222A1).' }), request: t.arg({ type: 'JSONObject', description: 'The claims in JSON (see the REST route’s schema).' }) },
       resolve: async (_r, a, ctx) => {
-        const input = { x12: a.x12 ?? null, request: a.request ?? null };
-        const at = new Date();
-        const result = offload.submitClaims ? await offload.submitClaims({ principal: ctx.principal, requestId: ctx.requestId, input, at: at.toISOString() }) : await submitClaims(call(ctx), input, at);
+        const result = await offload('submit-claims', clearinghouseCall(ctx, { x12: a.x12 ?? null, request: a.request ?? null }));
         services.publishCommitted();
         return result;
       },

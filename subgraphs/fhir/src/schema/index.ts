@@ -16,7 +16,7 @@ import type { FhirOffload } from '../jobs.js';
 export type { ExportWakeup, SyncWakeup };
 
 /** The FHIR subgraph's federated schema. */
-export function buildFhirSchema(services: SubgraphServices, exportWakeup: ExportWakeup = {}, syncWakeup: SyncWakeup = {}, offload: FhirOffload = {}): GraphQLSchema {
+export function buildFhirSchema(services: SubgraphServices, exportWakeup: ExportWakeup = {}, syncWakeup: SyncWakeup = {}, offload: FhirOffload): GraphQLSchema {
   const builder = createSubgraphBuilder();
   builder.mutationType({});
   builder.queryFields((t) => ({
@@ -28,7 +28,7 @@ export function buildFhirSchema(services: SubgraphServices, exportWakeup: Export
   }));
   defineFhirInteractions(builder, services);
   defineBulkExport(builder, services, exportWakeup);
-  defineSyncJobs(builder, services, syncWakeup);
+  defineSyncJobs(builder, services, syncWakeup, offload);
   defineWearables(builder, services, syncWakeup);
   const typed = defineTypedFhir(builder, services);
   defineSharingRules(builder);

@@ -1,7 +1,7 @@
 import { DomainError, isSourceOrigin, type SubgraphBuilder, type SubgraphContext, type SubgraphServices } from '@svc/platform';
 import type { FhirCall } from '../domain/interactions.js';
 import { submitSyncJob, syncJobStatus, type SyncJobStatus } from '../domain/sync-submission.js';
-import { parseExactJson } from '../domain/exact-json.js';
+import type { FhirOffload } from '../jobs.js';
 
 /** Lets a submission wake this process's sync worker (set once the worker runs). */
 export interface SyncWakeup {
@@ -12,7 +12,7 @@ export interface SyncWakeup {
  * Asynchronous submissions as gateway operations: `POST /fhir/R4` with `Prefer: respond-async` (a
  * batch or transaction Bundle) or with an NDJSON body, and the status URL `/fhir/R4/$sync-status/{jobId}`.
  */
-export function defineSyncJobs(builder: SubgraphBuilder, services: SubgraphServices, wakeup: SyncWakeup) {
+export function defineSyncJobs(builder: SubgraphBuilder, services: SubgraphServices, wakeup: SyncWakeup, offload: FhirOffload) {
   const fhirBase = `${services.runtime.config.publicUrl}/fhir/R4`;
   const call = (ctx: SubgraphContext, source?: string | null): FhirCall => {
     if (source !== undefined && source !== null && !isSourceOrigin(source)) {
@@ -69,7 +69,8 @@ export function defineSyncJobs(builder: SubgraphBuilder, services: SubgraphServi
         if (hasBundle === hasNdjson) {
           throw new DomainError('BAD_REQUEST', 'Send exactly one of bundle and ndjson.', { fieldErrors: [{ field: hasBundle ? 'ndjson' : 'bundle', message: 'exactly one of bundle and ndjson is required' }] });
         }
-        const accepted = await submitSyncJob(call(ctx, a.source), hasBundle ? { bundle: a.bundleText !== undefined && a.bundleText !== null ? parseExactJson(a.bundleText, 'bundleText') : a.bundle } : { ndjson: a.ndjson! }, { returnResources: a.returnResources ?? true, limits: services.runtime.config.fhirSync });
+        const submission = a.ndjson !== undefined && a.ndjson !== null ? { ndjson: a.ndjson } : a.bundleText !== undefined && a.bundleText !== null ? { bundleText: a.bundleText } : { bundle: a.bundle };
+        const accepted = await submitSyncJob(call(ctx, a.source), () => offload('check-submission', submission), { returnResources: a.returnResources ?? true, limits: services.runtime.config.fhirSync });
         services.publishCommitted();
         wakeup.wake?.();
         return accepted;
