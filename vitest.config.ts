@@ -7,7 +7,11 @@ export default defineConfig({
   resolve: {
     // Node loads graphql's CommonJS build (its package.json has no "exports"); Vite would otherwise
     // pick the .mjs build for our own files, and two graphql realms cannot share a schema.
-    alias: [{ find: /^graphql$/, replacement: require.resolve('graphql') }],
+    // The SDK's tests and examples import it by its package name, from its sources (no build needed).
+    alias: [
+      { find: /^graphql$/, replacement: require.resolve('graphql') },
+      { find: /^@health-partner\/sdk$/, replacement: new URL('./sdk/typescript/src/index.ts', import.meta.url).pathname },
+    ],
   },
   test: {
     include: ['**/*.test.ts'],

@@ -3,3 +3,5 @@ export * from './gateway-client.js';
 export * from './deprecation.js';
 export * from './routes/route.js';
 export * from './routes/table.js';
+export { buildOpenApiDocument } from './catalog/openapi.js';
+export { productLimits } from './catalog/products.js';

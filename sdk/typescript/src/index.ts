@@ -1,0 +1,10 @@
+export { createPartnerClient, SDK_VERSION, type PartnerClient, type PartnerClientOptions } from './client.js';
+export type { ClientSecretCredentials, Credentials, PrivateKeyJwtCredentials, TokenCredentials } from './auth.js';
+export { ApiError, type FieldError } from './errors.js';
+export type { DeprecationWarning } from './deprecation.js';
+export type { ClientEvents, RetryNotice } from './events.js';
+export type { RetryOptions } from './transport.js';
+export { FhirClient, type ExportManifest, type ExportOptions, type SearchParams } from './fhir.js';
+export { DeliveryDeduplicator, verifyWebhook, WebhookVerificationFailed, type VerifiedDelivery, type VerifyOptions, type WebhookEvent } from './webhooks.js';
+export type { JsonBody, QueryOf } from './operations.js';
+export type { paths, operations, components } from './generated/openapi.js';
