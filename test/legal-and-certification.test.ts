@@ -136,8 +136,7 @@ describe('legal documents, BAA e-signature, SDK catalog and certification', () =
       expect(live.statusCode).toBe(200);
       expect(live.json()).toEqual(ecosystem.json());
       const catalog = ecosystem.json();
-      expect(catalog.sdks.map((s: { id: string }) => s.id)).toEqual(['typescript', 'python', 'java', 'dotnet', 'go', 'ruby']);
-      expect(catalog.sdks[0]).toMatchObject({ package_name: '@health-partner/sdk', registry: 'npm', status: 'stable', install: 'npm install @health-partner/sdk' });
+      expect(catalog.sdks[0]).toMatchObject({ id: 'typescript', package_name: '@health-partner/sdk', registry: 'npm', status: 'stable', source: 'sdk/typescript' });
       expect(catalog.features.map((f: { code: string }) => f.code)).toContain('webhook_verification');
     });
 

@@ -7,7 +7,7 @@ import { snakeKeys } from '../routes/snake-case.js';
  */
 export const sdkCatalogOperation: GatewayOperation = {
   document:
-    'query SdkCatalog { sdkCatalog { sdks { id language packageName registry version repositoryUrl documentationUrl minRuntime features status releasedAt install } features { code description } } }',
+    'query SdkCatalog { sdkCatalog { sdks { id language packageName registry published version source readme generator minRuntime features status releasedAt install } features { code description } } }',
   result: (data) => snakeKeys(data['sdkCatalog']),
 };
 
@@ -20,20 +20,22 @@ export const SDK_CATALOG_SCHEMA: JsonSchema = {
       type: 'array',
       items: {
         type: 'object',
-        required: ['id', 'language', 'package_name', 'registry', 'version', 'repository_url', 'documentation_url', 'min_runtime', 'features', 'status', 'released_at', 'install'],
+        required: ['id', 'language', 'package_name', 'registry', 'published', 'version', 'source', 'readme', 'generator', 'min_runtime', 'features', 'status', 'released_at', 'install'],
         properties: {
           id: { type: 'string', examples: ['typescript'] },
           language: { type: 'string' },
           package_name: { type: 'string' },
-          registry: { type: 'string', enum: ['npm', 'pypi', 'maven_central', 'nuget', 'go_modules', 'rubygems'] },
-          version: { type: 'string', description: 'Latest published version (semantic versioning).' },
-          repository_url: { type: 'string', format: 'uri' },
-          documentation_url: { type: 'string', format: 'uri' },
+          registry: { type: 'string', enum: ['npm', 'pypi', 'maven_central', 'nuget', 'go_modules', 'rubygems'], description: 'The registry the package is meant for.' },
+          published: { type: 'boolean', description: 'False while the package is installed from the platform repository (a path or a packed archive), not from its registry.' },
+          version: { type: 'string', description: 'Version of the package in the platform repository (semantic versioning).' },
+          source: { type: 'string', description: 'Its directory in the platform repository.', examples: ['sdk/typescript'] },
+          readme: { type: 'string', description: 'Its README (quick start) in the platform repository.' },
+          generator: { type: ['string', 'null'], description: 'The command that generates it from the OpenAPI document, for a generated package.' },
           min_runtime: { type: 'string' },
           features: { type: 'array', items: { type: 'string' } },
           status: { type: 'string', enum: ['stable', 'beta'] },
           released_at: { type: 'string', format: 'date' },
-          install: { type: 'string' },
+          install: { type: 'string', description: 'A command that installs it today, from a checkout of the platform repository.' },
         },
       },
     },
