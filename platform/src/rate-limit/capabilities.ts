@@ -84,7 +84,8 @@ export const CAPABILITIES = {
   'oauth.clients.rotate-secret': capability('oauth.clients.rotate-secret', 'partner-ecosystem', { points: 10, per: 'hour' }, ['Mutation.rotateOAuthClientSecret']),
   // Operators: replace a partner's granted scopes.
   'partners.scopes.update': capability('partners.scopes.update', 'partner-ecosystem', perMinute(30), ['Mutation.updatePartnerScopeGrant']),
-  // Webhooks: the three REST routes and their twins; the portal's other webhook fields (no REST route) share one counter.
+  // Webhooks: the spec's three routes and their twins; managing one endpoint (test.ping, delivery log, redelivery,
+  // secret rotation, enabling) shares one counter on both doors.
   'webhooks.register': capability('webhooks.register', 'partner-ecosystem', perMinute(10), ['Mutation.createWebhook']),
   'webhooks.list': capability('webhooks.list', 'partner-ecosystem', perMinute(60), ['Query.webhooks']),
   'webhooks.remove': capability('webhooks.remove', 'partner-ecosystem', perMinute(30), ['Mutation.removeWebhook']),
@@ -96,6 +97,9 @@ export const CAPABILITIES = {
     'Mutation.sendWebhookTestPing',
     'Mutation.redeliverWebhookDelivery',
   ]),
+  'webhooks.event-types': capability('webhooks.event-types', 'partner-ecosystem', perMinute(60), ['Query.webhookEventTypes']),
+  // The partner's own onboarding application, as the partner reads it once approved.
+  'partners.application': capability('partners.application', 'partner-ecosystem', perMinute(30), ['Query.partner.application']),
   // Identity
   'identity.match': capability('identity.match', 'identity', perMinute(120), ['Query.identityMatch']),
   'identity.resolve': capability('identity.resolve', 'identity', perMinute(60), ['Mutation.resolveIdentity']),

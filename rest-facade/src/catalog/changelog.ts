@@ -28,6 +28,7 @@ export function deprecationNotices(routes: readonly RouteSpec[]): DeprecationNot
  * `releaseHistory`, through the gateway) and of the deprecations in the route table.
  */
 export const changelogOperation: LocalOperation = {
+  documents: [RELEASES_QUERY],
   async local(input, { routes, publicUrl, execute }) {
     const data = await execute(RELEASES_QUERY);
     const rows = (data['releaseHistory'] ?? []) as { version: string; title: string; releasedAt: string; content: string }[];

@@ -234,6 +234,7 @@ const legacyRiskScore: GatewayOperation = {
  * theirs); the answer carries both the stored query and its result.
  */
 const legacyQuery: LocalOperation = {
+  documents: [NL_DOC, EXECUTE_DOC],
   async local(input, context) {
     const interpreted = await context.execute(NL_DOC, nlVariables(input.body));
     const query = interpreted['analyticsQueryInterpret'] as Record<string, unknown>;

@@ -151,11 +151,13 @@ function revocationTarget({ query, body }: RouteInput): { id: string; reason: st
 }
 
 /** Revoke an API token (`tok_…`) or an OAuth client (`cli_…`); both emit partner.token.revoked. */
+const REVOKE_CLIENT_DOC = `mutation RevokeOAuthClient($id: ID!, $reason: String) { revocation: revokeOAuthClient(clientId: $id, reason: $reason) { ${REVOCATION_FIELDS} } }`;
+const REVOKE_TOKEN_DOC = `mutation RevokeApiToken($id: ID!, $reason: String) { revocation: revokeApiToken(tokenId: $id, reason: $reason) { ${REVOCATION_FIELDS} } }`;
+
 export const revokeToken: GatewayOperation = {
   document: (_principal, input) =>
-    isId('cli', singleQueryValue(input.query, 'token_id') ?? (input.body as { token_id?: unknown } | undefined)?.token_id)
-      ? `mutation RevokeOAuthClient($id: ID!, $reason: String) { revocation: revokeOAuthClient(clientId: $id, reason: $reason) { ${REVOCATION_FIELDS} } }`
-      : `mutation RevokeApiToken($id: ID!, $reason: String) { revocation: revokeApiToken(tokenId: $id, reason: $reason) { ${REVOCATION_FIELDS} } }`,
+    isId('cli', singleQueryValue(input.query, 'token_id') ?? (input.body as { token_id?: unknown } | undefined)?.token_id) ? REVOKE_CLIENT_DOC : REVOKE_TOKEN_DOC,
+  documents: [REVOKE_CLIENT_DOC, REVOKE_TOKEN_DOC],
   variables: (input) => revocationTarget(input),
   result: (data) => snakeKeys(data['revocation']),
 };

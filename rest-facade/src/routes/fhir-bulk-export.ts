@@ -99,6 +99,7 @@ const CHUNK_DOC = 'query FhirExportChunk($jobId: ID!, $file: String!, $afterSeq:
 
 /** The NDJSON file, streamed: the first chunk is fetched before answering (so 404s are real), the rest as the client reads. */
 const FILE: LocalOperation = {
+  documents: [CHUNK_DOC],
   async local(input, context): Promise<RouteResult> {
     const variables = { jobId: input.params['jobId'], file: input.params['file'] };
     const fetchAfter = async (afterSeq: number) => (await context.execute(CHUNK_DOC, { ...variables, afterSeq }))['fhirExportChunk'] as { seq: number; data: string } | null;

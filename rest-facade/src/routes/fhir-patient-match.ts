@@ -70,6 +70,7 @@ export function readMatchParameters(body: unknown): MatchInput {
 }
 
 const PATIENT_MATCH: LocalOperation = {
+  documents: [MATCH_DOC],
   async local(input: RouteInput, { execute, publicUrl }) {
     const params = readMatchParameters(input.body);
     const data = await execute(MATCH_DOC, { resource: params.resource, onlyCertainMatches: params.onlyCertainMatches, count: null });

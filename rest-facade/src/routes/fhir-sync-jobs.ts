@@ -72,6 +72,7 @@ function accepted(data: Record<string, unknown>): RouteResult {
 export function bundleOrSyncJob(synchronous: GatewayOperation): GatewayOperation {
   return {
     document: (principal, input) => (isAsyncSubmission(input) ? SUBMIT_DOC : typeof synchronous.document === 'string' ? synchronous.document : synchronous.document(principal, input)),
+    documents: [SUBMIT_DOC, ...(typeof synchronous.document === 'string' ? [synchronous.document] : (synchronous.documents ?? []))],
     variables: (input) => (isAsyncSubmission(input) ? submitVariables(input) : (synchronous.variables?.(input) ?? {})),
     result: (data, input) => (isAsyncSubmission(input) ? data['fhirSyncSubmit'] : synchronous.result(data, input)),
     respond: (data, input) => (isAsyncSubmission(input) ? accepted(data) : synchronous.respond ? synchronous.respond(data, input) : { body: synchronous.result(data, input) }),

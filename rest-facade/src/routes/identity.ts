@@ -250,13 +250,18 @@ export function changeRequestBody(request: ChangeRequestData, audit: Record<stri
   };
 }
 
+const CHANGE_DOCUMENTS = {
+  approve: `mutation ApproveIdentityChange($id: ID!, $source: String!, $note: String) { approveIdentityChange(requestId: $id, source: $source, note: $note) { request { ${REQUEST_FIELDS} } audit { ${AUDIT_FIELDS} } } }`,
+  reject: `mutation RejectIdentityChange($id: ID!, $source: String!, $note: String) { rejectIdentityChange(requestId: $id, source: $source, note: $note) { ${REQUEST_FIELDS} } }`,
+  merge: `mutation RequestIdentityMerge($input: RequestIdentityMergeInput!, $source: String!) { requestIdentityMerge(input: $input, source: $source) { ${REQUEST_FIELDS} } }`,
+  split: `mutation RequestIdentitySplit($input: RequestIdentitySplitInput!, $source: String!) { requestIdentitySplit(input: $input, source: $source) { ${REQUEST_FIELDS} } }`,
+};
+
 function changeDocument(kind: 'merge' | 'split', input: RouteInput): string {
   const form = changeForm(input.body, kind);
-  if (form.form === 'approve') return `mutation ApproveIdentityChange($id: ID!, $source: String!, $note: String) { approveIdentityChange(requestId: $id, source: $source, note: $note) { request { ${REQUEST_FIELDS} } audit { ${AUDIT_FIELDS} } } }`;
-  if (form.form === 'reject') return `mutation RejectIdentityChange($id: ID!, $source: String!, $note: String) { rejectIdentityChange(requestId: $id, source: $source, note: $note) { ${REQUEST_FIELDS} } }`;
-  return kind === 'merge'
-    ? `mutation RequestIdentityMerge($input: RequestIdentityMergeInput!, $source: String!) { requestIdentityMerge(input: $input, source: $source) { ${REQUEST_FIELDS} } }`
-    : `mutation RequestIdentitySplit($input: RequestIdentitySplitInput!, $source: String!) { requestIdentitySplit(input: $input, source: $source) { ${REQUEST_FIELDS} } }`;
+  if (form.form === 'approve') return CHANGE_DOCUMENTS.approve;
+  if (form.form === 'reject') return CHANGE_DOCUMENTS.reject;
+  return CHANGE_DOCUMENTS[kind];
 }
 
 function changeVariables(kind: 'merge' | 'split', input: RouteInput): Record<string, unknown> {
@@ -570,6 +575,7 @@ export const identityRoutes: RouteSpec[] = [
     responseBody: CHANGE_RESPONSE_SCHEMA,
     operation: {
       document: (_principal, input) => changeDocument('merge', input),
+      documents: [CHANGE_DOCUMENTS.merge, CHANGE_DOCUMENTS.approve, CHANGE_DOCUMENTS.reject],
       variables: (input) => changeVariables('merge', input),
       result: (data) => changeResult(data),
     },
@@ -601,6 +607,7 @@ export const identityRoutes: RouteSpec[] = [
     responseBody: CHANGE_RESPONSE_SCHEMA,
     operation: {
       document: (_principal, input) => changeDocument('split', input),
+      documents: [CHANGE_DOCUMENTS.split, CHANGE_DOCUMENTS.approve, CHANGE_DOCUMENTS.reject],
       variables: (input) => changeVariables('split', input),
       result: (data) => changeResult(data),
     },

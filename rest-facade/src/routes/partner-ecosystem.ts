@@ -25,6 +25,8 @@ import { rateLimitUsage, rateLimitUsageSchemas } from './rate-limit-usage-operat
 
 const TOKEN_FIELDS = 'tokenId partnerGpid name scopes createdAt expiresAt';
 const METRIC_FIELDS = 'window since jobsTotal jobsCompleted jobsFailed jobsInFlight recordsProcessed successRate lastCompletedAt lastFailedAt errorCodes { code count }';
+const PIPELINE_PARTNERS_DOC = `query PipelinePartners($first: Int, $after: String, $window: String) { partners(first: $first, after: $after) { edges { node { gpid legalName pipelineMetrics(window: $window) { ${METRIC_FIELDS} } } } pageInfo { hasNextPage endCursor } } }`;
+const PIPELINE_PARTNER_DOC = `query PipelinePartner($gpid: ID!, $window: String) { partner(gpid: $gpid) { gpid legalName pipelineMetrics(window: $window) { ${METRIC_FIELDS} } } }`;
 
 interface MetricsRow {
   window: string;
@@ -167,10 +169,8 @@ export const partnerEcosystemRoutes: RouteSpec[] = [
     operation: {
       // Operators page through every partner; a partner sees itself.
       // Metrics are computed by the pipeline subgraph over the stored jobs (Partner.pipelineMetrics, the GraphQL twin).
-      document: (principal) =>
-        isOperator(principal)
-          ? `query PipelinePartners($first: Int, $after: String, $window: String) { partners(first: $first, after: $after) { edges { node { gpid legalName pipelineMetrics(window: $window) { ${METRIC_FIELDS} } } } pageInfo { hasNextPage endCursor } } }`
-          : `query PipelinePartner($gpid: ID!, $window: String) { partner(gpid: $gpid) { gpid legalName pipelineMetrics(window: $window) { ${METRIC_FIELDS} } } }`,
+      document: (principal) => (isOperator(principal) ? PIPELINE_PARTNERS_DOC : PIPELINE_PARTNER_DOC),
+      documents: [PIPELINE_PARTNERS_DOC, PIPELINE_PARTNER_DOC],
       variables: ({ query, principal }) => {
         // A cursor this API did not issue is refused by name for every caller, before any lookup.
         const raw = query['cursor'];

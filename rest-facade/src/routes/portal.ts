@@ -146,6 +146,7 @@ export const portalRoutes: RouteSpec[] = [
       // A portal session ends everywhere at once (its WebSockets close); a kept bearer (an operator
       // token) is only forgotten by the browser, since it lives on outside the portal.
       document: (principal) => (principal.kind === 'portal' ? 'mutation PortalSignOut { logout { sessionId } }' : 'query PortalForget { viewer { kind } }'),
+      documents: ['mutation PortalSignOut { logout { sessionId } }', 'query PortalForget { viewer { kind } }'],
       result: () => null,
       respond: (_data, input) => ({ body: null, headers: { ...NO_STORE, 'set-cookie': portalClearCookie(input.secureCookies) } }),
     },

@@ -56,6 +56,11 @@ export interface RouteResult {
 export interface GatewayOperation {
   /** The GraphQL document, or a choice of document by principal (operators see more) or by input. */
   document: string | ((principal: Principal, input: RouteInput) => string);
+  /**
+   * When `document` is a choice: every document it may choose. The check that each GraphQL field a
+   * partner can call has a route (test/rest-graphql-coverage.test.ts) reads the fields from them.
+   */
+  documents?: readonly string[];
   /** Variables from the request; throws a DomainError on bad input. */
   variables?(input: RouteInput): Record<string, unknown>;
   /** The response body from the operation's data; throws a DomainError (e.g. NOT_FOUND). */
@@ -73,6 +78,8 @@ export interface GatewayOperation {
 /** A route the facade answers itself from the route table (catalog, OpenAPI, changelog). */
 export interface LocalOperation {
   local(input: RouteInput, context: LocalContext): RouteResult | Promise<RouteResult>;
+  /** The gateway documents `local` runs through `context.execute`, if any (for the same check). */
+  documents?: readonly string[];
 }
 
 /** What a local operation may use besides its input. */

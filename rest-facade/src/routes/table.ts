@@ -7,10 +7,11 @@ import { otherRoutes } from './other.js';
 import { legalAndCertificationRoutes } from './legal-and-certification.js';
 import { clearinghouseRoutes } from './clearinghouse.js';
 import { portalRoutes } from './portal.js';
+import { partnerOperationRoutes } from './partner-operations.js';
 import type { RouteSpec } from './route.js';
 
 /** Every documented HTTP path. The router, the route catalog and OpenAPI are generated from it. */
-export const ROUTES: readonly RouteSpec[] = [...partnerEcosystemRoutes, ...identityRoutes, ...identityReviewRoutes, ...identityScoringModelRoutes, ...fhirRoutes, ...otherRoutes, ...legalAndCertificationRoutes, ...clearinghouseRoutes, ...portalRoutes];
+export const ROUTES: readonly RouteSpec[] = [...partnerEcosystemRoutes, ...identityRoutes, ...identityReviewRoutes, ...identityScoringModelRoutes, ...fhirRoutes, ...otherRoutes, ...legalAndCertificationRoutes, ...clearinghouseRoutes, ...portalRoutes, ...partnerOperationRoutes];
 
 /** The spec's Limits table, declared in platform and shared with the gateway. */
 export { PRODUCT_LIMITS } from '@svc/platform';

@@ -283,15 +283,16 @@ const isLocal = (input: RouteInput): boolean => {
   return typeof body === 'object' && body !== null && body['home_community_id'] === input.homeCommunityId;
 };
 
-export const xcaRetrieve: GatewayOperation = {
-  document: (_principal, input) =>
-    isLocal(input)
-      ? `mutation TefcaRetrieve($purposeOfUse: String, $requestingCommunityId: String, $homeCommunityId: String!, $repositoryId: String!, $documentId: String!) {
+const RETRIEVE_LOCAL_DOC = `mutation TefcaRetrieve($purposeOfUse: String, $requestingCommunityId: String, $homeCommunityId: String!, $repositoryId: String!, $documentId: String!) {
   document: tefcaRetrieveDocument(purposeOfUse: $purposeOfUse, requestingCommunityId: $requestingCommunityId, homeCommunityId: $homeCommunityId, repositoryId: $repositoryId, documentId: $documentId) { ${CONTENT_FIELDS} }
-}`
-      : `mutation TefcaRetrieveRemote($purposeOfUse: String, $homeCommunityId: String!, $repositoryId: String!, $documentId: String!, $timeoutMs: Int) {
+}`;
+const RETRIEVE_REMOTE_DOC = `mutation TefcaRetrieveRemote($purposeOfUse: String, $homeCommunityId: String!, $repositoryId: String!, $documentId: String!, $timeoutMs: Int) {
   document: tefcaRetrieveRemoteDocument(purposeOfUse: $purposeOfUse, homeCommunityId: $homeCommunityId, repositoryId: $repositoryId, documentId: $documentId, timeoutMs: $timeoutMs) { ${CONTENT_FIELDS} }
-}`,
+}`;
+
+export const xcaRetrieve: GatewayOperation = {
+  document: (_principal, input) => (isLocal(input) ? RETRIEVE_LOCAL_DOC : RETRIEVE_REMOTE_DOC),
+  documents: [RETRIEVE_LOCAL_DOC, RETRIEVE_REMOTE_DOC],
   variables: (input) => {
     const { timeoutMs, requestingCommunityId, ...rest } = retrieveInput(input);
     return isLocal(input) ? { ...rest, requestingCommunityId } : { ...rest, timeoutMs };
@@ -406,6 +407,7 @@ function legacy(inbound: GatewayOperation, outbound: GatewayOperation): GatewayO
       const op = pick(input);
       return typeof op.document === 'string' ? op.document : op.document(principal, input);
     },
+    documents: [inbound, outbound].flatMap((op) => (typeof op.document === 'string' ? [op.document] : (op.documents ?? []))),
     variables: (input) => pick(input).variables?.(input) ?? {},
     result: (data, input) => pick(input).result(data, input),
   };

@@ -9,14 +9,14 @@ import { snakeKeys } from './snake-case.js';
  * the endpoint is named by `?webhook_id=whk_…` (or a JSON body `{ "webhook_id": … }`), the way
  * DELETE /cms/tokens names a token.
  */
-const WEBHOOK_FIELDS = 'webhookId partnerGpid url description eventTypes enabled disabledReason disabledAt lastSuccessAt previousSecretExpiresAt createdAt';
+export const WEBHOOK_FIELDS = 'webhookId partnerGpid url description eventTypes enabled disabledReason disabledAt lastSuccessAt previousSecretExpiresAt createdAt';
 
 const TIMESTAMP: JsonSchema = { type: 'string', format: 'date-time' };
 const NULLABLE_TIMESTAMP: JsonSchema = { ...TIMESTAMP, type: ['string', 'null'] };
 const PARTNER_GPID: JsonSchema = { type: 'string', pattern: '^CMS-[0-9]{8}$', description: 'CMS GPID.' };
-const WEBHOOK_ID: JsonSchema = { type: 'string', pattern: '^whk_[0-9a-z]{26}$' };
+export const WEBHOOK_ID: JsonSchema = { type: 'string', pattern: '^whk_[0-9a-z]{26}$' };
 
-const WEBHOOK_SCHEMA: JsonSchema = {
+export const WEBHOOK_SCHEMA: JsonSchema = {
   type: 'object',
   required: ['webhook_id', 'partner_gpid', 'url', 'event_types', 'enabled', 'created_at'],
   properties: {

@@ -1,8 +1,10 @@
 import type { ObjectRef } from '@pothos/core';
 import type { EntityManager } from '@mikro-orm/core';
 import {
+  actsFor,
   connectionType,
   decodeOptionalCursor,
+  DomainError,
   isId,
   isOperator,
   pageSize,
@@ -140,6 +142,19 @@ export function definePartnerApplication(builder: Builder, services: SubgraphSer
     });
 
   const ApplicationConnection = connectionType(builder, 'PartnerApplication', Application);
+
+  builder.objectFields(partnerType, (t) => ({
+    application: t.field({
+      type: Application,
+      nullable: true,
+      description: 'The onboarding application this partner was created from (the partner itself, or operators); null for a partner registered directly by an operator.',
+      authScopes: { anyScope: ['cms.partner.read', 'cms.partner.write', 'cms.admin'] },
+      resolve: (partner, _args, ctx) => {
+        if (!actsFor(ctx.principal, partner.gpid)) throw new DomainError('FORBIDDEN', "Another partner's application is not visible.");
+        return partnerApplications.byPartner(ctx.em, partner.gpid);
+      },
+    }),
+  }));
 
   builder.queryFields((t) => ({
     partnerApplication: t.field({

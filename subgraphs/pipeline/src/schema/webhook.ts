@@ -271,13 +271,17 @@ export function defineWebhooks(builder: SubgraphBuilder, services: SubgraphServi
     redeliverWebhookDelivery: t.field({
       type: DeliveryRef,
       description: 'Send a finished delivery again under the same delivery id (webhook-id), with a fresh retry schedule.',
-      args: { deliveryId: t.arg.id({ required: true }) },
+      args: {
+        deliveryId: t.arg.id({ required: true }),
+        webhookId: t.arg.id({ description: 'When given, the delivery must be one of this endpoint (else NOT_FOUND, like a missing one).' }),
+      },
       authScopes: SCOPES,
       resolve: async (_root, args, ctx) => {
         return commit(
           ctx,
           async (em) => {
             const { delivery, webhook } = await loadDelivery(ctx, String(args.deliveryId), em);
+            if (args.webhookId && delivery.webhookId !== String(args.webhookId)) throw new DomainError('NOT_FOUND', `Delivery ${String(args.deliveryId)} does not exist.`);
             redeliver(delivery, webhook, settings, new Date());
             return delivery;
           },

@@ -1,0 +1,96 @@
+import { capabilityRoute, DomainError } from '@svc/platform';
+import type { JsonSchema, RouteSpec } from './route.js';
+
+/**
+ * GET /api/partner/application: the onboarding application the caller's partner was created from
+ * (Partner.application): its status, its saved steps (without the password) and the decision.
+ * A partner registered directly by an operator has none (404).
+ */
+
+const APPLICATION_FIELDS = 'id status organization integration account progress { nextStep complete steps { step status } } partnerGpid decisionReason createdAt updatedAt submittedAt decidedAt';
+const NULLABLE_TIMESTAMP: JsonSchema = { type: ['string', 'null'], format: 'date-time' };
+
+interface ApplicationData {
+  id: string;
+  status: string;
+  organization: unknown;
+  integration: unknown;
+  account: unknown;
+  progress: { nextStep: string | null; complete: boolean; steps: { step: string; status: string }[] };
+  partnerGpid: string | null;
+  decisionReason: string | null;
+  createdAt: string;
+  updatedAt: string;
+  submittedAt: string | null;
+  decidedAt: string | null;
+}
+
+/** The application in REST spelling; its steps keep the snake_case keys they were saved with. */
+function applicationBody(a: ApplicationData): Record<string, unknown> {
+  return {
+    application_id: a.id,
+    status: a.status.toLowerCase(),
+    organization: a.organization,
+    integration: a.integration,
+    account: a.account,
+    progress: {
+      next_step: a.progress.nextStep?.toLowerCase() ?? null,
+      complete: a.progress.complete,
+      steps: a.progress.steps.map((s) => ({ step: s.step.toLowerCase(), status: s.status.toLowerCase() })),
+    },
+    partner_gpid: a.partnerGpid,
+    decision_reason: a.decisionReason,
+    created_at: a.createdAt,
+    updated_at: a.updatedAt,
+    submitted_at: a.submittedAt,
+    decided_at: a.decidedAt,
+  };
+}
+
+export const partnerApplicationRoute: RouteSpec = {
+  id: 'partners.application',
+  method: 'GET',
+  path: '/api/partner/application',
+  ...capabilityRoute('partners.application'),
+  summary: "The caller's partner's onboarding application: status, saved steps and decision",
+  auth: 'bearer',
+  scopes: ['cms.partner.read', 'cms.partner.write'],
+  successStatus: 200,
+  operation: {
+    document: `query PartnerApplication($gpid: ID!) { partner(gpid: $gpid) { gpid application { ${APPLICATION_FIELDS} } } }`,
+    variables: ({ principal }) => {
+      if (!principal.partnerGpid) throw new DomainError('NOT_FOUND', 'The credential belongs to no partner.');
+      return { gpid: principal.partnerGpid };
+    },
+    result: (data) => {
+      const partner = data['partner'] as { application: ApplicationData | null } | null;
+      if (!partner?.application) throw new DomainError('NOT_FOUND', 'No onboarding application: this partner was registered directly by an operator.');
+      return applicationBody(partner.application);
+    },
+  },
+  responseBody: {
+    type: 'object',
+    required: ['application_id', 'status', 'progress', 'created_at'],
+    properties: {
+      application_id: { type: 'string', pattern: '^app_[0-9a-z]{26}$' },
+      status: { type: 'string', enum: ['draft', 'submitted', 'approved', 'rejected'] },
+      organization: { type: ['object', 'null'], description: 'Step 1 as saved.' },
+      integration: { type: ['object', 'null'], description: 'Step 2 as saved.' },
+      account: { type: ['object', 'null'], description: 'Step 3 as saved, without the password: { agreements }.' },
+      progress: {
+        type: 'object',
+        properties: {
+          next_step: { type: ['string', 'null'], enum: ['organization', 'integration', 'account', null] },
+          complete: { type: 'boolean' },
+          steps: { type: 'array', items: { type: 'object', properties: { step: { type: 'string' }, status: { type: 'string' } } } },
+        },
+      },
+      partner_gpid: { type: ['string', 'null'] },
+      decision_reason: { type: ['string', 'null'] },
+      created_at: { type: 'string', format: 'date-time' },
+      updated_at: { type: 'string', format: 'date-time' },
+      submitted_at: NULLABLE_TIMESTAMP,
+      decided_at: NULLABLE_TIMESTAMP,
+    },
+  },
+};
