@@ -3,10 +3,13 @@ import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportJWK, generateKeyPair } from 'jose';
 import { Webhook } from 'standardwebhooks';
-import { ApiError, createPartnerClient, DeliveryDeduplicator, verifyWebhook, WebhookVerificationFailed, type DeprecationWarning, type RetryNotice } from '@health-partner/sdk';
+import { ApiError, createPartnerClient, DeliveryDeduplicator, verifyWebhook, WebhookVerificationFailed, type DeprecationWarning, type RetryNotice, type WebhookEvent } from '@health-partner/sdk';
 import type { Bundle, Patient } from '@medplum/fhirtypes';
 import { generateTypes } from '../sdk/typescript/scripts/generate-types.js';
 import { quickstart } from '../sdk/typescript/examples/quickstart.js';
+import { fastifyReceiver } from '../sdk/typescript/examples/fastify-receiver.js';
+import { expressReceiver } from '../sdk/typescript/examples/express-receiver.js';
+import { eventually } from './support/patience.js';
 import { bootSystem, type TestSystem } from './support/system.js';
 import { apiToken } from './support/fhir.js';
 
@@ -114,6 +117,43 @@ describe('the TypeScript SDK against the embedded service', () => {
     expect((invalid as ApiError).status).toBeGreaterThanOrEqual(400);
   });
 
+  it('registers a webhook whose Fastify receiver (the example) verifies the test.ping with the SDK, refuses the forged probe, and manages it over REST', async () => {
+    const client = createPartnerClient({ baseUrl, credentials: { token } });
+    const received: WebhookEvent[] = [];
+    let secret = '';
+    const receiver = fastifyReceiver(() => secret, (event) => received.push(event));
+    const receiverUrl = await receiver.listen({ host: '127.0.0.1', port: 0 });
+    try {
+      const types = await client.webhooks.eventTypes();
+      expect(JSON.stringify(types)).toContain('pipeline.sync.completed');
+      const registered = await client.webhooks.register({ url: `${receiverUrl}/webhooks`, event_types: ['pipeline.sync.completed'] });
+      secret = registered.secret;
+      await client.webhooks.testPing(registered.webhook_id);
+      // Verified: the receiver answered the signed ping 2xx and refused the platform's forged probe.
+      const delivery = await eventually(async () => {
+        const page = await client.webhooks.deliveries(registered.webhook_id, { limit: 10 });
+        const ping = page.deliveries.find((d) => d.event_type === 'test.ping');
+        expect(ping).toMatchObject({ status: 'succeeded', last_error: null });
+        return ping!;
+      });
+      expect(received.map((e) => e.type)).toEqual(['test.ping']);
+
+      // A redelivery carries the same webhook-id: the receiver acknowledges it without handling it twice.
+      await client.webhooks.redeliver(registered.webhook_id, delivery.delivery_id);
+      await eventually(async () => expect((await client.webhooks.delivery(registered.webhook_id, delivery.delivery_id)).attempts).toBeGreaterThan(delivery.attempts));
+      expect(received).toHaveLength(1);
+
+      const rotated = await client.webhooks.rotateSecret(registered.webhook_id, { overlap_seconds: 60 });
+      expect(rotated.secret).toMatch(/^whsec_/);
+      expect(rotated.secret).not.toBe(secret);
+      const missing = await client.webhooks.deliveries('whk_00000000000000000000000000').catch((err: unknown) => err);
+      expect(missing).toMatchObject({ status: 404, code: 'NOT_FOUND' });
+      await client.webhooks.remove(registered.webhook_id);
+    } finally {
+      await receiver.close();
+    }
+  });
+
   it('sends a request refused with 429 again after its Retry-After, and tells the retry listener', async () => {
     const client = createPartnerClient({ baseUrl, credentials: { token } });
     const retries: RetryNotice[] = [];
@@ -161,6 +201,23 @@ describe('webhook verification (Standard Webhooks)', () => {
     expect(verifyWebhook(body, signed(new Date(now.getTime() - 600_000)), secret, { toleranceSeconds: 900 }).deliveryId).toBe('dlv_1');
     const { 'webhook-signature': _dropped, ...unsigned } = signed(now);
     expect(() => verifyWebhook(body, unsigned, secret)).toThrow(/webhook-signature header is missing/);
+  });
+
+  it('the Express receiver example answers a signed delivery 204 once, a repeat 204 without handling it, and a forgery 400', async () => {
+    const handled: string[] = [];
+    const server = expressReceiver(secret, (event) => handled.push(event.event_id)).listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/webhooks`;
+    try {
+      const post = (headers: Record<string, string>) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+      expect((await post(signed(new Date()))).status).toBe(204);
+      expect((await post(signed(new Date()))).status).toBe(204);
+      const forged = `whsec_${Buffer.from('a-forger-key-of-thirty-two-bytes').toString('base64')}`;
+      expect((await post(signed(new Date(), forged, 'dlv_2'))).status).toBe(400);
+      expect(handled).toEqual(['evt_1']);
+    } finally {
+      server.close();
+    }
   });
 
   it('deduplicates deliveries by webhook-id, within its bounds', () => {

@@ -9,14 +9,15 @@ import { pathToFileURL } from 'node:url';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { DeliveryDeduplicator, verifyWebhook, WebhookVerificationFailed, type WebhookEvent } from '@health-partner/sdk';
 
-export function fastifyReceiver(secret: string, onEvent: (event: WebhookEvent) => void): FastifyInstance {
+/** `secret`: the endpoint's whsec_… secret (or a function answering it, for one known only after registering). */
+export function fastifyReceiver(secret: string | (() => string), onEvent: (event: WebhookEvent) => void): FastifyInstance {
   const app = Fastify();
   const deliveries = new DeliveryDeduplicator();
   // The signature covers the raw bytes: keep the body as text.
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => done(null, body));
   app.post('/webhooks', async (request, reply) => {
     try {
-      const { deliveryId, event } = verifyWebhook(request.body as string, request.headers as Record<string, string>, secret);
+      const { deliveryId, event } = verifyWebhook(request.body as string, request.headers as Record<string, string>, typeof secret === 'string' ? secret : secret());
       if (deliveries.firstDelivery(deliveryId)) onEvent(event);
       return reply.code(204).send();
     } catch (err) {

@@ -34,6 +34,12 @@ export interface PartnerClient {
   tefca: ReturnType<typeof tefcaApi>;
   clearinghouse: ReturnType<typeof clearinghouseApi>;
   webhooks: ReturnType<typeof webhooksApi>;
+  /** The partner's event log and replay. */
+  events: ReturnType<typeof eventsApi>;
+  /** Sync jobs of the pipeline (created and finished by the partner's own ingestion). */
+  syncJobs: ReturnType<typeof syncJobsApi>;
+  /** The partner's own onboarding application and its status. */
+  application: ReturnType<typeof applicationApi>;
   /** Listen to `deprecation` and `retry` events; the answer stops listening. */
   on<K extends keyof ClientEvents>(name: K, listener: Listener<K>): () => void;
 }
@@ -58,6 +64,9 @@ export function createPartnerClient(options: PartnerClientOptions): PartnerClien
     tefca: tefcaApi(rest),
     clearinghouse: clearinghouseApi(rest, baseUrl, send),
     webhooks: webhooksApi(rest),
+    events: eventsApi(rest),
+    syncJobs: syncJobsApi(rest),
+    application: applicationApi(rest),
     on: (name, listener) => events.on(name, listener),
   };
 }
@@ -123,11 +132,50 @@ function clearinghouseApi(rest: Client<paths>, baseUrl: string, send: (request: 
 }
 
 function webhooksApi(rest: Client<paths>) {
+  const endpoint = (webhookId: string) => ({ params: { path: { webhook_id: webhookId } } });
   return {
     /** Register an endpoint; the answer holds its `secret` (whsec_…), shown only once. */
     register: (body: JsonBody<'webhooks.register'>) => ok(rest.POST('/api/partner/webhooks', { body })),
     list: () => ok(rest.GET('/api/partner/webhooks', {})),
+    get: (webhookId: string) => ok(rest.GET('/api/partner/webhooks/{webhook_id}', endpoint(webhookId))),
     remove: (webhookId: string) => ok(rest.DELETE('/api/partner/webhooks', { params: { query: { webhook_id: webhookId } } })),
+    /** Queue a signed test.ping; the delivery log shows whether the receiver verified it. */
+    testPing: (webhookId: string) => ok(rest.POST('/api/partner/webhooks/{webhook_id}/test', endpoint(webhookId))),
+    /** One page of the endpoint's delivery log, newest first; pass `cursor: next_cursor` for the next. */
+    deliveries: (webhookId: string, query?: QueryOf<'webhooks.deliveries'>) => ok(rest.GET('/api/partner/webhooks/{webhook_id}/deliveries', { params: { path: { webhook_id: webhookId }, query } })),
+    delivery: (webhookId: string, deliveryId: string) => ok(rest.GET('/api/partner/webhooks/{webhook_id}/deliveries/{delivery_id}', { params: { path: { webhook_id: webhookId, delivery_id: deliveryId } } })),
+    /** Send a finished delivery again, under the same delivery id. */
+    redeliver: (webhookId: string, deliveryId: string) => ok(rest.POST('/api/partner/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver', { params: { path: { webhook_id: webhookId, delivery_id: deliveryId } } })),
+    /** A new signing secret; deliveries carry both signatures for `overlap_seconds`. */
+    rotateSecret: (webhookId: string, body: JsonBody<'webhooks.rotate-secret'> = {}) => ok(rest.POST('/api/partner/webhooks/{webhook_id}/rotate-secret', { ...endpoint(webhookId), body })),
+    /** Re-enable an endpoint the platform disabled (gone, or failing for days). */
+    enable: (webhookId: string) => ok(rest.POST('/api/partner/webhooks/{webhook_id}/enable', endpoint(webhookId))),
+    /** The event types an endpoint can subscribe to. */
+    eventTypes: () => ok(rest.GET('/api/partner/webhook-event-types', {})),
   };
 }
 
+function eventsApi(rest: Client<paths>) {
+  return {
+    /** One page of the partner's event log. */
+    list: (query?: QueryOf<'events.list'>) => ok(rest.GET('/api/partner/events', { params: { query } })),
+    get: (eventId: string) => ok(rest.GET('/api/partner/events/{event_id}', { params: { path: { event_id: eventId } } })),
+    /** The events after `after` (an event id), in order: resume where a consumer stopped. */
+    replay: (query: QueryOf<'events.replay'>) => ok(rest.GET('/api/partner/events/replay', { params: { query } })),
+  };
+}
+
+function syncJobsApi(rest: Client<paths>) {
+  const job = (jobId: string) => ({ params: { path: { job_id: jobId } } });
+  return {
+    create: (body: JsonBody<'pipeline.sync-jobs.create'>) => ok(rest.POST('/cms/pipeline/sync-jobs', { body })),
+    list: (query?: QueryOf<'pipeline.sync-jobs.list'>) => ok(rest.GET('/cms/pipeline/sync-jobs', { params: { query } })),
+    get: (jobId: string) => ok(rest.GET('/cms/pipeline/sync-jobs/{job_id}', job(jobId))),
+    complete: (jobId: string, body: JsonBody<'pipeline.sync-jobs.complete'>) => ok(rest.POST('/cms/pipeline/sync-jobs/{job_id}/complete', { ...job(jobId), body })),
+    fail: (jobId: string, body: JsonBody<'pipeline.sync-jobs.fail'>) => ok(rest.POST('/cms/pipeline/sync-jobs/{job_id}/fail', { ...job(jobId), body })),
+  };
+}
+
+function applicationApi(rest: Client<paths>) {
+  return () => ok(rest.GET('/api/partner/application', {}));
+}

@@ -471,6 +471,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/partner/application": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's partner's onboarding application: status, saved steps and decision
+         * @description The caller's partner's onboarding application: status, saved steps and decision. Credential: bearer; one of the scopes cms.partner.read, cms.partner.write. Rate limit: 30/min.
+         */
+        get: operations["partners.application"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/partner/certification": {
         parameters: {
             query?: never;
@@ -515,6 +535,66 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/partner/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The event log, newest first: your partner's events (paged)
+         * @description The event log, newest first: your partner's events (paged). Credential: bearer.
+         */
+        get: operations["events.list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partner/events/{event_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One event of your partner
+         * @description One event of your partner. Credential: bearer.
+         */
+        get: operations["events.get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partner/events/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Replay: the ids of the events recorded after a given one, oldest first (paged; the event must be under 24 hours old)
+         * @description Replay: the ids of the events recorded after a given one, oldest first (paged; the event must be under 24 hours old). Credential: bearer.
+         */
+        get: operations["events.replay"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/partner/routes": {
         parameters: {
             query?: never;
@@ -527,6 +607,26 @@ export type paths = {
          * @description Full route catalog; authentication required. Credential: bearer. Rate limit: 30/min.
          */
         get: operations["catalog.routes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partner/webhook-event-types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every event type a webhook can subscribe to, TEFCA exchange events included
+         * @description Every event type a webhook can subscribe to, TEFCA exchange events included. Credential: bearer. Rate limit: 60/min.
+         */
+        get: operations["webhooks.event-types"];
         put?: never;
         post?: never;
         delete?: never;
@@ -558,6 +658,146 @@ export type paths = {
          * @description Remove a partner webhook (?webhook_id=whk_…). Credential: bearer; one of the scopes cms.webhooks.manage, cms.admin. Rate limit: 30/min.
          */
         delete: operations["webhooks.remove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partner/webhooks/{webhook_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One partner webhook
+         * @description One partner webhook. Credential: bearer; one of the scopes cms.webhooks.manage, cms.admin. Rate limit: 60/min.
+         */
+        get: operations["webhooks.get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partner/webhooks/{webhook_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The delivery log of an endpoint, newest first (paged)
+         * @description The delivery log of an endpoint, newest first (paged). Credential: bearer; one of the scopes cms.webhooks.manage, cms.admin. Rate limit: 60/min.
+         */
+        get: operations["webhooks.deliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partner/webhooks/{webhook_id}/deliveries/{delivery_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One delivery with its body and attempt log
+         * @description One delivery with its body and attempt log. Credential: bearer; one of the scopes cms.webhooks.manage, cms.admin. Rate limit: 60/min.
+         */
+        get: operations["webhooks.delivery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partner/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a finished delivery again (same delivery id, fresh retry schedule)
+         * @description Send a finished delivery again (same delivery id, fresh retry schedule). Credential: bearer; one of the scopes cms.webhooks.manage, cms.admin. Rate limit: 60/min.
+         */
+        post: operations["webhooks.redeliver"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partner/webhooks/{webhook_id}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enable an endpoint again after it was disabled (410 Gone or persistent failure)
+         * @description Enable an endpoint again after it was disabled (410 Gone or persistent failure). Credential: bearer; one of the scopes cms.webhooks.manage, cms.admin. Rate limit: 60/min.
+         */
+        post: operations["webhooks.enable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partner/webhooks/{webhook_id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace the signing secret (shown once); both signatures are sent during the overlap
+         * @description Replace the signing secret (shown once); both signatures are sent during the overlap. Credential: bearer; one of the scopes cms.webhooks.manage, cms.admin. Rate limit: 60/min.
+         */
+        post: operations["webhooks.rotate-secret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partner/webhooks/{webhook_id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Queue a signed test.ping to the endpoint (one attempt); follow it in the delivery log
+         * @description Queue a signed test.ping to the endpoint (one attempt); follow it in the delivery log. Credential: bearer; one of the scopes cms.webhooks.manage, cms.admin. Rate limit: 60/min.
+         */
+        post: operations["webhooks.test"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -801,6 +1041,90 @@ export type paths = {
         get: operations["pipeline.partners"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/cms/pipeline/sync-jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The partner's newest sync jobs (up to 20), newest first
+         * @description The partner's newest sync jobs (up to 20), newest first. Credential: bearer; one of the scopes cms.pipeline.read, cms.admin. Rate limit: 30/min.
+         */
+        get: operations["pipeline.sync-jobs.list"];
+        put?: never;
+        /**
+         * Record a sync job run by an external pipeline (queued, kind external)
+         * @description Record a sync job run by an external pipeline (queued, kind external). Credential: bearer; one of the scopes cms.fhir.bundle.push, cms.admin.
+         */
+        post: operations["pipeline.sync-jobs.create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/cms/pipeline/sync-jobs/{job_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One sync job of your partner
+         * @description One sync job of your partner. Credential: bearer; one of the scopes cms.pipeline.read, cms.admin.
+         */
+        get: operations["pipeline.sync-jobs.get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/cms/pipeline/sync-jobs/{job_id}/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark an external sync job completed; emits pipeline.sync.completed (operators)
+         * @description Mark an external sync job completed; emits pipeline.sync.completed (operators). Credential: bearer; one of the scopes cms.admin.
+         */
+        post: operations["pipeline.sync-jobs.complete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/cms/pipeline/sync-jobs/{job_id}/fail": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark an external sync job failed after its retries; emits pipeline.sync.failed (operators)
+         * @description Mark an external sync job failed after its retries; emits pipeline.sync.failed (operators). Credential: bearer; one of the scopes cms.admin.
+         */
+        post: operations["pipeline.sync-jobs.fail"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2823,24 +3147,35 @@ export interface operations {
                             description: string;
                         }[];
                         sdks: {
-                            /** Format: uri */
-                            documentation_url: string;
                             features: string[];
+                            /** @description The command that generates it from the OpenAPI document, for a generated package. */
+                            generator: string | null;
                             /** @example typescript */
                             id: string;
+                            /** @description A command that installs it today, from a checkout of the platform repository. */
                             install: string;
                             language: string;
                             min_runtime: string;
                             package_name: string;
-                            /** @enum {string} */
+                            /** @description False while the package is installed from the platform repository (a path or a packed archive), not from its registry. */
+                            published: boolean;
+                            /** @description Its README (quick start) in the platform repository. */
+                            readme: string;
+                            /**
+                             * @description The registry the package is meant for.
+                             * @enum {string}
+                             */
                             registry: "npm" | "pypi" | "maven_central" | "nuget" | "go_modules" | "rubygems";
                             /** Format: date */
                             released_at: string;
-                            /** Format: uri */
-                            repository_url: string;
+                            /**
+                             * @description Its directory in the platform repository.
+                             * @example sdk/typescript
+                             */
+                            source: string;
                             /** @enum {string} */
                             status: "stable" | "beta";
-                            /** @description Latest published version (semantic versioning). */
+                            /** @description Version of the package in the platform repository (semantic versioning). */
                             version: string;
                         }[];
                     };
@@ -3778,6 +4113,68 @@ export interface operations {
             503: components["responses"]["Problem503"];
         };
     };
+    "partners.application": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's partner's onboarding application: status, saved steps and decision */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Step 3 as saved, without the password: { agreements }. */
+                        account?: Record<string, never> | null;
+                        application_id: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        decided_at?: string | null;
+                        decision_reason?: string | null;
+                        /** @description Step 2 as saved. */
+                        integration?: Record<string, never> | null;
+                        /** @description Step 1 as saved. */
+                        organization?: Record<string, never> | null;
+                        partner_gpid?: string | null;
+                        progress: {
+                            complete?: boolean;
+                            /** @enum {string|null} */
+                            next_step?: "organization" | "integration" | "account" | null;
+                            steps?: {
+                                status?: string;
+                                step?: string;
+                            }[];
+                        };
+                        /** @enum {string} */
+                        status: "draft" | "submitted" | "approved" | "rejected";
+                        /** Format: date-time */
+                        submitted_at?: string | null;
+                        /** Format: date-time */
+                        updated_at?: string;
+                    };
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+        };
+    };
     "certification.status": {
         parameters: {
             query?: never;
@@ -3997,6 +4394,156 @@ export interface operations {
             503: components["responses"]["Problem503"];
         };
     };
+    "events.list": {
+        parameters: {
+            query?: {
+                /** @description next_cursor of the previous page. */
+                cursor?: string;
+                /** @description Items per page. */
+                limit?: number;
+                /** @description Comma-separated event types to keep (e.g. pipeline.sync.completed,pipeline.sync.failed). */
+                types?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event log, newest first: your partner's events (paged) */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        events: {
+                            /** @description The payload, as webhooks deliver it (its keys as sent). */
+                            data: Record<string, never>;
+                            /** @description Consumers deduplicate by it. */
+                            id: string;
+                            /** Format: date-time */
+                            occurred_at: string;
+                            partner_gpid?: string | null;
+                            /** @description e.g. pipeline.sync.completed */
+                            type: string;
+                        }[];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+        };
+    };
+    "events.get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The event (evt_…). */
+                event_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One event of your partner */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The payload, as webhooks deliver it (its keys as sent). */
+                        data: Record<string, never>;
+                        /** @description Consumers deduplicate by it. */
+                        id: string;
+                        /** Format: date-time */
+                        occurred_at: string;
+                        partner_gpid?: string | null;
+                        /** @description e.g. pipeline.sync.completed */
+                        type: string;
+                    };
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+        };
+    };
+    "events.replay": {
+        parameters: {
+            query: {
+                /** @description The last event you processed. Unknown, not yours, or out of the window: 404. */
+                after: string;
+                /** @description next_cursor of the previous page. */
+                cursor?: string;
+                /** @description Items per page. */
+                limit?: number;
+                /** @description Comma-separated event types to keep (e.g. pipeline.sync.completed,pipeline.sync.failed). */
+                types?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Replay: the ids of the events recorded after a given one, oldest first (paged; the event must be under 24 hours old) */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description When the event named by after occurred.
+                         */
+                        after_occurred_at: string;
+                        /** @description In recording order; a few may repeat (delivery is at least once). Read each with GET /api/partner/events/{event_id}. */
+                        event_ids: string[];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+        };
+    };
     "catalog.routes": {
         parameters: {
             query?: {
@@ -4073,6 +4620,47 @@ export interface operations {
                             summary: string;
                         }[];
                         total: number;
+                    };
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+        };
+    };
+    "webhooks.event-types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every event type a webhook can subscribe to, TEFCA exchange events included */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        event_types: {
+                            category?: string;
+                            description?: string;
+                            /** @enum {string} */
+                            status?: "emitted" | "planned";
+                            type?: string;
+                        }[];
                     };
                 };
             };
@@ -4284,6 +4872,434 @@ export interface operations {
             503: components["responses"]["Problem503"];
         };
     };
+    "webhooks.get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint (whk_…). */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One partner webhook */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        created_at: string;
+                        description?: string | null;
+                        /** Format: date-time */
+                        disabled_at?: string | null;
+                        /** @enum {string|null} */
+                        disabled_reason?: "gone" | "persistent_failure" | null;
+                        enabled: boolean;
+                        /** @description Event types, prefix wildcards (tefca.*) or *. */
+                        event_types: string[];
+                        /** Format: date-time */
+                        last_success_at?: string | null;
+                        /** @description CMS GPID. */
+                        partner_gpid: string;
+                        /**
+                         * Format: date-time
+                         * @description End of the rotation overlap, during which deliveries carry two signatures.
+                         */
+                        previous_secret_expires_at?: string | null;
+                        /** Format: uri */
+                        url: string;
+                        webhook_id: string;
+                    };
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+        };
+    };
+    "webhooks.deliveries": {
+        parameters: {
+            query?: {
+                /** @description next_cursor of the previous page. */
+                cursor?: string;
+                /** @description Items per page. */
+                limit?: number;
+                /** @description Only deliveries in this state. */
+                status?: "pending" | "sending" | "succeeded" | "failed" | "cancelled";
+            };
+            header?: never;
+            path: {
+                /** @description The endpoint (whk_…). */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery log of an endpoint, newest first (paged) */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        deliveries: {
+                            attempts: number;
+                            /** Format: date-time */
+                            completed_at?: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** @description The webhook-id header: the same on every attempt and redelivery. */
+                            delivery_id: string;
+                            event_id: string;
+                            event_type: string;
+                            last_error?: string | null;
+                            last_status_code?: number | null;
+                            /** Format: date-time */
+                            next_attempt_at?: string | null;
+                            /** @enum {string} */
+                            status: "pending" | "sending" | "succeeded" | "failed" | "cancelled";
+                            webhook_id: string;
+                        }[];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+        };
+    };
+    "webhooks.delivery": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The delivery (dlv_…), one of this endpoint. */
+                delivery_id: string;
+                /** @description The endpoint (whk_…). */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One delivery with its body and attempt log */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        attempts: number;
+                        /** @description The exact JSON body sent on every attempt. */
+                        body?: string;
+                        /** Format: date-time */
+                        completed_at?: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** @description The webhook-id header: the same on every attempt and redelivery. */
+                        delivery_id: string;
+                        event_id: string;
+                        event_type: string;
+                        last_error?: string | null;
+                        last_status_code?: number | null;
+                        /** @description Every attempt, oldest first. */
+                        log?: {
+                            attempt?: number;
+                            /** Format: date-time */
+                            attempted_at?: string;
+                            error?: string | null;
+                            latency_ms?: number;
+                            /** Format: date-time */
+                            next_retry_at?: string | null;
+                            response_excerpt?: string | null;
+                            status_code?: number | null;
+                            /** @enum {string} */
+                            trigger?: "schedule" | "manual";
+                        }[];
+                        /** Format: date-time */
+                        next_attempt_at?: string | null;
+                        /** @enum {string} */
+                        status: "pending" | "sending" | "succeeded" | "failed" | "cancelled";
+                        webhook_id: string;
+                    };
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+        };
+    };
+    "webhooks.redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The delivery (dlv_…), one of this endpoint. */
+                delivery_id: string;
+                /** @description The endpoint (whk_…). */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Send a finished delivery again (same delivery id, fresh retry schedule) */
+            202: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        attempts: number;
+                        /** Format: date-time */
+                        completed_at?: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** @description The webhook-id header: the same on every attempt and redelivery. */
+                        delivery_id: string;
+                        event_id: string;
+                        event_type: string;
+                        last_error?: string | null;
+                        last_status_code?: number | null;
+                        /** Format: date-time */
+                        next_attempt_at?: string | null;
+                        /** @enum {string} */
+                        status: "pending" | "sending" | "succeeded" | "failed" | "cancelled";
+                        webhook_id: string;
+                    };
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+        };
+    };
+    "webhooks.enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint (whk_…). */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Enable an endpoint again after it was disabled (410 Gone or persistent failure) */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        created_at: string;
+                        description?: string | null;
+                        /** Format: date-time */
+                        disabled_at?: string | null;
+                        /** @enum {string|null} */
+                        disabled_reason?: "gone" | "persistent_failure" | null;
+                        enabled: boolean;
+                        /** @description Event types, prefix wildcards (tefca.*) or *. */
+                        event_types: string[];
+                        /** Format: date-time */
+                        last_success_at?: string | null;
+                        /** @description CMS GPID. */
+                        partner_gpid: string;
+                        /**
+                         * Format: date-time
+                         * @description End of the rotation overlap, during which deliveries carry two signatures.
+                         */
+                        previous_secret_expires_at?: string | null;
+                        /** Format: uri */
+                        url: string;
+                        webhook_id: string;
+                    };
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+        };
+    };
+    "webhooks.rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint (whk_…). */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description How long deliveries also carry the old signature (default 24 h). */
+                    overlap_seconds?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Replace the signing secret (shown once); both signatures are sent during the overlap */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        created_at: string;
+                        description?: string | null;
+                        /** Format: date-time */
+                        disabled_at?: string | null;
+                        /** @enum {string|null} */
+                        disabled_reason?: "gone" | "persistent_failure" | null;
+                        enabled: boolean;
+                        /** @description Event types, prefix wildcards (tefca.*) or *. */
+                        event_types: string[];
+                        /** Format: date-time */
+                        last_success_at?: string | null;
+                        /** @description CMS GPID. */
+                        partner_gpid: string;
+                        /**
+                         * Format: date-time
+                         * @description End of the rotation overlap, during which deliveries carry two signatures.
+                         */
+                        previous_secret_expires_at?: string | null;
+                        /** @description The new whsec_… secret: shown in this answer only. */
+                        secret: string;
+                        /** Format: uri */
+                        url: string;
+                        webhook_id: string;
+                    };
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+        };
+    };
+    "webhooks.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint (whk_…). */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Queue a signed test.ping to the endpoint (one attempt); follow it in the delivery log */
+            202: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        attempts: number;
+                        /** Format: date-time */
+                        completed_at?: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** @description The webhook-id header: the same on every attempt and redelivery. */
+                        delivery_id: string;
+                        event_id: string;
+                        event_type: string;
+                        last_error?: string | null;
+                        last_status_code?: number | null;
+                        /** Format: date-time */
+                        next_attempt_at?: string | null;
+                        /** @enum {string} */
+                        status: "pending" | "sending" | "succeeded" | "failed" | "cancelled";
+                        webhook_id: string;
+                    };
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+        };
+    };
     "sdk.catalog": {
         parameters: {
             query?: never;
@@ -4310,24 +5326,35 @@ export interface operations {
                             description: string;
                         }[];
                         sdks: {
-                            /** Format: uri */
-                            documentation_url: string;
                             features: string[];
+                            /** @description The command that generates it from the OpenAPI document, for a generated package. */
+                            generator: string | null;
                             /** @example typescript */
                             id: string;
+                            /** @description A command that installs it today, from a checkout of the platform repository. */
                             install: string;
                             language: string;
                             min_runtime: string;
                             package_name: string;
-                            /** @enum {string} */
+                            /** @description False while the package is installed from the platform repository (a path or a packed archive), not from its registry. */
+                            published: boolean;
+                            /** @description Its README (quick start) in the platform repository. */
+                            readme: string;
+                            /**
+                             * @description The registry the package is meant for.
+                             * @enum {string}
+                             */
                             registry: "npm" | "pypi" | "maven_central" | "nuget" | "go_modules" | "rubygems";
                             /** Format: date */
                             released_at: string;
-                            /** Format: uri */
-                            repository_url: string;
+                            /**
+                             * @description Its directory in the platform repository.
+                             * @example sdk/typescript
+                             */
+                            source: string;
                             /** @enum {string} */
                             status: "stable" | "beta";
-                            /** @description Latest published version (semantic versioning). */
+                            /** @description Version of the package in the platform repository (semantic versioning). */
                             version: string;
                         }[];
                     };
@@ -4974,6 +6001,338 @@ export interface operations {
                 };
                 content: {
                     "application/json": unknown;
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+        };
+    };
+    "pipeline.sync-jobs.list": {
+        parameters: {
+            query?: {
+                /** @description Operators: whose jobs (default: the caller's partner). Another partner's answers 404. */
+                partner_gpid?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The partner's newest sync jobs (up to 20), newest first */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        sync_jobs: {
+                            attempts?: number;
+                            /** Format: date-time */
+                            completed_at?: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            entries?: number | null;
+                            error_code?: string | null;
+                            /** Format: date-time */
+                            failed_at?: string | null;
+                            job_id: string;
+                            /** @description transaction, batch or ndjson (an asynchronous FHIR submission), or external (recorded here). */
+                            kind?: string | null;
+                            message?: string | null;
+                            /** Format: date-time */
+                            next_attempt_at?: string | null;
+                            partner_gpid: string;
+                            records_processed: number;
+                            /** @description FHIR type names. */
+                            resource_types: string[];
+                            /** Format: date-time */
+                            started_at?: string | null;
+                            /** @enum {string} */
+                            status: "queued" | "running" | "retrying" | "completed" | "failed";
+                            /** Format: date-time */
+                            updated_at?: string | null;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+        };
+    };
+    "pipeline.sync-jobs.create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Operators: the partner the job belongs to (default: the caller's). */
+                    partner_gpid?: string;
+                    /** @description FHIR type names the job carries. */
+                    resource_types: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Record a sync job run by an external pipeline (queued, kind external) */
+            201: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        attempts?: number;
+                        /** Format: date-time */
+                        completed_at?: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        entries?: number | null;
+                        error_code?: string | null;
+                        /** Format: date-time */
+                        failed_at?: string | null;
+                        job_id: string;
+                        /** @description transaction, batch or ndjson (an asynchronous FHIR submission), or external (recorded here). */
+                        kind?: string | null;
+                        message?: string | null;
+                        /** Format: date-time */
+                        next_attempt_at?: string | null;
+                        partner_gpid: string;
+                        records_processed: number;
+                        /** @description FHIR type names. */
+                        resource_types: string[];
+                        /** Format: date-time */
+                        started_at?: string | null;
+                        /** @enum {string} */
+                        status: "queued" | "running" | "retrying" | "completed" | "failed";
+                        /** Format: date-time */
+                        updated_at?: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+        };
+    };
+    "pipeline.sync-jobs.get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The sync job (job_…). */
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One sync job of your partner */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        attempts?: number;
+                        /** Format: date-time */
+                        completed_at?: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        entries?: number | null;
+                        error_code?: string | null;
+                        /** Format: date-time */
+                        failed_at?: string | null;
+                        job_id: string;
+                        /** @description transaction, batch or ndjson (an asynchronous FHIR submission), or external (recorded here). */
+                        kind?: string | null;
+                        message?: string | null;
+                        /** Format: date-time */
+                        next_attempt_at?: string | null;
+                        partner_gpid: string;
+                        records_processed: number;
+                        /** @description FHIR type names. */
+                        resource_types: string[];
+                        /** Format: date-time */
+                        started_at?: string | null;
+                        /** @enum {string} */
+                        status: "queued" | "running" | "retrying" | "completed" | "failed";
+                        /** Format: date-time */
+                        updated_at?: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+        };
+    };
+    "pipeline.sync-jobs.complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The sync job (job_…). */
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    records_processed: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Mark an external sync job completed; emits pipeline.sync.completed (operators) */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        attempts?: number;
+                        /** Format: date-time */
+                        completed_at?: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        entries?: number | null;
+                        error_code?: string | null;
+                        /** Format: date-time */
+                        failed_at?: string | null;
+                        job_id: string;
+                        /** @description transaction, batch or ndjson (an asynchronous FHIR submission), or external (recorded here). */
+                        kind?: string | null;
+                        message?: string | null;
+                        /** Format: date-time */
+                        next_attempt_at?: string | null;
+                        partner_gpid: string;
+                        records_processed: number;
+                        /** @description FHIR type names. */
+                        resource_types: string[];
+                        /** Format: date-time */
+                        started_at?: string | null;
+                        /** @enum {string} */
+                        status: "queued" | "running" | "retrying" | "completed" | "failed";
+                        /** Format: date-time */
+                        updated_at?: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+        };
+    };
+    "pipeline.sync-jobs.fail": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The sync job (job_…). */
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description e.g. VALIDATION_ERROR */
+                    error_code: string;
+                    message: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Mark an external sync job failed after its retries; emits pipeline.sync.failed (operators) */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        attempts?: number;
+                        /** Format: date-time */
+                        completed_at?: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        entries?: number | null;
+                        error_code?: string | null;
+                        /** Format: date-time */
+                        failed_at?: string | null;
+                        job_id: string;
+                        /** @description transaction, batch or ndjson (an asynchronous FHIR submission), or external (recorded here). */
+                        kind?: string | null;
+                        message?: string | null;
+                        /** Format: date-time */
+                        next_attempt_at?: string | null;
+                        partner_gpid: string;
+                        records_processed: number;
+                        /** @description FHIR type names. */
+                        resource_types: string[];
+                        /** Format: date-time */
+                        started_at?: string | null;
+                        /** @enum {string} */
+                        status: "queued" | "running" | "retrying" | "completed" | "failed";
+                        /** Format: date-time */
+                        updated_at?: string | null;
+                    };
                 };
             };
             400: components["responses"]["Problem400"];
