@@ -9,6 +9,7 @@ import { registerPartner } from './support/fhir.js';
 import { bootSystem, type TestSystem } from './support/system.js';
 
 const SMOKE = fileURLToPath(new URL('../sdk/python/examples/smoke.py', import.meta.url));
+const PYTHON_TESTS = fileURLToPath(new URL('../sdk/python/tests', import.meta.url));
 const hasPython = spawnSync('python3', ['--version']).status === 0;
 
 describe('Python SDK generator', () => {
@@ -21,6 +22,13 @@ describe('Python SDK generator', () => {
     for (const route of ROUTES) expect(client, route.id).toContain(`    def ${snakeCase(route.id)}(`);
     expect(client).toContain('client_id: Optional[str] = None');
     expect(client).toContain('token_path="/oauth/token"');
+  });
+});
+
+describe.runIf(hasPython)('Python SDK runtime', () => {
+  it('retries 429 and 503 after Retry-After, bounded, and raises field errors (unittest against a scripted server)', async () => {
+    const { stderr } = await promisify(execFile)('python3', ['-m', 'unittest', 'discover', '-s', PYTHON_TESTS], { env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' }, timeout: 120_000 });
+    expect(stderr).toMatch(/^OK$/m);
   });
 });
 
