@@ -30,7 +30,11 @@ function manifest(entry: Entry): { name: string; version: string } {
   if (entry.registry === 'npm') return JSON.parse(readFileSync(repo(`${entry.source}/package.json`), 'utf8')) as { name: string; version: string };
   if (entry.registry === 'pypi') {
     const text = readFileSync(repo(`${entry.source}/pyproject.toml`), 'utf8');
-    return { name: /^name\s*=\s*"([^"]+)"/m.exec(text)?.[1] ?? '', version: /^version\s*=\s*"([^"]+)"/m.exec(text)?.[1] ?? '' };
+    const name = /^name\s*=\s*"([^"]+)"/m.exec(text)?.[1] ?? '';
+    // A version given in pyproject.toml, or read by setuptools from a module attribute (dynamic).
+    const attr = /^version\s*=\s*\{\s*attr\s*=\s*"([\w.]+)\.__version__"/m.exec(text)?.[1];
+    const version = attr ? /__version__\s*=\s*"([^"]+)"/.exec(readFileSync(repo(`${entry.source}/${attr.replaceAll('.', '/')}.py`), 'utf8'))?.[1] : /^version\s*=\s*"([^"]+)"/m.exec(text)?.[1];
+    return { name, version: version ?? '' };
   }
   throw new Error(`no manifest reader for registry ${entry.registry}`);
 }
@@ -62,7 +66,9 @@ describe('SDK catalog', () => {
     }
   });
 
-  it('lists the TypeScript SDK first', () => {
-    expect(catalog.sdks[0]).toMatchObject({ id: 'typescript', package_name: '@health-partner/sdk', registry: 'npm', source: 'sdk/typescript', status: 'stable' });
+  it('lists the TypeScript SDK first, then the Python client its generator writes', () => {
+    expect(catalog.sdks.map((s) => s.id)).toEqual(['typescript', 'python']);
+    expect(catalog.sdks[0]).toMatchObject({ package_name: '@health-partner/sdk', registry: 'npm', source: 'sdk/typescript', status: 'stable', generator: null });
+    expect(catalog.sdks[1]).toMatchObject({ package_name: 'health-partner-sdk', registry: 'pypi', source: 'sdk/python', generator: 'npm run sdk:python' });
   });
 });

@@ -59,16 +59,17 @@ const SPECS = [
 export function OpenApiPage(_props: { viewer: Viewer }) {
   return (
     <Page title="OpenAPI">
-      <p>OpenAPI 3.1 documents generated from the route table, one per product. The explorer shows a document and tries its routes with your session.</p>
+      <p>OpenAPI 3.1 documents generated from the route table, one per product. The explorer shows a document and tries its routes with your session. The Postman collections hold the same routes, with the collection variables <code>baseUrl</code> (this server) and <code>bearerToken</code> (an API token).</p>
       <div class="table-wrap">
         <table>
-          <thead><tr><th scope="col">Product</th><th scope="col">YAML</th><th scope="col">JSON</th><th scope="col">Explore</th></tr></thead>
+          <thead><tr><th scope="col">Product</th><th scope="col">YAML</th><th scope="col">JSON</th><th scope="col">Postman</th><th scope="col">Explore</th></tr></thead>
           <tbody>
             {SPECS.map(([spec, title]) => (
               <tr key={spec}>
                 <td>{title}</td>
                 <td><a href={`/api/openapi/${spec}.yaml`} download>{spec}.yaml</a></td>
                 <td><a href={`/api/openapi/${spec}.json`} download>{spec}.json</a></td>
+                <td><a href={`/api/openapi/${spec}.postman.json`} download>{spec}.postman.json</a></td>
                 <td><a href={`/portal/rest-explorer.html?spec=${spec}`}>Explore {title}</a></td>
               </tr>
             ))}

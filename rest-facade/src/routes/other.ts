@@ -3,6 +3,7 @@ import { SPEC_DEPRECATION } from '../deprecation.js';
 import type { HttpMethod, Product, RouteSpec } from './route.js';
 import { changelogOperation } from '../catalog/changelog.js';
 import { openApiOperation } from '../catalog/openapi.js';
+import { postmanCollectionOperation } from '../catalog/postman-collection.js';
 import { ROUTE_CATALOG_SCHEMA, routeCatalogOperation } from '../catalog/route-catalog.js';
 import { SDK_CATALOG_SCHEMA, sdkCatalogOperation } from '../catalog/sdk-catalog.js';
 import {
@@ -99,6 +100,18 @@ export const otherRoutes: RouteSpec[] = [
     operation: openApiOperation,
     responseContentType: 'application/yaml',
     responseBody: { type: 'string', description: 'OpenAPI 3.1 document: <product>.yaml or all.yaml (also .json).' },
+  },
+  {
+    ...routeBase('openapi.postman', 'GET', '/api/openapi/{spec}.postman.json', 'platform', 'Download an OpenAPI specification as a Postman collection', [], 'none'),
+    rateLimit: { points: 60, per: 'minute' },
+    operation: postmanCollectionOperation,
+    pathParameters: { spec: { schema: { type: 'string', examples: ['all', 'identity'] }, description: 'An OpenAPI document name, as in GET /api/openapi/{spec}: a product, or all.' } },
+    responseBody: {
+      type: 'object',
+      description: 'Postman collection v2.1 of the OpenAPI document, with the collection variables baseUrl (this server) and bearerToken (bearer auth of every request but the public ones).',
+      required: ['info', 'item'],
+      properties: { info: { type: 'object' }, item: { type: 'array', items: { type: 'object' } }, variable: { type: 'array', items: { type: 'object' } }, auth: { type: 'object' } },
+    },
   },
   {
     ...routeBase('changelog.rss', 'GET', '/api/changelog/rss', 'platform', 'Changelog RSS feed', [], 'none'),

@@ -471,6 +471,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/openapi/{spec}.postman.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download an OpenAPI specification as a Postman collection
+         * @description Download an OpenAPI specification as a Postman collection. No credential needed. Rate limit: 60/min.
+         */
+        get: operations["openapi.postman"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/partner/application": {
         parameters: {
             query?: never;
@@ -4103,6 +4123,45 @@ export interface operations {
                 };
                 content: {
                     "application/yaml": string;
+                };
+            };
+            400: components["responses"]["Problem400"];
+            404: components["responses"]["Problem404"];
+            422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+        };
+    };
+    "openapi.postman": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description An OpenAPI document name, as in GET /api/openapi/{spec}: a product, or all. */
+                spec: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Download an OpenAPI specification as a Postman collection */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        auth?: Record<string, never>;
+                        info: Record<string, never>;
+                        item: Record<string, never>[];
+                        variable?: Record<string, never>[];
+                    };
                 };
             };
             400: components["responses"]["Problem400"];

@@ -77,4 +77,21 @@ export const SDK_CATALOG: readonly SdkCatalogEntry[] = [
     released_at: '2026-12-02',
     install: 'npm install ./sdk/typescript',
   },
+  {
+    id: 'python',
+    language: 'Python',
+    package_name: 'health-partner-sdk',
+    registry: 'pypi',
+    published: false,
+    // The generated client's version is the API version of the document it was generated from.
+    version: '2.2.0',
+    source: 'sdk/python',
+    readme: 'sdk/python/README.md',
+    generator: 'npm run sdk:python',
+    min_runtime: 'Python 3.9',
+    features: ['partner_tokens', 'oauth_client_credentials', 'identity', 'pipeline_monitoring', 'retry_and_rate_limits', 'tefca'],
+    status: 'beta',
+    released_at: '2026-12-02',
+    install: 'pip install ./sdk/python',
+  },
 ];
