@@ -50,8 +50,9 @@ describe('background jobs', () => {
   }
 
   beforeAll(async () => {
-    // Slow entries keep the jobs of the queue tests unfinished while they are counted.
-    t = await bootSystem({ SVC_RATE_LIMITS: 'off', SVC_FHIR_SYNC_QUEUE_PER_PARTNER: String(PER_PARTNER), SVC_FHIR_SYNC_QUEUE_MAX: String(QUEUE_MAX) });
+    // A pause after each entry keeps a 150-entry job running for 7.5 s at least, however fast the
+    // machine: the queue tests count unfinished jobs while the first of them runs.
+    t = await bootSystem({ SVC_RATE_LIMITS: 'off', SVC_FHIR_SYNC_QUEUE_PER_PARTNER: String(PER_PARTNER), SVC_FHIR_SYNC_QUEUE_MAX: String(QUEUE_MAX), SVC_FHIR_SYNC_ENTRY_PAUSE_MS: '50' });
     for (const name of ['Busy Lab', 'Quiet Clinic', 'Third Payer', 'Fourth Health']) tokens[name] = await partnerToken(name);
   });
   afterAll(() => t?.close());

@@ -115,7 +115,7 @@ describe('partner operations over REST', () => {
       expect(badCursor.body).toContain('cursor');
     });
 
-    it('rotates the secret and re-enables the endpoint', async () => {
+    it('rotates the secret, disables the endpoint and enables it again', async () => {
       const rotated = await t.request({ method: 'POST', url: `/api/partner/webhooks/${webhookA}/rotate-secret`, token: hooksA, body: { overlap_seconds: 60 } });
       expect(rotated.statusCode, rotated.body).toBe(200);
       const body = rotated.json() as { secret: string; previous_secret_expires_at: string | null };
@@ -124,6 +124,12 @@ describe('partner operations over REST', () => {
       const invalid = await t.request({ method: 'POST', url: `/api/partner/webhooks/${webhookA}/rotate-secret`, token: hooksA, body: { overlap_seconds: 'soon' } });
       expect(invalid.statusCode).toBe(422);
       expect((invalid.json() as { errors: { field: string }[] }).errors[0]!.field).toBe('overlap_seconds');
+      const disabled = await t.request({ method: 'POST', url: `/api/partner/webhooks/${webhookA}/disable`, token: hooksA });
+      expect(disabled.statusCode, disabled.body).toBe(200);
+      expect(disabled.json()).toMatchObject({ webhook_id: webhookA, enabled: false, disabled_reason: 'partner' });
+      expect((await t.request({ url: `/api/partner/webhooks/${webhookA}`, token: hooksA })).json()).toMatchObject({ enabled: false, disabled_reason: 'partner' });
+      const again = await t.request({ method: 'POST', url: `/api/partner/webhooks/${webhookA}/disable`, token: hooksA });
+      expect(again.json()).toMatchObject({ enabled: false, disabled_reason: 'partner' });
       const enabled = await t.request({ method: 'POST', url: `/api/partner/webhooks/${webhookA}/enable`, token: hooksA });
       expect(enabled.statusCode, enabled.body).toBe(200);
       expect(enabled.json()).toMatchObject({ webhook_id: webhookA, enabled: true, disabled_reason: null });
@@ -138,6 +144,7 @@ describe('partner operations over REST', () => {
         ['GET', `/api/partner/webhooks/${webhookB}/deliveries`, `/api/partner/webhooks/${MISSING_WEBHOOK}/deliveries`],
         ['POST', `/api/partner/webhooks/${webhookB}/rotate-secret`, `/api/partner/webhooks/${MISSING_WEBHOOK}/rotate-secret`],
         ['POST', `/api/partner/webhooks/${webhookB}/enable`, `/api/partner/webhooks/${MISSING_WEBHOOK}/enable`],
+        ['POST', `/api/partner/webhooks/${webhookB}/disable`, `/api/partner/webhooks/${MISSING_WEBHOOK}/disable`],
       ];
       for (const [method, theirs, missing] of pairs) {
         const a = await t.request({ method, url: theirs, token: hooksA });
@@ -163,6 +170,7 @@ describe('partner operations over REST', () => {
         ['GET', `/api/partner/webhooks/${webhookA}/deliveries`],
         ['POST', `/api/partner/webhooks/${webhookA}/rotate-secret`],
         ['POST', `/api/partner/webhooks/${webhookA}/enable`],
+        ['POST', `/api/partner/webhooks/${webhookA}/disable`],
       ] as const) {
         const res = await t.request({ method, url, token: reader });
         expect(res.statusCode, url).toBe(403);
@@ -292,6 +300,7 @@ describe('partner operations over REST', () => {
       ['POST', '/api/partner/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver'],
       ['POST', '/api/partner/webhooks/{webhook_id}/rotate-secret'],
       ['POST', '/api/partner/webhooks/{webhook_id}/enable'],
+      ['POST', '/api/partner/webhooks/{webhook_id}/disable'],
       ['GET', '/api/partner/webhook-event-types'],
       ['POST', '/cms/pipeline/sync-jobs'],
       ['GET', '/cms/pipeline/sync-jobs'],

@@ -94,6 +94,7 @@ export const CAPABILITIES = {
     'Query.webhookDelivery',
     'Mutation.rotateWebhookSecret',
     'Mutation.enableWebhook',
+    'Mutation.disableWebhook',
     'Mutation.sendWebhookTestPing',
     'Mutation.redeliverWebhookDelivery',
   ]),

@@ -192,6 +192,15 @@ const enable: GatewayOperation = {
   result: (data) => snakeKeys(data['enableWebhook']),
 };
 
+const disable: GatewayOperation = {
+  document: `mutation DisableWebhook($webhookId: ID!) { disableWebhook(webhookId: $webhookId) { ${WEBHOOK_FIELDS} } }`,
+  variables: (input) => {
+    noBody(input);
+    return { webhookId: webhookId(input) };
+  },
+  result: (data) => snakeKeys(data['disableWebhook']),
+};
+
 const eventTypes: GatewayOperation = {
   document: 'query WebhookEventTypes { webhookEventTypes { type category description status } }',
   result: (data) => ({ event_types: data['webhookEventTypes'] }),
@@ -242,8 +251,14 @@ export const webhookManagementRoutes: RouteSpec[] = [
     responseBody: SECRET_SCHEMA,
   },
   {
-    ...route('webhooks.enable', 'POST', '/api/partner/webhooks/{webhook_id}/enable', 'Enable an endpoint again after it was disabled (410 Gone or persistent failure)', 200),
+    ...route('webhooks.enable', 'POST', '/api/partner/webhooks/{webhook_id}/enable', 'Enable an endpoint again after it was disabled (410 Gone, persistent failure, or by its partner)', 200),
     operation: enable,
+    pathParameters: { webhook_id: PATH_PARAMETERS.webhook_id },
+    responseBody: WEBHOOK_SCHEMA,
+  },
+  {
+    ...route('webhooks.disable', 'POST', '/api/partner/webhooks/{webhook_id}/disable', 'Disable an endpoint: waiting deliveries are cancelled, nothing is sent until it is enabled again (a test ping still is)', 200),
+    operation: disable,
     pathParameters: { webhook_id: PATH_PARAMETERS.webhook_id },
     responseBody: WEBHOOK_SCHEMA,
   },

@@ -26,7 +26,7 @@ export const WEBHOOK_SCHEMA: JsonSchema = {
     description: { type: ['string', 'null'] },
     event_types: { type: 'array', items: { type: 'string' }, description: 'Event types, prefix wildcards (tefca.*) or *.' },
     enabled: { type: 'boolean' },
-    disabled_reason: { type: ['string', 'null'], enum: ['gone', 'persistent_failure', null] },
+    disabled_reason: { type: ['string', 'null'], enum: ['gone', 'persistent_failure', 'partner', null], description: 'gone: the receiver answered 410; persistent_failure: it kept failing; partner: its partner disabled it.' },
     disabled_at: NULLABLE_TIMESTAMP,
     last_success_at: NULLABLE_TIMESTAMP,
     previous_secret_expires_at: { ...NULLABLE_TIMESTAMP, description: 'End of the rotation overlap, during which deliveries carry two signatures.' },

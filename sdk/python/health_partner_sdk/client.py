@@ -3474,7 +3474,7 @@ class Client:
         params: Optional[Mapping[str, Any]] = None,
         headers: Optional[Mapping[str, str]] = None,
     ) -> Any:
-        """Enable an endpoint again after it was disabled (410 Gone or persistent failure).
+        """Enable an endpoint again after it was disabled (410 Gone, persistent failure, or by its partner).
 
         ``POST /api/partner/webhooks/{webhook_id}/enable``
 
@@ -3496,6 +3496,42 @@ class Client:
         return self._transport.send(
             "POST",
             f"/api/partner/webhooks/{path_segment(webhook_id)}/enable",
+            query={**(params or {})},
+            body=body,
+            content_type="application/json",
+            headers=headers,
+        ).body
+
+    def webhooks_disable(
+        self,
+        webhook_id: str,
+        body: Any = None,
+        *,
+        params: Optional[Mapping[str, Any]] = None,
+        headers: Optional[Mapping[str, str]] = None,
+    ) -> Any:
+        """Disable an endpoint: waiting deliveries are cancelled, nothing is sent until it is enabled again (a test ping still is).
+
+        ``POST /api/partner/webhooks/{webhook_id}/disable``
+
+        Credential: bearer; one of the scopes cms.webhooks.manage, cms.admin. Rate limit: 60/min.
+
+        Args:
+            webhook_id: The endpoint (whk_…).
+            body: The request body (application/json): a dict or list, sent as JSON (form fields for
+                a form media type), or str or bytes sent as they are.
+            params: Further query parameters, such as FHIR search parameters.
+            headers: Further request headers, such as X-Svc-Source on identity writes or Prefer.
+
+        Returns:
+            The response body: JSON as dicts and lists, other media types as text, None when empty.
+
+        Raises:
+            ApiError: The API answered an error (429 and 503 are retried first).
+        """
+        return self._transport.send(
+            "POST",
+            f"/api/partner/webhooks/{path_segment(webhook_id)}/disable",
             query={**(params or {})},
             body=body,
             content_type="application/json",

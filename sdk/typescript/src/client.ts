@@ -148,8 +148,10 @@ function webhooksApi(rest: Client<paths>) {
     redeliver: (webhookId: string, deliveryId: string) => ok(rest.POST('/api/partner/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver', { params: { path: { webhook_id: webhookId, delivery_id: deliveryId } } })),
     /** A new signing secret; deliveries carry both signatures for `overlap_seconds`. */
     rotateSecret: (webhookId: string, body: JsonBody<'webhooks.rotate-secret'> = {}) => ok(rest.POST('/api/partner/webhooks/{webhook_id}/rotate-secret', { ...endpoint(webhookId), body })),
-    /** Re-enable an endpoint the platform disabled (gone, or failing for days). */
+    /** Enable an endpoint again (disabled by its partner, or by the platform: gone, or failing for days). */
     enable: (webhookId: string) => ok(rest.POST('/api/partner/webhooks/{webhook_id}/enable', endpoint(webhookId))),
+    /** Stop deliveries to an endpoint (its waiting deliveries are cancelled) until it is enabled again. */
+    disable: (webhookId: string) => ok(rest.POST('/api/partner/webhooks/{webhook_id}/disable', endpoint(webhookId))),
     /** The event types an endpoint can subscribe to. */
     eventTypes: () => ok(rest.GET('/api/partner/webhook-event-types', {})),
   };

@@ -763,6 +763,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/partner/webhooks/{webhook_id}/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Disable an endpoint: waiting deliveries are cancelled, nothing is sent until it is enabled again (a test ping still is)
+         * @description Disable an endpoint: waiting deliveries are cancelled, nothing is sent until it is enabled again (a test ping still is). Credential: bearer; one of the scopes cms.webhooks.manage, cms.admin. Rate limit: 60/min.
+         */
+        post: operations["webhooks.disable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/partner/webhooks/{webhook_id}/enable": {
         parameters: {
             query?: never;
@@ -773,8 +793,8 @@ export type paths = {
         get?: never;
         put?: never;
         /**
-         * Enable an endpoint again after it was disabled (410 Gone or persistent failure)
-         * @description Enable an endpoint again after it was disabled (410 Gone or persistent failure). Credential: bearer; one of the scopes cms.webhooks.manage, cms.admin. Rate limit: 60/min.
+         * Enable an endpoint again after it was disabled (410 Gone, persistent failure, or by its partner)
+         * @description Enable an endpoint again after it was disabled (410 Gone, persistent failure, or by its partner). Credential: bearer; one of the scopes cms.webhooks.manage, cms.admin. Rate limit: 60/min.
          */
         post: operations["webhooks.enable"];
         delete?: never;
@@ -4763,8 +4783,11 @@ export interface operations {
                             description?: string | null;
                             /** Format: date-time */
                             disabled_at?: string | null;
-                            /** @enum {string|null} */
-                            disabled_reason?: "gone" | "persistent_failure" | null;
+                            /**
+                             * @description gone: the receiver answered 410; persistent_failure: it kept failing; partner: its partner disabled it.
+                             * @enum {string|null}
+                             */
+                            disabled_reason?: "gone" | "persistent_failure" | "partner" | null;
                             enabled: boolean;
                             /** @description Event types, prefix wildcards (tefca.*) or *. */
                             event_types: string[];
@@ -4832,8 +4855,11 @@ export interface operations {
                         description?: string | null;
                         /** Format: date-time */
                         disabled_at?: string | null;
-                        /** @enum {string|null} */
-                        disabled_reason?: "gone" | "persistent_failure" | null;
+                        /**
+                         * @description gone: the receiver answered 410; persistent_failure: it kept failing; partner: its partner disabled it.
+                         * @enum {string|null}
+                         */
+                        disabled_reason?: "gone" | "persistent_failure" | "partner" | null;
                         enabled: boolean;
                         /** @description Event types, prefix wildcards (tefca.*) or *. */
                         event_types: string[];
@@ -4899,8 +4925,11 @@ export interface operations {
                         description?: string | null;
                         /** Format: date-time */
                         disabled_at?: string | null;
-                        /** @enum {string|null} */
-                        disabled_reason?: "gone" | "persistent_failure" | null;
+                        /**
+                         * @description gone: the receiver answered 410; persistent_failure: it kept failing; partner: its partner disabled it.
+                         * @enum {string|null}
+                         */
+                        disabled_reason?: "gone" | "persistent_failure" | "partner" | null;
                         enabled: boolean;
                         /** @description Event types, prefix wildcards (tefca.*) or *. */
                         event_types: string[];
@@ -4960,8 +4989,11 @@ export interface operations {
                         description?: string | null;
                         /** Format: date-time */
                         disabled_at?: string | null;
-                        /** @enum {string|null} */
-                        disabled_reason?: "gone" | "persistent_failure" | null;
+                        /**
+                         * @description gone: the receiver answered 410; persistent_failure: it kept failing; partner: its partner disabled it.
+                         * @enum {string|null}
+                         */
+                        disabled_reason?: "gone" | "persistent_failure" | "partner" | null;
                         enabled: boolean;
                         /** @description Event types, prefix wildcards (tefca.*) or *. */
                         event_types: string[];
@@ -5179,7 +5211,7 @@ export interface operations {
             503: components["responses"]["Problem503"];
         };
     };
-    "webhooks.enable": {
+    "webhooks.disable": {
         parameters: {
             query?: never;
             header?: never;
@@ -5191,7 +5223,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Enable an endpoint again after it was disabled (410 Gone or persistent failure) */
+            /** @description Disable an endpoint: waiting deliveries are cancelled, nothing is sent until it is enabled again (a test ping still is) */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -5208,8 +5240,73 @@ export interface operations {
                         description?: string | null;
                         /** Format: date-time */
                         disabled_at?: string | null;
-                        /** @enum {string|null} */
-                        disabled_reason?: "gone" | "persistent_failure" | null;
+                        /**
+                         * @description gone: the receiver answered 410; persistent_failure: it kept failing; partner: its partner disabled it.
+                         * @enum {string|null}
+                         */
+                        disabled_reason?: "gone" | "persistent_failure" | "partner" | null;
+                        enabled: boolean;
+                        /** @description Event types, prefix wildcards (tefca.*) or *. */
+                        event_types: string[];
+                        /** Format: date-time */
+                        last_success_at?: string | null;
+                        /** @description CMS GPID. */
+                        partner_gpid: string;
+                        /**
+                         * Format: date-time
+                         * @description End of the rotation overlap, during which deliveries carry two signatures.
+                         */
+                        previous_secret_expires_at?: string | null;
+                        /** Format: uri */
+                        url: string;
+                        webhook_id: string;
+                    };
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+        };
+    };
+    "webhooks.enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint (whk_…). */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Enable an endpoint again after it was disabled (410 Gone, persistent failure, or by its partner) */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        created_at: string;
+                        description?: string | null;
+                        /** Format: date-time */
+                        disabled_at?: string | null;
+                        /**
+                         * @description gone: the receiver answered 410; persistent_failure: it kept failing; partner: its partner disabled it.
+                         * @enum {string|null}
+                         */
+                        disabled_reason?: "gone" | "persistent_failure" | "partner" | null;
                         enabled: boolean;
                         /** @description Event types, prefix wildcards (tefca.*) or *. */
                         event_types: string[];
@@ -5274,8 +5371,11 @@ export interface operations {
                         description?: string | null;
                         /** Format: date-time */
                         disabled_at?: string | null;
-                        /** @enum {string|null} */
-                        disabled_reason?: "gone" | "persistent_failure" | null;
+                        /**
+                         * @description gone: the receiver answered 410; persistent_failure: it kept failing; partner: its partner disabled it.
+                         * @enum {string|null}
+                         */
+                        disabled_reason?: "gone" | "persistent_failure" | "partner" | null;
                         enabled: boolean;
                         /** @description Event types, prefix wildcards (tefca.*) or *. */
                         event_types: string[];

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/core';
 import { DomainError, eventFilterProblem, makeEvent, newId, recordEvent, validationError, type FieldError, type WebhookSettings } from '@svc/platform';
-import { WebhookEntity, type Webhook } from '../entities/webhook.js';
+import { WebhookEntity, type Webhook, type WebhookDisabledReason } from '../entities/webhook.js';
 import { WebhookDeliveryEntity, type WebhookDelivery } from '../entities/webhook-delivery.js';
 import { webhookStore } from '../entities/webhook-store.js';
 import { checkWebhookUrl, type AddressPolicy, type Resolver } from './webhook-address-policy.js';
@@ -91,15 +91,19 @@ export function signingSecrets(webhook: Webhook, now: Date): string[] {
   return [webhook.secret, ...previous];
 }
 
-/** Re-enable an endpoint that was disabled (by a 410 or persistent failure). */
+/** Re-enable an endpoint that was disabled (by a 410, persistent failure, or its partner). */
 export function enableWebhook(webhook: Webhook): void {
   webhook.enabled = true;
   webhook.disabledReason = null;
   webhook.disabledAt = null;
 }
 
-/** Disable an endpoint and say so with `webhook.endpoint.disabled` (staged in the same unit of work). */
-export async function disableWebhook(em: EntityManager, webhook: Webhook, reason: 'gone' | 'persistent_failure', deliveryId: string, now: Date): Promise<void> {
+/**
+ * Disable an endpoint and say so with `webhook.endpoint.disabled` (staged in the same unit of work):
+ * its waiting deliveries are cancelled, and nothing is sent to it until it is enabled again.
+ * `deliveryId` names the delivery that made the platform disable it (null when its partner did).
+ */
+export async function disableWebhook(em: EntityManager, webhook: Webhook, reason: WebhookDisabledReason, deliveryId: string | null, now: Date): Promise<void> {
   if (!webhook.enabled) return;
   webhook.enabled = false;
   webhook.disabledReason = reason;

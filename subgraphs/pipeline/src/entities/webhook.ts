@@ -1,7 +1,8 @@
 import { EntitySchema } from '@mikro-orm/core';
 
 /** Why an endpoint stopped receiving: its receiver answered 410 Gone, or every attempt of a delivery failed. */
-export type WebhookDisabledReason = 'gone' | 'persistent_failure';
+/** Why an endpoint is disabled: its receiver answered 410 Gone, it kept failing, or its partner disabled it. */
+export type WebhookDisabledReason = 'gone' | 'persistent_failure' | 'partner';
 
 /** A partner's webhook endpoint (whk_…). Removal is soft so the delivery log outlives it. */
 export interface Webhook {

@@ -19,7 +19,7 @@ import type { EntityManager } from '@mikro-orm/core';
 import type { Webhook } from '../entities/webhook.js';
 import { DELIVERY_STATUSES, type WebhookAttempt, type WebhookDelivery } from '../entities/webhook-delivery.js';
 import { webhookStore } from '../entities/webhook-store.js';
-import { createWebhook, enableWebhook, MAX_EVENT_FILTERS, MAX_WEBHOOKS_PER_PARTNER, queueTestPing, redeliver, removeWebhook, rotateWebhookSecret } from '../domain/webhook-endpoints.js';
+import { createWebhook, disableWebhook, enableWebhook, MAX_EVENT_FILTERS, MAX_WEBHOOKS_PER_PARTNER, queueTestPing, redeliver, removeWebhook, rotateWebhookSecret } from '../domain/webhook-endpoints.js';
 import { scheduleSpanMs } from '../domain/webhook-retry-schedule.js';
 
 /** Lets a mutation wake the delivery worker of this process, when it runs one (else its next poll finds the row). */
@@ -101,7 +101,7 @@ export function defineWebhooks(builder: SubgraphBuilder, services: SubgraphServi
       description: t.exposeString('description', { nullable: true }),
       eventTypes: t.exposeStringList('eventTypes', { description: 'Exact event types, prefix wildcards (tefca.*) or *.' }),
       enabled: t.exposeBoolean('enabled'),
-      disabledReason: t.exposeString('disabledReason', { nullable: true, description: 'gone (the receiver answered 410) or persistent_failure.' }),
+      disabledReason: t.exposeString('disabledReason', { nullable: true, description: 'gone (the receiver answered 410), persistent_failure, or partner (disabled by its partner).' }),
       disabledAt: t.expose('disabledAt', { type: 'DateTime', nullable: true }),
       lastSuccessAt: t.expose('lastSuccessAt', { type: 'DateTime', nullable: true }),
       previousSecretExpiresAt: t.field({
@@ -245,9 +245,22 @@ export function defineWebhooks(builder: SubgraphBuilder, services: SubgraphServi
         });
       },
     }),
+    disableWebhook: t.field({
+      type: WebhookRef,
+      description: 'Disable an endpoint (reason partner): its waiting deliveries are cancelled and nothing is sent to it until enableWebhook; a test ping still reaches it. webhook.endpoint.disabled is emitted. An endpoint already disabled is answered unchanged.',
+      args: { webhookId: t.arg.id({ required: true }) },
+      authScopes: SCOPES,
+      resolve: async (_root, args, ctx) => {
+        return commit(ctx, async (em) => {
+          const webhook = await loadWebhook(ctx, String(args.webhookId), em);
+          await disableWebhook(em, webhook, 'partner', null, new Date());
+          return webhook;
+        });
+      },
+    }),
     enableWebhook: t.field({
       type: WebhookRef,
-      description: 'Enable an endpoint again after it was disabled (410 Gone or persistent failure).',
+      description: 'Enable an endpoint again after it was disabled (410 Gone, persistent failure, or by its partner).',
       args: { webhookId: t.arg.id({ required: true }) },
       authScopes: SCOPES,
       resolve: async (_root, args, ctx) => {
