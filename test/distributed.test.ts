@@ -99,9 +99,14 @@ describe.runIf(USE_POSTGRES)('distributed mode: one component per process over H
       subscriber: { member_id: 'W123456789', first_name: 'JANE', last_name: 'DOE', birth_date: '1980-01-01', gender: 'F' },
       service_type_codes: ['30'],
     };
-    const eligibility = await fetch(`${facade.url}/velocity/v1/clearinghouse/eligibility`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(inquiry) });
-    expect(eligibility.status).toBe(200);
-    expect(await eligibility.json()).toMatchObject({ transaction: '271', coverage_status: 'active' });
+    // The subgraph's job thread starts with its process; on a busy machine it may still be starting,
+    // which is answered 503 with Retry-After: a client retries.
+    const answer = await eventually(async () => {
+      const eligibility = await fetch(`${facade.url}/velocity/v1/clearinghouse/eligibility`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(inquiry) });
+      expect(eligibility.status).toBe(200);
+      return eligibility.json();
+    }, 3 * PATIENCE_MS);
+    expect(answer).toMatchObject({ transaction: '271', coverage_status: 'active' });
     const ndjson = [JSON.stringify({ resourceType: 'Patient', name: [{ family: 'Threaded' }] }), '{"resourceType": "Patient", "name": '].join('\n');
     const refused = await fetch(`${facade.url}/fhir/R4`, { method: 'POST', headers: { ...headers, 'content-type': 'application/fhir+ndjson', prefer: 'respond-async' }, body: ndjson });
     expect(refused.status).toBe(400);

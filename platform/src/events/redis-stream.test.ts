@@ -5,6 +5,7 @@ import { createLogger } from '../logging.js';
 import { makeEvent, type EventEnvelope } from './envelope.js';
 import { RedisEventStream } from './redis-stream.js';
 import { consumeWanted, typedEvents, WANTED_SEEN } from '../../../test/support/stream-cases.js';
+import { PATIENCE_MS } from '../../../test/support/patience.js';
 
 const REDIS_URL = process.env['SVC_TEST_DATABASE'] === 'postgres' ? (process.env['SVC_TEST_REDIS_URL'] ?? 'redis://127.0.0.1:6379') : undefined;
 const logger = createLogger({ logLevel: 'silent', role: 'all' }, new Writable({ write: (_c, _e, done) => done() }));
@@ -12,7 +13,8 @@ const logger = createLogger({ logLevel: 'silent', role: 'all' }, new Writable({ 
 /** A stream on a prefix of its own, so that tests never read each other's events. */
 const freshStream = () => new RedisEventStream(REDIS_URL!, `t${randomBytes(4).toString('hex')}`, logger);
 
-async function until(check: () => boolean, timeoutMs = 10_000): Promise<void> {
+/** Wait for `check`, as long as a busy machine may need (test/support/patience.ts). */
+async function until(check: () => boolean, timeoutMs = PATIENCE_MS): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > deadline) throw new Error('condition not reached in time');

@@ -18,9 +18,11 @@ export interface FhirJobRunner extends FhirJobs {
  *   `worker` role runs them;
  * - `worker`: the jobs in its own process (it serves no requests).
  *
- * The job thread loads its own copy of the FHIR engine (a few seconds of one core), so it starts
- * with the first job or heavy request: at a submission, or at start when the database holds
- * unfinished jobs. A store nobody submits jobs to never pays for it.
+ * The job thread loads its own copy of the FHIR engine (a few seconds of one core). In the embedded
+ * process it starts with the first job or heavy request (at a submission, or at start when the
+ * database holds unfinished jobs), so a store nobody submits jobs to never pays for it. A
+ * `subgraph:fhir` process starts it with itself: it exists to serve these requests, and the first
+ * one should not wait seconds for the thread.
  */
 export function jobRunner(runtime: SubgraphRuntime): FhirJobRunner {
   const { config } = runtime;
@@ -47,7 +49,7 @@ export function jobRunner(runtime: SubgraphRuntime): FhirJobRunner {
     return {
       start: async (s) => {
         services = s;
-        if (runJobs && (await hasJobs(knexOf(s.orm)))) running();
+        if (!runJobs || (await hasJobs(knexOf(s.orm)))) running();
       },
       wakeSync: () => (runJobs ? running()?.post({ type: 'wake-sync' }) : undefined),
       wakeExport: () => (runJobs ? running()?.post({ type: 'wake-export' }) : undefined),
