@@ -19,7 +19,7 @@ export default defineConfig({
     pool: 'forks',
     // Vitest's default is one worker fewer than the cores (one, on a 2-core machine); the files here
     // mostly wait on databases, timers and child processes, so two run side by side. The PostgreSQL
-    // pass (`npm run test:pg`) runs four: its files wait even more, on child processes and on the
+    // pass (`npm run test:pg`) runs three: its files wait even more, on child processes and on the
     // database and Redis servers, which run outside the test workers.
     maxWorkers: 2,
     // Files share a worker's module cache (the FHIR definitions, the schemas) instead of importing
