@@ -183,23 +183,21 @@ const rotateSecret: GatewayOperation = {
   },
 };
 
-const enable: GatewayOperation = {
-  document: `mutation EnableWebhook($webhookId: ID!) { enableWebhook(webhookId: $webhookId) { ${WEBHOOK_FIELDS} } }`,
-  variables: (input) => {
-    noBody(input);
-    return { webhookId: webhookId(input) };
-  },
-  result: (data) => snakeKeys(data['enableWebhook']),
-};
+/** Enable or disable one endpoint: no body, the endpoint in the path, the endpoint answered. */
+function switchEndpoint(field: 'enableWebhook' | 'disableWebhook'): GatewayOperation {
+  const operation = `${field[0]!.toUpperCase()}${field.slice(1)}`;
+  return {
+    document: `mutation ${operation}($webhookId: ID!) { ${field}(webhookId: $webhookId) { ${WEBHOOK_FIELDS} } }`,
+    variables: (input) => {
+      noBody(input);
+      return { webhookId: webhookId(input) };
+    },
+    result: (data) => snakeKeys(data[field]),
+  };
+}
 
-const disable: GatewayOperation = {
-  document: `mutation DisableWebhook($webhookId: ID!) { disableWebhook(webhookId: $webhookId) { ${WEBHOOK_FIELDS} } }`,
-  variables: (input) => {
-    noBody(input);
-    return { webhookId: webhookId(input) };
-  },
-  result: (data) => snakeKeys(data['disableWebhook']),
-};
+const enable = switchEndpoint('enableWebhook');
+const disable = switchEndpoint('disableWebhook');
 
 const eventTypes: GatewayOperation = {
   document: 'query WebhookEventTypes { webhookEventTypes { type category description status } }',
