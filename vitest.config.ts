@@ -17,6 +17,7 @@ export default defineConfig({
     include: ['**/*.test.ts'],
     exclude: ['**/node_modules/**', 'bench/**'],
     pool: 'forks',
+    globalSetup: ['test/support/global-setup.ts'],
     // Vitest's default is one worker fewer than the cores (one, on a 2-core machine); the files here
     // mostly wait on databases, timers and child processes, so two run side by side. The PostgreSQL
     // pass (`npm run test:pg`) runs three: its files wait even more, on child processes and on the

@@ -27,11 +27,14 @@ export interface ServiceProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Run `npm start`'s entry point as one component of the distributed mode (on `port`, to restart one in place). */
+/**
+ * Run `npm start`'s compiled entry point (dist/server.mjs, built once per run by global-setup.ts)
+ * as one component of the distributed mode (on `port`, to restart one in place).
+ */
 export async function startProcess(role: string, env: Record<string, string>, options: { port?: number; internalPort?: number } = {}): Promise<ServiceProcess> {
   const port = options.port ?? (await freePort());
   const internalPort = options.internalPort ?? (await freePort());
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server.ts'], {
+  const child = spawn(process.execPath, ['--enable-source-maps', 'dist/server.mjs'], {
     cwd: ROOT,
     env: {
       PATH: process.env['PATH'] ?? '',
@@ -65,8 +68,8 @@ export async function startProcess(role: string, env: Record<string, string>, op
 }
 
 /**
- * Poll GET /ready until it answers 200. Generous: a component loads the whole code base through
- * tsx, and a gateway composes its supergraph; a busy 2-core machine takes minutes for that.
+ * Poll GET /ready until it answers 200. Generous: a component loads the whole code base, and a
+ * gateway composes its supergraph; a busy 2-core machine takes minutes for that.
  */
 export async function waitUntilReady(service: ServiceProcess, timeoutMs = 300_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
