@@ -3,6 +3,33 @@ import { defineConfig } from 'vitest/config';
 
 const require = createRequire(import.meta.url);
 
+/** `npm run test:pg`: the suite again on PostgreSQL + Redis, with the distributed mode as separate processes. */
+const POSTGRES_PASS = process.env['SVC_TEST_DATABASE'] === 'postgres';
+
+/**
+ * What the PostgreSQL pass runs: the end-to-end files (test/), which boot the system on its
+ * storage, and the unit files that reach PostgreSQL or Redis themselves (the event streams). The
+ * other unit files (validators, parsers, the matching pipeline, SQLite's own helpers) touch no
+ * storage the pass could change, and run once, in the SQLite pass.
+ */
+const POSTGRES_PASS_INCLUDE = ['test/**/*.test.ts', 'platform/src/events/*.test.ts'];
+
+/**
+ * End-to-end files whose subject involves no storage (what the route table, the committed
+ * schemas and the portal's documents generate; limits and error shapes decided before any
+ * resolver runs): the same on both databases, so they too run once, in the SQLite pass.
+ */
+const STORAGE_FREE = [
+  'test/route-catalog.test.ts',
+  'test/rest-graphql-coverage.test.ts',
+  'test/supergraph.test.ts',
+  'test/portal-documents.test.ts',
+  'test/deferred-child-logger.test.ts',
+  'test/hardening/01-operation-limits.test.ts',
+  'test/hardening/11-graphql-error-masking.test.ts',
+  'test/hardening/11-http-layer-errors.test.ts',
+];
+
 export default defineConfig({
   resolve: {
     // Node loads graphql's CommonJS build (its package.json has no "exports"); Vite would otherwise
@@ -14,8 +41,8 @@ export default defineConfig({
     ],
   },
   test: {
-    include: ['**/*.test.ts'],
-    exclude: ['**/node_modules/**', 'bench/**'],
+    include: POSTGRES_PASS ? POSTGRES_PASS_INCLUDE : ['**/*.test.ts'],
+    exclude: ['**/node_modules/**', 'bench/**', ...(POSTGRES_PASS ? STORAGE_FREE : [])],
     pool: 'forks',
     globalSetup: ['test/support/global-setup.ts'],
     // Vitest's default is one worker fewer than the cores (one, on a 2-core machine); the files here

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseExactJson, stringifyExactJson } from '../subgraphs/fhir/src/domain/exact-json.js';
 import { extractSearchIndex } from '../subgraphs/fhir/src/domain/search-index.js';
 import type { FhirResource } from '../subgraphs/fhir/src/domain/validation.js';
+import { USE_POSTGRES } from './support/databases.js';
 import { bootSystem, type TestSystem } from './support/system.js';
 import { fhir } from './support/fhir.js';
 
@@ -36,6 +37,12 @@ import { fhir } from './support/fhir.js';
  *
  * Time: all 822 loadable examples are created and read back (about 1,650 requests, the largest a
  * 5 MB Bundle), 4 at a time so the two cores stay busy while requests wait on the database.
+ *
+ * On PostgreSQL the file loads the first example of every type and every example whose numbers a
+ * JavaScript number would rewrite: what the database changes is how a resource's text and its
+ * index rows are stored and searched, which one resource per type covers (every type's tables and
+ * searches) along with the decimals; validating all 822 is the same work on both databases and is
+ * done in the SQLite pass.
  */
 const dir = dirname(createRequire(import.meta.url).resolve('hl7.fhir.r4.examples/package.json'));
 
@@ -146,7 +153,13 @@ describe('the official HL7 FHIR R4 examples', () => {
   });
 
   it('creates every valid example (201) and reads it back identical apart from meta and id, number literals included', async () => {
-    const valid = exampleRefs.filter((ref) => !(ref in TOO_LARGE) && !(ref in INVALID));
+    const allValid = exampleRefs.filter((ref) => !(ref in TOO_LARGE) && !(ref in INVALID));
+    const rewritable = (ref: string) => numberLiterals(raw(ref)).some((l) => String(Number(l)) !== l);
+    // One per type: the first one a search can find by its own value, else the first one.
+    const onePerType = new Map<string, string>();
+    for (const ref of allValid) if (ownSearch(load(ref)) !== undefined && !onePerType.has(ref.split('/')[0]!)) onePerType.set(ref.split('/')[0]!, ref);
+    for (const ref of allValid) if (!onePerType.has(ref.split('/')[0]!)) onePerType.set(ref.split('/')[0]!, ref);
+    const valid = USE_POSTGRES ? allValid.filter((ref) => onePerType.get(ref.split('/')[0]!) === ref || rewritable(ref)) : allValid;
     const failures: string[] = [];
     const precisionLost: string[] = [];
     await inBatches(valid, 4, async (ref) => {
@@ -173,7 +186,7 @@ describe('the official HL7 FHIR R4 examples', () => {
     expect(created.size).toBe(valid.length);
     expect(precisionLost).toEqual([]);
     // The examples that write a number a JavaScript number would rewrite (125.00, 1.0): all kept.
-    expect(valid.filter((ref) => numberLiterals(raw(ref)).some((l) => String(Number(l)) !== l))).toHaveLength(41);
+    expect(valid.filter(rewritable)).toHaveLength(41);
   }, 600_000);
 
   it('finds one example of every type by a search on its own indexed value', async () => {
