@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { PATIENCE_MS } from './support/patience.js';
 import { bootSystem, type TestSystem } from './support/system.js';
 import { apiToken, fhir, registerPartner } from './support/fhir.js';
 
@@ -26,7 +27,8 @@ describe('FHIR $export _elements and patient', () => {
         expect(res.statusCode, res.body).toBe(200);
         manifest = res.json() as Manifest;
       },
-      { timeout: 30_000, interval: 50 },
+      // Twice the patience: the first export also starts the job thread (seconds of a core).
+      { timeout: 2 * PATIENCE_MS, interval: 50 },
     );
     const out: Record<string, string[]> = {};
     for (const file of manifest!.output) {

@@ -244,14 +244,15 @@ describe('FHIR Bulk Data $export survives a restart', async () => {
       const writer = await apiToken(first, null, ['cms.fhir.rest.write']);
       for (let i = 0; i < 8; i++) created.push((await fhir(first, writer, 'POST', '/Patient', { resourceType: 'Patient', name: [{ family: `Restart${i}` }] })).json().id);
       statusUrl = (await fhir(first, exporter, 'GET', '/$export?_type=Patient', undefined, ASYNC)).headers['content-location'] as string;
-      // Wait until the job is running and has written some pages, then stop mid-job.
+      // Wait until the job is running and has written some pages, then stop mid-job. Twice the
+      // patience: the job's first run also starts the job thread (seconds of a core).
       await vi.waitFor(
         async () => {
           const res = await first.request({ url: new URL(statusUrl).pathname, token: exporter });
           expect(res.statusCode).toBe(202);
           expect(res.headers['x-progress']).toMatch(/exporting .*, [1-9]\d* resources written/);
         },
-        { timeout: PATIENCE_MS, interval: 20 },
+        { timeout: 2 * PATIENCE_MS, interval: 20 },
       );
     } finally {
       await first.close();
