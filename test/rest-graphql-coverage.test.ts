@@ -40,8 +40,6 @@ const AWAITING_ROUTE: Record<string, string> = {
   'Query.identityAuditVerification': 'the identity audit chain verification',
   'Query.identityEntityTypes': 'the entity type list',
   'Query.certificationChecklists': 'the checklist definitions (GET /api/partner/certification shows them with progress)',
-  'Query.tefcaCommunities': 'the TEFCA directory',
-  'Query.tefcaExchange': 'one exchange of GET /tefca/exchanges',
 };
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
