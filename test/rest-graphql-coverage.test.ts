@@ -34,11 +34,6 @@ const AWAITING_ROUTE: Record<string, string> = {
   'Mutation.startPartnerApplication': 'the anonymous applicant flow',
   'Mutation.savePartnerApplicationStep': 'the anonymous applicant flow',
   'Mutation.submitPartnerApplication': 'the anonymous applicant flow',
-  'Query.identityChangeRequest': 'merge/split requests are decided on POST /api/identity/merge|split but not read one by one',
-  'Query.identityChangeRequests': 'the list of merge/split requests',
-  'Query.identityAuditEntries': 'the identity audit chain',
-  'Query.identityAuditVerification': 'the identity audit chain verification',
-  'Query.identityEntityTypes': 'the entity type list',
   'Query.certificationChecklists': 'the checklist definitions (GET /api/partner/certification shows them with progress)',
 };
 
