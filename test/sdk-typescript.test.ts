@@ -156,6 +156,22 @@ describe.skipIf(USE_POSTGRES)('the TypeScript SDK against the embedded service',
     }
   });
 
+  it('applies as a partner without a credential (start, save a step, resume, refuse an incomplete submission) and reads the TEFCA directory and the entity types', async () => {
+    const applicant = createPartnerClient({ baseUrl });
+    const draft = await applicant.applicant.start();
+    expect(draft.resume_token).toMatch(/^svc_app_/);
+    const saved = await applicant.applicant.saveStep(draft.application_id, draft.resume_token, 'integration', { use_case: 'care_coordination', capabilities: ['fhir_write'], data_direction: 'bidirectional' });
+    expect(saved).toMatchObject({ step: 'integration', valid: true, field_errors: [] });
+    expect((await applicant.applicant.get(draft.application_id, draft.resume_token)).progress.next_step).toBe('organization');
+    const incomplete = await applicant.applicant.submit(draft.application_id, draft.resume_token).catch((err: unknown) => err);
+    expect(incomplete).toBeInstanceOf(ApiError);
+    expect(incomplete).toMatchObject({ status: 422, code: 'VALIDATION_ERROR' });
+
+    const client = createPartnerClient({ baseUrl, credentials: { token } });
+    expect((await client.tefca.communities()).communities[0]).toMatchObject({ self: true });
+    expect((await client.identity.entityTypes()).entity_types).toHaveLength(22);
+  });
+
   it('sends a request refused with 429 again after its Retry-After, and tells the retry listener', async () => {
     const client = createPartnerClient({ baseUrl, credentials: { token } });
     const retries: RetryNotice[] = [];

@@ -5,7 +5,7 @@ import { redactUrl } from './log-redaction.js';
 export type { Logger, DestinationStream };
 
 /** Headers that carry credentials: never written, wherever a header object is logged. */
-const SECRET_HEADERS = ['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-svc-principal'];
+const SECRET_HEADERS = ['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-svc-principal', 'x-svc-resume-token'];
 /** Body and object fields that carry credentials, at the top level and one or two levels down. */
 const SECRET_FIELDS = [
   'access_token',

@@ -91,3 +91,22 @@ export async function eventsOf(t: TestSystem, types: string[], first = 100) {
 
 /** Polls until `check` passes (events reach the log asynchronously through the outbox and the bus); see patience.ts. */
 export { eventually } from './patience.js';
+
+/** An OAuth client_credentials access token of `partnerGpid` with `scope` (the Service class of match and resolve). */
+export async function serviceToken(t: TestSystem, partnerGpid: string, scope: string): Promise<string> {
+  const registered = await t.graphql<{ registerOAuthClient: { clientSecret: string; client: { clientId: string } } }>(
+    'mutation($i: RegisterOAuthClientInput!) { registerOAuthClient(input: $i) { clientSecret client { clientId } } }',
+    { i: { partnerGpid, clientName: 'service test', scope } },
+  );
+  expect(registered.errors).toBeUndefined();
+  const { clientSecret, client } = registered.data!.registerOAuthClient;
+  const res = await t.request({
+    method: 'POST',
+    url: '/oauth/token',
+    token: null,
+    body: new URLSearchParams({ grant_type: 'client_credentials' }).toString(),
+    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${client.clientId}:${clientSecret}`).toString('base64')}` },
+  });
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json().access_token as string;
+}

@@ -58,10 +58,7 @@ function capability(id: string, product: Product, limit: RateLimit | undefined, 
   return Object.freeze({ id, product, ...(limit ? { limit } : {}), graphql: Object.freeze([...graphql]), ...extra });
 }
 
-/**
- * Every capability with a REST route and a GraphQL twin, plus the anonymous GraphQL mutations that
- * have no route but must not be free (onboarding). Ids are the REST route ids.
- */
+/** Every capability with a REST route and a GraphQL twin. Ids are the REST route ids, or name the routes they share. */
 export const CAPABILITIES = {
   // Partner ecosystem (the spec's endpoint table)
   'partner.login': capability('partner.login', 'partner-ecosystem', perMinute(10), ['Mutation.portalLogin']),
@@ -111,6 +108,12 @@ export const CAPABILITIES = {
   // The review queue (ours): the list and one item share a counter; a decision may open a merge request.
   'identity.review.read': capability('identity.review.read', 'identity', perMinute(120), ['Query.identityReviewQueue', 'Query.identityReviewItem']),
   'identity.review.decide': capability('identity.review.decide', 'identity', perMinute(30), ['Mutation.decideIdentityReview']),
+  // Merge and split requests read one by one or listed, the audit chain and its verification (which
+  // recomputes every hash of the chain, so it is held tighter), and the entity type list.
+  'identity.changes.read': capability('identity.changes.read', 'identity', perMinute(120), ['Query.identityChangeRequests', 'Query.identityChangeRequest']),
+  'identity.audit.read': capability('identity.audit.read', 'identity', perMinute(60), ['Query.identityAuditEntries']),
+  'identity.audit.verify': capability('identity.audit.verify', 'identity', perMinute(10), ['Query.identityAuditVerification']),
+  'identity.entity-types': capability('identity.entity-types', 'identity', perMinute(60), ['Query.identityEntityTypes']),
   'identity.model.get': capability('identity.model.get', 'identity', perMinute(30), ['Query.identityScoringModel', 'Query.identityScoringModels']),
   'identity.model.activate': capability('identity.model.activate', 'identity', perMinute(10), ['Mutation.activateIdentityScoringModel']),
   'identity.model.train': capability('identity.model.train', 'identity', perMinute(2), ['Mutation.trainIdentityScoringModel']),
@@ -122,6 +125,8 @@ export const CAPABILITIES = {
   'certification.status': capability('certification.status', 'partner-ecosystem', perMinute(30), ['Query.partner.certification']),
   'certification.submit': capability('certification.submit', 'partner-ecosystem', perMinute(10), ['Mutation.submitCertification']),
   'certification.progress': capability('certification.progress', 'partner-ecosystem', perMinute(30), ['Mutation.updateCertificationProgress']),
+  // The checklist definitions (public, as on GraphQL).
+  'certification.checklists': capability('certification.checklists', 'partner-ecosystem', perMinute(60), ['Query.certificationChecklists']),
   'changelog.rss': capability('changelog.rss', 'platform', perMinute(60), ['Query.releaseHistory']),
   'fhir.metadata': capability('fhir.metadata', 'fhir', undefined, ['Query.fhirCapabilityStatement']),
   // The FHIR interactions have no per-route limit in the spec: over GraphQL every fhir* field (the
@@ -147,7 +152,7 @@ export const CAPABILITIES = {
   'tefca.xca.query': capability('tefca.xca.query', 'tefca', undefined, ['Mutation.tefcaQueryDocuments']),
   'tefca.xca.retrieve': capability('tefca.xca.retrieve', 'tefca', undefined, ['Mutation.tefcaRetrieveDocument', 'Mutation.tefcaRetrieveRemoteDocument']),
   'tefca.exchanges': capability('tefca.exchanges', 'tefca', undefined, ['Query.tefcaExchanges', 'Query.tefcaExchange', 'Query.tefcaCommunities']),
-  // Anonymous onboarding over GraphQL (no REST route): per address, like sign-in.
+  // Anonymous onboarding (POST /api/partner/applications and the routes under it, or GraphQL): per address, like sign-in.
   'onboarding.start': capability('onboarding.start', 'partner-ecosystem', perMinute(10), ['Mutation.startPartnerApplication']),
   'onboarding.resume': capability('onboarding.resume', 'partner-ecosystem', perMinute(60), [
     'Query.partnerApplication',

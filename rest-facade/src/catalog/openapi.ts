@@ -166,6 +166,9 @@ function operationOf(route: RouteSpec, limits: Limits): Document {
   for (const [name, parameter] of Object.entries(route.queryParameters ?? {})) {
     parameters.push({ name, in: 'query', required: parameter.required ?? false, description: parameter.description, schema: parameter.schema });
   }
+  for (const [name, parameter] of Object.entries(route.headerParameters ?? {})) {
+    parameters.push({ name, in: 'header', required: parameter.required ?? false, description: parameter.description, schema: parameter.schema });
+  }
   const operation: Document = {
     operationId: route.id,
     summary: route.summary,

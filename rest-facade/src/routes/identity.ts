@@ -388,7 +388,7 @@ const DECISION_SCHEMA = (prefix: string): JsonSchema => ({
   properties: { note: { type: 'string', maxLength: 1000 } },
   description: `Approve (a different principal with identity.approve) or reject a pending ${prefix}_… request.`,
 });
-const CHANGE_RESPONSE_SCHEMA: JsonSchema = {
+export const CHANGE_RESPONSE_SCHEMA: JsonSchema = {
   type: 'object',
   properties: {
     request_id: { type: 'string' },

@@ -33,10 +33,10 @@ import {
   xcpdSearch,
   xcpdSearchSchemas,
 } from './tefca.js';
+// Any TEFCA exchange scope reads the caller's own audit log (a peer holding only discover sees its inbound exchanges).
+import { TEFCA_SCOPES, tefcaDirectoryRoutes } from './tefca-directory.js';
 import { listWebhooks, listWebhooksSchemas, registerWebhook, registerWebhookSchemas, removeWebhook, removeWebhookSchemas } from './webhook-operations.js';
 
-/** Any TEFCA exchange scope reads the caller's own audit log (a peer holding only discover sees its inbound exchanges). */
-const TEFCA_SCOPES = ['tefca.xcpd.search', 'tefca.xcpd.discover', 'tefca.xca.search', 'tefca.xca.query', 'tefca.xca.retrieve'];
 
 /** The fields every entry of this table shares; each entry adds its operation and schemas. */
 function routeBase(id: string, method: HttpMethod, path: string, product: Product, summary: string, scopes: string[] = [], auth: RouteSpec['auth'] = 'bearer'): Omit<RouteSpec, 'operation'> {
@@ -128,6 +128,7 @@ export const otherRoutes: RouteSpec[] = [
     operation: listExchanges,
     ...listExchangesSchemas,
   },
+  ...tefcaDirectoryRoutes,
   { ...routeBase('tefca.xcpd.search', 'POST', '/tefca/xcpd/search', 'tefca', 'TEFCA patient discovery, outbound', ['tefca.xcpd.search']), ...capabilityRoute('tefca.xcpd.search'), successStatus: 200, operation: xcpdSearch, ...xcpdSearchSchemas },
   { ...routeBase('tefca.xcpd.discover', 'POST', '/tefca/xcpd/discover', 'tefca', 'TEFCA patient discovery, inbound', ['tefca.xcpd.discover']), ...capabilityRoute('tefca.xcpd.discover'), successStatus: 200, operation: xcpdDiscover, ...xcpdDiscoverSchemas },
   { ...routeBase('tefca.xca.search', 'POST', '/tefca/xca/search', 'tefca', 'TEFCA document query, outbound', ['tefca.xca.search']), ...capabilityRoute('tefca.xca.search'), successStatus: 200, operation: xcaSearch, ...xcaSearchSchemas },

@@ -4,9 +4,13 @@ import type { JsonSchema, RouteInput } from './route.js';
 /**
  * `?limit=&cursor=` of a paged list route, checked before the gateway is called: an unknown
  * parameter, a limit out of range or a cursor this API did not issue is the caller's error, by name.
- * `cursor` is the `next_cursor` of the previous page (the GraphQL connection's endCursor).
+ * `cursor` is the `next_cursor` of the previous page (the GraphQL connection's endCursor); `cursorKey`
+ * is the id prefix of the rows it points at, or a check of its key for rows keyed otherwise.
  */
-export function readPage(query: RouteInput['query'], options: { known: readonly string[]; cursorKey: IdPrefix }): { first: number; after: string | null; errors: FieldError[] } {
+export function readPage(
+  query: RouteInput['query'],
+  options: { known: readonly string[]; cursorKey: IdPrefix | ((key: string) => boolean) },
+): { first: number; after: string | null; errors: FieldError[] } {
   const known = new Set(['limit', 'cursor', ...options.known]);
   const errors: FieldError[] = [];
   for (const key of Object.keys(query)) if (!known.has(key)) errors.push({ field: key, message: `is not a parameter of this route (known: ${[...known].join(', ')})` });
@@ -20,7 +24,9 @@ export function readPage(query: RouteInput['query'], options: { known: readonly 
   const rawCursor = query['cursor'];
   if (rawCursor !== undefined && typeof rawCursor !== 'string') throw invalidCursor('cursor');
   const after = rawCursor === undefined || rawCursor === '' ? null : rawCursor;
-  if (after !== null) decodeOptionalCursor(after, { argument: 'cursor', isKey: (key) => isId(options.cursorKey, key) });
+  const { cursorKey } = options;
+  const isKey = typeof cursorKey === 'function' ? cursorKey : (key: string) => isId(cursorKey, key);
+  if (after !== null) decodeOptionalCursor(after, { argument: 'cursor', isKey });
   return { first, after, errors };
 }
 

@@ -7,10 +7,10 @@ import type { JsonSchema, RouteSpec } from './route.js';
  * A partner registered directly by an operator has none (404).
  */
 
-const APPLICATION_FIELDS = 'id status organization integration account progress { nextStep complete steps { step status } } partnerGpid decisionReason createdAt updatedAt submittedAt decidedAt';
+export const APPLICATION_FIELDS = 'id status organization integration account progress { nextStep complete steps { step status } } partnerGpid decisionReason createdAt updatedAt submittedAt decidedAt';
 const NULLABLE_TIMESTAMP: JsonSchema = { type: ['string', 'null'], format: 'date-time' };
 
-interface ApplicationData {
+export interface ApplicationData {
   id: string;
   status: string;
   organization: unknown;
@@ -25,8 +25,35 @@ interface ApplicationData {
   decidedAt: string | null;
 }
 
+/** An onboarding application as REST shows it. */
+export const APPLICATION_SCHEMA: JsonSchema = {
+  type: 'object',
+  required: ['application_id', 'status', 'progress', 'created_at'],
+  properties: {
+    application_id: { type: 'string', pattern: '^app_[0-9a-z]{26}$' },
+    status: { type: 'string', enum: ['draft', 'submitted', 'approved', 'rejected'] },
+    organization: { type: ['object', 'null'], description: 'Step 1 as saved.' },
+    integration: { type: ['object', 'null'], description: 'Step 2 as saved.' },
+    account: { type: ['object', 'null'], description: 'Step 3 as saved, without the password: { agreements }.' },
+    progress: {
+      type: 'object',
+      properties: {
+        next_step: { type: ['string', 'null'], enum: ['organization', 'integration', 'account', null] },
+        complete: { type: 'boolean' },
+        steps: { type: 'array', items: { type: 'object', properties: { step: { type: 'string' }, status: { type: 'string' } } } },
+      },
+    },
+    partner_gpid: { type: ['string', 'null'] },
+    decision_reason: { type: ['string', 'null'] },
+    created_at: { type: 'string', format: 'date-time' },
+    updated_at: { type: 'string', format: 'date-time' },
+    submitted_at: NULLABLE_TIMESTAMP,
+    decided_at: NULLABLE_TIMESTAMP,
+  },
+};
+
 /** The application in REST spelling; its steps keep the snake_case keys they were saved with. */
-function applicationBody(a: ApplicationData): Record<string, unknown> {
+export function applicationBody(a: ApplicationData): Record<string, unknown> {
   return {
     application_id: a.id,
     status: a.status.toLowerCase(),
@@ -68,29 +95,5 @@ export const partnerApplicationRoute: RouteSpec = {
       return applicationBody(partner.application);
     },
   },
-  responseBody: {
-    type: 'object',
-    required: ['application_id', 'status', 'progress', 'created_at'],
-    properties: {
-      application_id: { type: 'string', pattern: '^app_[0-9a-z]{26}$' },
-      status: { type: 'string', enum: ['draft', 'submitted', 'approved', 'rejected'] },
-      organization: { type: ['object', 'null'], description: 'Step 1 as saved.' },
-      integration: { type: ['object', 'null'], description: 'Step 2 as saved.' },
-      account: { type: ['object', 'null'], description: 'Step 3 as saved, without the password: { agreements }.' },
-      progress: {
-        type: 'object',
-        properties: {
-          next_step: { type: ['string', 'null'], enum: ['organization', 'integration', 'account', null] },
-          complete: { type: 'boolean' },
-          steps: { type: 'array', items: { type: 'object', properties: { step: { type: 'string' }, status: { type: 'string' } } } },
-        },
-      },
-      partner_gpid: { type: ['string', 'null'] },
-      decision_reason: { type: ['string', 'null'] },
-      created_at: { type: 'string', format: 'date-time' },
-      updated_at: { type: 'string', format: 'date-time' },
-      submitted_at: NULLABLE_TIMESTAMP,
-      decided_at: NULLABLE_TIMESTAMP,
-    },
-  },
+  responseBody: APPLICATION_SCHEMA,
 };

@@ -129,6 +129,8 @@ export interface RouteSpec {
   /** For OpenAPI: the request body, query parameters and success body. */
   requestBody?: JsonSchema;
   queryParameters?: Record<string, { schema: JsonSchema; description: string; required?: boolean }>;
+  /** For OpenAPI: request headers the route reads besides the credential (e.g. an applicant's resume token). */
+  headerParameters?: Record<string, { schema: JsonSchema; description: string; required?: boolean }>;
   /** For OpenAPI: what a `{param}` of the path may be (default: any string). */
   pathParameters?: Record<string, { schema: JsonSchema; description: string }>;
   responseBody?: JsonSchema;

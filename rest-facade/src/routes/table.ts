@@ -1,6 +1,7 @@
 import { partnerEcosystemRoutes } from './partner-ecosystem.js';
 import { identityRoutes } from './identity.js';
 import { identityReviewRoutes } from './identity-review.js';
+import { identityRegistryRoutes } from './identity-registry.js';
 import { identityScoringModelRoutes } from './identity-scoring-model.js';
 import { fhirRoutes } from './fhir.js';
 import { otherRoutes } from './other.js';
@@ -11,7 +12,7 @@ import { partnerOperationRoutes } from './partner-operations.js';
 import type { RouteSpec } from './route.js';
 
 /** Every documented HTTP path. The router, the route catalog and OpenAPI are generated from it. */
-export const ROUTES: readonly RouteSpec[] = [...partnerEcosystemRoutes, ...identityRoutes, ...identityReviewRoutes, ...identityScoringModelRoutes, ...fhirRoutes, ...otherRoutes, ...legalAndCertificationRoutes, ...clearinghouseRoutes, ...portalRoutes, ...partnerOperationRoutes];
+export const ROUTES: readonly RouteSpec[] = [...partnerEcosystemRoutes, ...identityRoutes, ...identityReviewRoutes, ...identityRegistryRoutes, ...identityScoringModelRoutes, ...fhirRoutes, ...otherRoutes, ...legalAndCertificationRoutes, ...clearinghouseRoutes, ...portalRoutes, ...partnerOperationRoutes];
 
 /** The spec's Limits table, declared in platform and shared with the gateway. */
 export { PRODUCT_LIMITS } from '@svc/platform';

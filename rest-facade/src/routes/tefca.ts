@@ -26,7 +26,7 @@ import { snakeKeys } from './snake-case.js';
  * caller is one of our partners asking the network: the outbound one.
  */
 
-const COMMUNITY_ID: JsonSchema = { type: 'string', pattern: '^urn:oid:[0-2](\\.(0|[1-9][0-9]*))+$', description: 'Home community id (urn:oid:…).' };
+export const COMMUNITY_ID: JsonSchema = { type: 'string', pattern: '^urn:oid:[0-2](\\.(0|[1-9][0-9]*))+$', description: 'Home community id (urn:oid:…).' };
 const PURPOSE: JsonSchema = {
   type: 'string',
   description: 'Required. A TEFCA exchange purpose code: T-TREAT, T-TRTMNT, T-PYMNT, T-HCO (and T-HCO-CC, T-HCO-HED, T-HCO-QM), T-PH, T-IAS, T-GOVDTRM (and T-GOVDTRM-DISABILITY).',
@@ -54,7 +54,7 @@ const COMMUNITY_OUTCOME: JsonSchema = {
     error: { type: ['string', 'null'], description: 'Why it failed: connection refused, no answer within N ms, HTTP 403 INSUFFICIENT_SCOPE, …' },
   },
 };
-const EXCHANGE_ID: JsonSchema = { type: 'string', pattern: '^xch_[0-9a-z]{26}$', description: 'The audit log entry of this exchange.' };
+export const EXCHANGE_ID: JsonSchema = { type: 'string', pattern: '^xch_[0-9a-z]{26}$', description: 'The audit log entry of this exchange.' };
 const TIMEOUT_MS: JsonSchema = { type: 'integer', minimum: 100, description: 'Answer within this many ms (at most SVC_TEFCA_TIMEOUT_MS, default 10000).' };
 
 function patientOf(reader: BodyReader): Record<string, unknown> | undefined {
@@ -325,11 +325,15 @@ export const xcaRetrieveSchemas = {
 
 // --- Audit log ------------------------------------------------------------------------------
 
+/** The fields of an audit log entry (Query.tefcaExchanges and Query.tefcaExchange). */
+export const EXCHANGE_FIELDS =
+  'exchangeId eventType partnerGpid credentialId kind direction purposeOfUse requestingCommunityId respondingCommunityIds ' +
+  'communities { homeCommunityId status durationMs resultCount error } outcome resultCount errorCode requestId startedAt durationMs';
+
 export const listExchanges: GatewayOperation = {
   document: `query TefcaExchanges($first: Int, $after: String, $direction: String, $partnerGpid: ID) {
   tefcaExchanges(first: $first, after: $after, direction: $direction, partnerGpid: $partnerGpid) {
-    edges { node { exchangeId eventType partnerGpid credentialId kind direction purposeOfUse requestingCommunityId respondingCommunityIds
-      communities { homeCommunityId status durationMs resultCount error } outcome resultCount errorCode requestId startedAt durationMs } }
+    edges { node { ${EXCHANGE_FIELDS} } }
     pageInfo { hasNextPage endCursor }
   }
 }`,
@@ -351,6 +355,29 @@ export const listExchanges: GatewayOperation = {
   },
 };
 
+/** One audit log entry as REST shows it. */
+export const EXCHANGE_SCHEMA: JsonSchema = {
+  type: 'object',
+  properties: {
+    exchange_id: EXCHANGE_ID,
+    event_type: { type: 'string' },
+    partner_gpid: { type: ['string', 'null'] },
+    credential_id: { type: ['string', 'null'] },
+    kind: { type: 'string', enum: ['xcpd', 'xca.query', 'xca.retrieve'] },
+    direction: { type: 'string', enum: ['inbound', 'outbound'] },
+    purpose_of_use: { type: ['string', 'null'] },
+    requesting_community_id: { type: ['string', 'null'] },
+    responding_community_ids: { type: 'array', items: { type: 'string' } },
+    communities: { type: 'array', items: COMMUNITY_OUTCOME },
+    outcome: { type: 'string', enum: ['success', 'partial', 'failure'] },
+    result_count: { type: 'integer' },
+    error_code: { type: ['string', 'null'] },
+    request_id: { type: 'string' },
+    started_at: { type: 'string', format: 'date-time' },
+    duration_ms: { type: 'integer' },
+  },
+};
+
 export const listExchangesSchemas = {
   queryParameters: {
     limit: { schema: { type: 'integer', minimum: 1, maximum: 100 }, description: 'Page size (default 20).' },
@@ -363,30 +390,7 @@ export const listExchangesSchemas = {
     required: ['exchanges', 'next_cursor'],
     description: "The partner's TEFCA exchanges, newest first; immutable. An exchange appears within moments of its answer (it is recorded from its event).",
     properties: {
-      exchanges: {
-        type: 'array',
-        items: {
-          type: 'object',
-          properties: {
-            exchange_id: EXCHANGE_ID,
-            event_type: { type: 'string' },
-            partner_gpid: { type: ['string', 'null'] },
-            credential_id: { type: ['string', 'null'] },
-            kind: { type: 'string', enum: ['xcpd', 'xca.query', 'xca.retrieve'] },
-            direction: { type: 'string', enum: ['inbound', 'outbound'] },
-            purpose_of_use: { type: ['string', 'null'] },
-            requesting_community_id: { type: ['string', 'null'] },
-            responding_community_ids: { type: 'array', items: { type: 'string' } },
-            communities: { type: 'array', items: COMMUNITY_OUTCOME },
-            outcome: { type: 'string', enum: ['success', 'partial', 'failure'] },
-            result_count: { type: 'integer' },
-            error_code: { type: ['string', 'null'] },
-            request_id: { type: 'string' },
-            started_at: { type: 'string', format: 'date-time' },
-            duration_ms: { type: 'integer' },
-          },
-        },
-      },
+      exchanges: { type: 'array', items: EXCHANGE_SCHEMA },
       next_cursor: { type: ['string', 'null'] },
     },
   },

@@ -854,6 +854,171 @@ class Client:
             headers=headers,
         ).body
 
+    def identity_change_requests_list(
+        self,
+        *,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        status: Optional[str] = None,
+        kind: Optional[str] = None,
+        params: Optional[Mapping[str, Any]] = None,
+        headers: Optional[Mapping[str, str]] = None,
+    ) -> Any:
+        """Merge and split requests, newest first (paged): every request for operators, your partner's otherwise.
+
+        ``GET /api/identity/change-requests``
+
+        Credential: bearer; one of the scopes identity.merge, identity.split, identity.approve,
+        cms.admin. Rate limit: 120/min.
+
+        Args:
+            limit: Items per page.
+            cursor: next_cursor of the previous page.
+            status: Only requests in this state (any case). One of: pending, applied, rejected,
+                expired.
+            kind: Only merges or only splits. One of: merge, split.
+            params: Further query parameters, such as FHIR search parameters.
+            headers: Further request headers, such as X-Svc-Source on identity writes or Prefer.
+
+        Returns:
+            The response body: JSON as dicts and lists, other media types as text, None when empty.
+
+        Raises:
+            ApiError: The API answered an error (429 and 503 are retried first).
+        """
+        return self._transport.send(
+            "GET",
+            "/api/identity/change-requests",
+            query={"limit": limit, "cursor": cursor, "status": status, "kind": kind, **(params or {})},
+            headers=headers,
+        ).body
+
+    def identity_change_requests_get(
+        self,
+        request_id: str,
+        *,
+        params: Optional[Mapping[str, Any]] = None,
+        headers: Optional[Mapping[str, str]] = None,
+    ) -> Any:
+        """One merge or split request, with its decision and how to approve it while pending.
+
+        ``GET /api/identity/change-requests/{request_id}``
+
+        Credential: bearer; one of the scopes identity.merge, identity.split, identity.approve,
+        cms.admin. Rate limit: 120/min.
+
+        Args:
+            request_id: The request (mrg_… or spl_…), as POST /api/identity/merge|split answered it.
+            params: Further query parameters, such as FHIR search parameters.
+            headers: Further request headers, such as X-Svc-Source on identity writes or Prefer.
+
+        Returns:
+            The response body: JSON as dicts and lists, other media types as text, None when empty.
+
+        Raises:
+            ApiError: The API answered an error (429 and 503 are retried first).
+        """
+        return self._transport.send(
+            "GET",
+            f"/api/identity/change-requests/{path_segment(request_id)}",
+            query={**(params or {})},
+            headers=headers,
+        ).body
+
+    def identity_audit_list(
+        self,
+        *,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        types: Optional[str] = None,
+        params: Optional[Mapping[str, Any]] = None,
+        headers: Optional[Mapping[str, str]] = None,
+    ) -> Any:
+        """The hash-chained identity audit entries in order, oldest first (paged); a partner's approver reads the changes its partner requested.
+
+        ``GET /api/identity/audit``
+
+        Credential: bearer; one of the scopes cms.admin, identity.approve. Rate limit: 60/min.
+
+        Args:
+            limit: Items per page.
+            cursor: next_cursor of the previous page.
+            types: Comma-separated audit event types to keep (e.g.
+                identity.merged.v1,identity.split.v1).
+            params: Further query parameters, such as FHIR search parameters.
+            headers: Further request headers, such as X-Svc-Source on identity writes or Prefer.
+
+        Returns:
+            The response body: JSON as dicts and lists, other media types as text, None when empty.
+
+        Raises:
+            ApiError: The API answered an error (429 and 503 are retried first).
+        """
+        return self._transport.send(
+            "GET",
+            "/api/identity/audit",
+            query={"limit": limit, "cursor": cursor, "types": types, **(params or {})},
+            headers=headers,
+        ).body
+
+    def identity_audit_verify(
+        self,
+        *,
+        params: Optional[Mapping[str, Any]] = None,
+        headers: Optional[Mapping[str, str]] = None,
+    ) -> Any:
+        """Verify the identity audit chain: walk it from its first entry, recomputing every hash (tamper evidence).
+
+        ``GET /api/identity/audit/verification``
+
+        Credential: bearer; one of the scopes cms.admin, identity.approve. Rate limit: 10/min.
+
+        Args:
+            params: Further query parameters, such as FHIR search parameters.
+            headers: Further request headers, such as X-Svc-Source on identity writes or Prefer.
+
+        Returns:
+            The response body: JSON as dicts and lists, other media types as text, None when empty.
+
+        Raises:
+            ApiError: The API answered an error (429 and 503 are retried first).
+        """
+        return self._transport.send(
+            "GET",
+            "/api/identity/audit/verification",
+            query={**(params or {})},
+            headers=headers,
+        ).body
+
+    def identity_entity_types(
+        self,
+        *,
+        params: Optional[Mapping[str, Any]] = None,
+        headers: Optional[Mapping[str, str]] = None,
+    ) -> Any:
+        """The 22 entity types of the registry, patient first and service last.
+
+        ``GET /api/identity/entity-types``
+
+        Credential: bearer. Rate limit: 60/min.
+
+        Args:
+            params: Further query parameters, such as FHIR search parameters.
+            headers: Further request headers, such as X-Svc-Source on identity writes or Prefer.
+
+        Returns:
+            The response body: JSON as dicts and lists, other media types as text, None when empty.
+
+        Raises:
+            ApiError: The API answered an error (429 and 503 are retried first).
+        """
+        return self._transport.send(
+            "GET",
+            "/api/identity/entity-types",
+            query={**(params or {})},
+            headers=headers,
+        ).body
+
     def identity_model_list(
         self,
         *,
@@ -2342,6 +2507,69 @@ class Client:
             "GET",
             "/tefca/exchanges",
             query={"limit": limit, "cursor": cursor, "direction": direction, "partner_gpid": partner_gpid, **(params or {})},
+            headers=headers,
+        ).body
+
+    def tefca_communities(
+        self,
+        *,
+        params: Optional[Mapping[str, Any]] = None,
+        headers: Optional[Mapping[str, str]] = None,
+    ) -> Any:
+        """The TEFCA network directory: this community first, then its peers (credentials are never shown).
+
+        ``GET /tefca/communities``
+
+        Credential: bearer; one of the scopes tefca.xcpd.search, tefca.xcpd.discover,
+        tefca.xca.search, tefca.xca.query, tefca.xca.retrieve.
+
+        Args:
+            params: Further query parameters, such as FHIR search parameters.
+            headers: Further request headers, such as X-Svc-Source on identity writes or Prefer.
+
+        Returns:
+            The response body: JSON as dicts and lists, other media types as text, None when empty.
+
+        Raises:
+            ApiError: The API answered an error (429 and 503 are retried first).
+        """
+        return self._transport.send(
+            "GET",
+            "/tefca/communities",
+            query={**(params or {})},
+            headers=headers,
+        ).body
+
+    def tefca_exchange(
+        self,
+        exchange_id: str,
+        *,
+        params: Optional[Mapping[str, Any]] = None,
+        headers: Optional[Mapping[str, str]] = None,
+    ) -> Any:
+        """One exchange of the caller's TEFCA audit log (operators: any partner's).
+
+        ``GET /tefca/exchanges/{exchange_id}``
+
+        Credential: bearer; one of the scopes tefca.xcpd.search, tefca.xcpd.discover,
+        tefca.xca.search, tefca.xca.query, tefca.xca.retrieve.
+
+        Args:
+            exchange_id: The exchange (xch_…), as an exchange answered it or GET /tefca/exchanges
+                lists it.
+            params: Further query parameters, such as FHIR search parameters.
+            headers: Further request headers, such as X-Svc-Source on identity writes or Prefer.
+
+        Returns:
+            The response body: JSON as dicts and lists, other media types as text, None when empty.
+
+        Raises:
+            ApiError: The API answered an error (429 and 503 are retried first).
+        """
+        return self._transport.send(
+            "GET",
+            f"/tefca/exchanges/{path_segment(exchange_id)}",
+            query={**(params or {})},
             headers=headers,
         ).body
 
@@ -3869,4 +4097,178 @@ class Client:
             "/api/partner/application",
             query={**(params or {})},
             headers=headers,
+        ).body
+
+    def partners_applications_start(
+        self,
+        body: Any = None,
+        *,
+        params: Optional[Mapping[str, Any]] = None,
+        headers: Optional[Mapping[str, str]] = None,
+    ) -> Any:
+        """Start a partner application (no credential); keep the resume_token of the answer: it is shown once and authorizes the other applicant routes.
+
+        ``POST /api/partner/applications``
+
+        No credential needed. Rate limit: 10/min.
+
+        Args:
+            body: The request body (application/json): a dict or list, sent as JSON (form fields for
+                a form media type), or str or bytes sent as they are.
+            params: Further query parameters, such as FHIR search parameters.
+            headers: Further request headers, such as X-Svc-Source on identity writes or Prefer.
+
+        Returns:
+            The response body: JSON as dicts and lists, other media types as text, None when empty.
+
+        Raises:
+            ApiError: The API answered an error (429 and 503 are retried first).
+        """
+        return self._transport.send(
+            "POST",
+            "/api/partner/applications",
+            query={**(params or {})},
+            body=body,
+            content_type="application/json",
+            headers=headers,
+            authenticated=False,
+        ).body
+
+    def partners_applications_get(
+        self,
+        application_id: str,
+        *,
+        params: Optional[Mapping[str, Any]] = None,
+        headers: Optional[Mapping[str, str]] = None,
+    ) -> Any:
+        """Resume a partner application: its status, saved steps and progress. The X-Svc-Resume-Token header carries the draft's resume token (no credential); an unknown id and a wrong token both answer 404.
+
+        ``GET /api/partner/applications/{application_id}``
+
+        No credential needed. Rate limit: 60/min.
+
+        Args:
+            application_id: The application (app_…).
+            params: Further query parameters, such as FHIR search parameters.
+            headers: Further request headers, such as X-Svc-Source on identity writes or Prefer.
+
+        Returns:
+            The response body: JSON as dicts and lists, other media types as text, None when empty.
+
+        Raises:
+            ApiError: The API answered an error (429 and 503 are retried first).
+        """
+        return self._transport.send(
+            "GET",
+            f"/api/partner/applications/{path_segment(application_id)}",
+            query={**(params or {})},
+            headers=headers,
+            authenticated=False,
+        ).body
+
+    def partners_applications_save_step(
+        self,
+        application_id: str,
+        step: str,
+        body: Any,
+        *,
+        params: Optional[Mapping[str, Any]] = None,
+        headers: Optional[Mapping[str, str]] = None,
+    ) -> Any:
+        """Save one step of a draft, valid or not, and get its problems. The X-Svc-Resume-Token header carries the draft's resume token (no credential); an unknown id and a wrong token both answer 404.
+
+        ``PUT /api/partner/applications/{application_id}/steps/{step}``
+
+        No credential needed. Rate limit: 60/min.
+
+        Args:
+            application_id: The application (app_…).
+            step: The onboarding step: 1 organization, 2 integration, 3 account. One of:
+                organization, integration, account.
+            body: The request body (application/json): a dict or list, sent as JSON (form fields for
+                a form media type), or str or bytes sent as they are.
+            params: Further query parameters, such as FHIR search parameters.
+            headers: Further request headers, such as X-Svc-Source on identity writes or Prefer.
+
+        Returns:
+            The response body: JSON as dicts and lists, other media types as text, None when empty.
+
+        Raises:
+            ApiError: The API answered an error (429 and 503 are retried first).
+        """
+        return self._transport.send(
+            "PUT",
+            f"/api/partner/applications/{path_segment(application_id)}/steps/{path_segment(step)}",
+            query={**(params or {})},
+            body=body,
+            content_type="application/json",
+            headers=headers,
+            authenticated=False,
+        ).body
+
+    def partners_applications_submit(
+        self,
+        application_id: str,
+        body: Any = None,
+        *,
+        params: Optional[Mapping[str, Any]] = None,
+        headers: Optional[Mapping[str, str]] = None,
+    ) -> Any:
+        """Submit a complete draft for review (422 lists the problems while a step has any; 409 once submitted). The X-Svc-Resume-Token header carries the draft's resume token (no credential); an unknown id and a wrong token both answer 404.
+
+        ``POST /api/partner/applications/{application_id}/submit``
+
+        No credential needed. Rate limit: 60/min.
+
+        Args:
+            application_id: The application (app_…).
+            body: The request body (application/json): a dict or list, sent as JSON (form fields for
+                a form media type), or str or bytes sent as they are.
+            params: Further query parameters, such as FHIR search parameters.
+            headers: Further request headers, such as X-Svc-Source on identity writes or Prefer.
+
+        Returns:
+            The response body: JSON as dicts and lists, other media types as text, None when empty.
+
+        Raises:
+            ApiError: The API answered an error (429 and 503 are retried first).
+        """
+        return self._transport.send(
+            "POST",
+            f"/api/partner/applications/{path_segment(application_id)}/submit",
+            query={**(params or {})},
+            body=body,
+            content_type="application/json",
+            headers=headers,
+            authenticated=False,
+        ).body
+
+    def certification_checklists(
+        self,
+        *,
+        params: Optional[Mapping[str, Any]] = None,
+        headers: Optional[Mapping[str, str]] = None,
+    ) -> Any:
+        """The certification checklists and their items (definitions only; GET /api/partner/certification shows a partner's progress).
+
+        ``GET /api/partner/certification/checklists``
+
+        No credential needed. Rate limit: 60/min.
+
+        Args:
+            params: Further query parameters, such as FHIR search parameters.
+            headers: Further request headers, such as X-Svc-Source on identity writes or Prefer.
+
+        Returns:
+            The response body: JSON as dicts and lists, other media types as text, None when empty.
+
+        Raises:
+            ApiError: The API answered an error (429 and 503 are retried first).
+        """
+        return self._transport.send(
+            "GET",
+            "/api/partner/certification/checklists",
+            query={**(params or {})},
+            headers=headers,
+            authenticated=False,
         ).body

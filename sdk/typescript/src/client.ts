@@ -1,11 +1,12 @@
 import createClient, { type Client } from 'openapi-fetch';
+import { applicantApi } from './applicant.js';
 import { tokenProvider, type Credentials } from './auth.js';
 import type { DeprecationWarning } from './deprecation.js';
-import { apiErrorFrom, apiErrorOf } from './errors.js';
+import { apiErrorOf } from './errors.js';
 import { ClientEventEmitter, type ClientEvents, type Listener } from './events.js';
 import { FhirClient } from './fhir.js';
 import type { paths } from './generated/openapi.js';
-import type { JsonBody, QueryOf } from './operations.js';
+import { ok, type JsonBody, type QueryOf } from './operations.js';
 import { DEFAULT_RETRY, transportFetch, type RetryOptions } from './transport.js';
 
 export interface PartnerClientOptions {
@@ -40,6 +41,8 @@ export interface PartnerClient {
   syncJobs: ReturnType<typeof syncJobsApi>;
   /** The partner's own onboarding application and its status. */
   application: ReturnType<typeof applicationApi>;
+  /** Applying to become a partner: a draft application, saved step by step with its resume token. */
+  applicant: ReturnType<typeof applicantApi>;
   /** Listen to `deprecation` and `retry` events; the answer stops listening. */
   on<K extends keyof ClientEvents>(name: K, listener: Listener<K>): () => void;
 }
@@ -67,15 +70,9 @@ export function createPartnerClient(options: PartnerClientOptions): PartnerClien
     events: eventsApi(rest),
     syncJobs: syncJobsApi(rest),
     application: applicationApi(rest),
+    applicant: applicantApi(rest),
     on: (name, listener) => events.on(name, listener),
   };
-}
-
-/** The data of a successful openapi-fetch call, or its ApiError. */
-async function ok<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
-  const { data, error, response } = await call;
-  if (!response.ok) throw apiErrorFrom(response, '', error);
-  return data as T;
 }
 
 function identityApi(rest: Client<paths>) {
@@ -85,6 +82,15 @@ function identityApi(rest: Client<paths>) {
     /** The person's GPID: an existing one when the match is sure, else a new one (or a review item). */
     resolve: (body: JsonBody<'identity.resolve'>) => ok(rest.POST('/api/identity/resolve', { body })),
     get: (gpid: string) => ok(rest.GET('/api/identity/{gpid}', { params: { path: { gpid } } })),
+    /** The 22 entity types of the registry. */
+    entityTypes: () => ok(rest.GET('/api/identity/entity-types', {})),
+    /** One page of merge and split requests, newest first; pass `cursor: next_cursor` for the next. */
+    changeRequests: (query?: QueryOf<'identity.change-requests.list'>) => ok(rest.GET('/api/identity/change-requests', { params: { query } })),
+    changeRequest: (requestId: string) => ok(rest.GET('/api/identity/change-requests/{request_id}', { params: { path: { request_id: requestId } } })),
+    /** One page of the hash-chained audit entries, oldest first. */
+    auditEntries: (query?: QueryOf<'identity.audit.list'>) => ok(rest.GET('/api/identity/audit', { params: { query } })),
+    /** Walk the audit chain, recomputing every hash. */
+    verifyAudit: () => ok(rest.GET('/api/identity/audit/verification', {})),
   };
 }
 
@@ -105,6 +111,9 @@ function tefcaApi(rest: Client<paths>) {
     retrieve: (body: JsonBody<'tefca.xca.retrieve'>) => ok(rest.POST('/tefca/xca/retrieve', { body })),
     /** The partner's exchanges (audit trail of its TEFCA requests). */
     exchanges: (query?: QueryOf<'tefca.exchanges'>) => ok(rest.GET('/tefca/exchanges', { params: { query } })),
+    exchange: (exchangeId: string) => ok(rest.GET('/tefca/exchanges/{exchange_id}', { params: { path: { exchange_id: exchangeId } } })),
+    /** The network directory: this community and its peers. */
+    communities: () => ok(rest.GET('/tefca/communities', {})),
   };
 }
 

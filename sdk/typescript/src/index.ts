@@ -7,4 +7,5 @@ export type { RetryOptions } from './transport.js';
 export { FhirClient, type ExportManifest, type ExportOptions, type SearchParams } from './fhir.js';
 export { DeliveryDeduplicator, verifyWebhook, WebhookVerificationFailed, type VerifiedDelivery, type VerifyOptions, type WebhookEvent } from './webhooks.js';
 export type { JsonBody, QueryOf } from './operations.js';
+export { RESUME_TOKEN_HEADER, type ApplicationStep } from './applicant.js';
 export type { paths, operations, components } from './generated/openapi.js';

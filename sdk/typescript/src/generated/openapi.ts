@@ -247,6 +247,106 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/identity/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The hash-chained identity audit entries in order, oldest first (paged); a partner's approver reads the changes its partner requested
+         * @description The hash-chained identity audit entries in order, oldest first (paged); a partner's approver reads the changes its partner requested. Credential: bearer; one of the scopes cms.admin, identity.approve. Rate limit: 60/min.
+         */
+        get: operations["identity.audit.list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/identity/audit/verification": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Verify the identity audit chain: walk it from its first entry, recomputing every hash (tamper evidence)
+         * @description Verify the identity audit chain: walk it from its first entry, recomputing every hash (tamper evidence). Credential: bearer; one of the scopes cms.admin, identity.approve. Rate limit: 10/min.
+         */
+        get: operations["identity.audit.verify"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/identity/change-requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Merge and split requests, newest first (paged): every request for operators, your partner's otherwise
+         * @description Merge and split requests, newest first (paged): every request for operators, your partner's otherwise. Credential: bearer; one of the scopes identity.merge, identity.split, identity.approve, cms.admin. Rate limit: 120/min.
+         */
+        get: operations["identity.change-requests.list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/identity/change-requests/{request_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One merge or split request, with its decision and how to approve it while pending
+         * @description One merge or split request, with its decision and how to approve it while pending. Credential: bearer; one of the scopes identity.merge, identity.split, identity.approve, cms.admin. Rate limit: 120/min.
+         */
+        get: operations["identity.change-requests.get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/identity/entity-types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The 22 entity types of the registry, patient first and service last
+         * @description The 22 entity types of the registry, patient first and service last. Credential: bearer. Rate limit: 60/min.
+         */
+        get: operations["identity.entity-types"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/identity/match": {
         parameters: {
             query?: never;
@@ -511,6 +611,86 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/partner/applications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a partner application (no credential); keep the resume_token of the answer: it is shown once and authorizes the other applicant routes
+         * @description Start a partner application (no credential); keep the resume_token of the answer: it is shown once and authorizes the other applicant routes. No credential needed. Rate limit: 10/min.
+         */
+        post: operations["partners.applications.start"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partner/applications/{application_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Resume a partner application: its status, saved steps and progress. The X-Svc-Resume-Token header carries the draft's resume token (no credential); an unknown id and a wrong token both answer 404
+         * @description Resume a partner application: its status, saved steps and progress. The X-Svc-Resume-Token header carries the draft's resume token (no credential); an unknown id and a wrong token both answer 404. No credential needed. Rate limit: 60/min.
+         */
+        get: operations["partners.applications.get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partner/applications/{application_id}/steps/{step}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Save one step of a draft, valid or not, and get its problems. The X-Svc-Resume-Token header carries the draft's resume token (no credential); an unknown id and a wrong token both answer 404
+         * @description Save one step of a draft, valid or not, and get its problems. The X-Svc-Resume-Token header carries the draft's resume token (no credential); an unknown id and a wrong token both answer 404. No credential needed. Rate limit: 60/min.
+         */
+        put: operations["partners.applications.save-step"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partner/applications/{application_id}/submit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Submit a complete draft for review (422 lists the problems while a step has any; 409 once submitted). The X-Svc-Resume-Token header carries the draft's resume token (no credential); an unknown id and a wrong token both answer 404
+         * @description Submit a complete draft for review (422 lists the problems while a step has any; 409 once submitted). The X-Svc-Resume-Token header carries the draft's resume token (no credential); an unknown id and a wrong token both answer 404. No credential needed. Rate limit: 60/min.
+         */
+        post: operations["partners.applications.submit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/partner/certification": {
         parameters: {
             query?: never;
@@ -529,6 +709,26 @@ export type paths = {
          * @description Submit certification to the server. Credential: bearer; one of the scopes cms.partner.write. Rate limit: 10/min.
          */
         post: operations["certification.submit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partner/certification/checklists": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The certification checklists and their items (definitions only; GET /api/partner/certification shows a partner's progress)
+         * @description The certification checklists and their items (definitions only; GET /api/partner/certification shows a partner's progress). No credential needed. Rate limit: 60/min.
+         */
+        get: operations["certification.checklists"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1671,6 +1871,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/tefca/communities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The TEFCA network directory: this community first, then its peers (credentials are never shown)
+         * @description The TEFCA network directory: this community first, then its peers (credentials are never shown). Credential: bearer; one of the scopes tefca.xcpd.search, tefca.xcpd.discover, tefca.xca.search, tefca.xca.query, tefca.xca.retrieve.
+         */
+        get: operations["tefca.communities"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/tefca/exchanges": {
         parameters: {
             query?: never;
@@ -1683,6 +1903,26 @@ export type paths = {
          * @description Partner audit log of TEFCA exchanges. Credential: bearer; one of the scopes tefca.xcpd.search, tefca.xcpd.discover, tefca.xca.search, tefca.xca.query, tefca.xca.retrieve.
          */
         get: operations["tefca.exchanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tefca/exchanges/{exchange_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One exchange of the caller's TEFCA audit log (operators: any partner's)
+         * @description One exchange of the caller's TEFCA audit log (operators: any partner's). Credential: bearer; one of the scopes tefca.xcpd.search, tefca.xcpd.discover, tefca.xca.search, tefca.xca.query, tefca.xca.retrieve.
+         */
+        get: operations["tefca.exchange"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3266,6 +3506,256 @@ export interface operations {
             503: components["responses"]["Problem503"];
         };
     };
+    "identity.audit.list": {
+        parameters: {
+            query?: {
+                /** @description next_cursor of the previous page. */
+                cursor?: string;
+                /** @description Items per page. */
+                limit?: number;
+                /** @description Comma-separated audit event types to keep (e.g. identity.merged.v1,identity.split.v1). */
+                types?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The hash-chained identity audit entries in order, oldest first (paged); a partner's approver reads the changes its partner requested */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        entries: {
+                            /** @description The payload as canonical JSON text, exactly as hashed. */
+                            canonical_payload: string;
+                            /** @description evt_…: for a merge or split, the same event on the bus and in the event log. */
+                            event_id: string;
+                            /** @description sha256(prev_hash \n seq \n event_id \n type \n occurred_at \n canonical_payload), hex. */
+                            hash: string;
+                            /** @description ISO 8601 UTC, exactly as hashed. */
+                            occurred_at: string;
+                            partner_gpid?: string | null;
+                            /** @description The event payload (its keys as hashed). */
+                            payload: Record<string, never>;
+                            /** @description SHA-256 (hex) of the previous entry; 64 zeros for the first. */
+                            prev_hash: string;
+                            /** @description Position in the chain, from 1, without gaps. */
+                            seq: number;
+                            /** @description identity.merged.v1, identity.split.v1 (operators also see identity.scoring_model.trained.v1 and .activated.v1). */
+                            type: string;
+                        }[];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+        };
+    };
+    "identity.audit.verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Verify the identity audit chain: walk it from its first entry, recomputing every hash (tamper evidence) */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Entries that verified. */
+                        checked: number;
+                        first_invalid_seq?: number | null;
+                        head_hash?: string | null;
+                        /** @description The last verified entry: compare with a published head to detect truncation. */
+                        head_seq?: number | null;
+                        problem?: string | null;
+                        /** @description Every entry links to its predecessor and matches its hash. */
+                        valid: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+        };
+    };
+    "identity.change-requests.list": {
+        parameters: {
+            query?: {
+                /** @description next_cursor of the previous page. */
+                cursor?: string;
+                /** @description Only merges or only splits. */
+                kind?: "merge" | "split";
+                /** @description Items per page. */
+                limit?: number;
+                /** @description Only requests in this state (any case). */
+                status?: "pending" | "applied" | "rejected" | "expired";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Merge and split requests, newest first (paged): every request for operators, your partner's otherwise */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        change_requests: {
+                            /** @description identity.merged.v1 / identity.split.v1 entry of the hash chain (seq, event_id, hash, prev_hash) once APPLIED */
+                            audit?: Record<string, never> | null;
+                            decided_by?: Record<string, never> | null;
+                            /** @enum {unknown} */
+                            kind?: "merge" | "split";
+                            reason?: string;
+                            request_id?: string;
+                            requested_by?: Record<string, never>;
+                            /** @enum {unknown} */
+                            status?: "PENDING" | "APPLIED" | "REJECTED" | "EXPIRED";
+                        }[];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+        };
+    };
+    "identity.change-requests.get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The request (mrg_… or spl_…), as POST /api/identity/merge|split answered it. */
+                request_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One merge or split request, with its decision and how to approve it while pending */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description identity.merged.v1 / identity.split.v1 entry of the hash chain (seq, event_id, hash, prev_hash) once APPLIED */
+                        audit?: Record<string, never> | null;
+                        decided_by?: Record<string, never> | null;
+                        /** @enum {unknown} */
+                        kind?: "merge" | "split";
+                        reason?: string;
+                        request_id?: string;
+                        requested_by?: Record<string, never>;
+                        /** @enum {unknown} */
+                        status?: "PENDING" | "APPLIED" | "REJECTED" | "EXPIRED";
+                    };
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+        };
+    };
+    "identity.entity-types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The 22 entity types of the registry, patient first and service last */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        entity_types: {
+                            /** @description TYPE of system GPIDs {PRD}-{TYPE}-{N} (patients get SVC- GPIDs). */
+                            code: string;
+                            description: string;
+                            fhir_resource_type?: string | null;
+                            /** @description The value of entity_type (e.g. patient). */
+                            id: string;
+                            label: string;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+        };
+    };
     "identity.match": {
         parameters: {
             query?: never;
@@ -4254,6 +4744,313 @@ export interface operations {
             503: components["responses"]["Problem503"];
         };
     };
+    "partners.applications.start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Start a partner application (no credential); keep the resume_token of the answer: it is shown once and authorizes the other applicant routes */
+            201: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Step 3 as saved, without the password: { agreements }. */
+                        account?: Record<string, never> | null;
+                        application_id: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        decided_at?: string | null;
+                        decision_reason?: string | null;
+                        /** @description Step 2 as saved. */
+                        integration?: Record<string, never> | null;
+                        /** @description Step 1 as saved. */
+                        organization?: Record<string, never> | null;
+                        partner_gpid?: string | null;
+                        /** @description An acceptable portal password was chosen (only its argon2id hash is kept, until the application is decided). */
+                        portal_password_set?: boolean;
+                        progress: {
+                            complete?: boolean;
+                            /** @description Problems of the started steps, with step-prefixed paths (organization.npi). */
+                            errors?: {
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @enum {string|null} */
+                            next_step?: "organization" | "integration" | "account" | null;
+                            steps?: {
+                                status?: string;
+                                step?: string;
+                            }[];
+                        };
+                        /** @description svc_app_…: send it in the X-Svc-Resume-Token header. Only its SHA-256 is stored. */
+                        resume_token: string;
+                        /** @enum {string} */
+                        status: "draft" | "submitted" | "approved" | "rejected";
+                        /** Format: date-time */
+                        submitted_at?: string | null;
+                        /** Format: date-time */
+                        updated_at?: string;
+                    };
+                };
+            };
+            400: components["responses"]["Problem400"];
+            404: components["responses"]["Problem404"];
+            422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+        };
+    };
+    "partners.applications.get": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The resume token POST /api/partner/applications answered (shown once). */
+                "X-Svc-Resume-Token": string;
+            };
+            path: {
+                /** @description The application (app_…). */
+                application_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Resume a partner application: its status, saved steps and progress. The X-Svc-Resume-Token header carries the draft's resume token (no credential); an unknown id and a wrong token both answer 404 */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Step 3 as saved, without the password: { agreements }. */
+                        account?: Record<string, never> | null;
+                        application_id: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        decided_at?: string | null;
+                        decision_reason?: string | null;
+                        /** @description Step 2 as saved. */
+                        integration?: Record<string, never> | null;
+                        /** @description Step 1 as saved. */
+                        organization?: Record<string, never> | null;
+                        partner_gpid?: string | null;
+                        /** @description An acceptable portal password was chosen (only its argon2id hash is kept, until the application is decided). */
+                        portal_password_set?: boolean;
+                        progress: {
+                            complete?: boolean;
+                            /** @description Problems of the started steps, with step-prefixed paths (organization.npi). */
+                            errors?: {
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @enum {string|null} */
+                            next_step?: "organization" | "integration" | "account" | null;
+                            steps?: {
+                                status?: string;
+                                step?: string;
+                            }[];
+                        };
+                        /** @enum {string} */
+                        status: "draft" | "submitted" | "approved" | "rejected";
+                        /** Format: date-time */
+                        submitted_at?: string | null;
+                        /** Format: date-time */
+                        updated_at?: string;
+                    };
+                };
+            };
+            400: components["responses"]["Problem400"];
+            404: components["responses"]["Problem404"];
+            422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+        };
+    };
+    "partners.applications.save-step": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The resume token POST /api/partner/applications answered (shown once). */
+                "X-Svc-Resume-Token": string;
+            };
+            path: {
+                /** @description The application (app_…). */
+                application_id: string;
+                /** @description The onboarding step: 1 organization, 2 integration, 3 account. */
+                step: "organization" | "integration" | "account";
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Save one step of a draft, valid or not, and get its problems. The X-Svc-Resume-Token header carries the draft's resume token (no credential); an unknown id and a wrong token both answer 404 */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        application: {
+                            /** @description Step 3 as saved, without the password: { agreements }. */
+                            account?: Record<string, never> | null;
+                            application_id: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            decided_at?: string | null;
+                            decision_reason?: string | null;
+                            /** @description Step 2 as saved. */
+                            integration?: Record<string, never> | null;
+                            /** @description Step 1 as saved. */
+                            organization?: Record<string, never> | null;
+                            partner_gpid?: string | null;
+                            /** @description An acceptable portal password was chosen (only its argon2id hash is kept, until the application is decided). */
+                            portal_password_set?: boolean;
+                            progress: {
+                                complete?: boolean;
+                                /** @description Problems of the started steps, with step-prefixed paths (organization.npi). */
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                /** @enum {string|null} */
+                                next_step?: "organization" | "integration" | "account" | null;
+                                steps?: {
+                                    status?: string;
+                                    step?: string;
+                                }[];
+                            };
+                            /** @enum {string} */
+                            status: "draft" | "submitted" | "approved" | "rejected";
+                            /** Format: date-time */
+                            submitted_at?: string | null;
+                            /** Format: date-time */
+                            updated_at?: string;
+                        };
+                        /** @description Problems of the step, with step-prefixed paths (organization.npi). */
+                        field_errors: {
+                            field: string;
+                            message: string;
+                        }[];
+                        /** @enum {string} */
+                        step: "organization" | "integration" | "account";
+                        /** @description The step has no problems. */
+                        valid: boolean;
+                    };
+                };
+            };
+            400: components["responses"]["Problem400"];
+            404: components["responses"]["Problem404"];
+            422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+        };
+    };
+    "partners.applications.submit": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The resume token POST /api/partner/applications answered (shown once). */
+                "X-Svc-Resume-Token": string;
+            };
+            path: {
+                /** @description The application (app_…). */
+                application_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Submit a complete draft for review (422 lists the problems while a step has any; 409 once submitted). The X-Svc-Resume-Token header carries the draft's resume token (no credential); an unknown id and a wrong token both answer 404 */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Step 3 as saved, without the password: { agreements }. */
+                        account?: Record<string, never> | null;
+                        application_id: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        decided_at?: string | null;
+                        decision_reason?: string | null;
+                        /** @description Step 2 as saved. */
+                        integration?: Record<string, never> | null;
+                        /** @description Step 1 as saved. */
+                        organization?: Record<string, never> | null;
+                        partner_gpid?: string | null;
+                        /** @description An acceptable portal password was chosen (only its argon2id hash is kept, until the application is decided). */
+                        portal_password_set?: boolean;
+                        progress: {
+                            complete?: boolean;
+                            /** @description Problems of the started steps, with step-prefixed paths (organization.npi). */
+                            errors?: {
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @enum {string|null} */
+                            next_step?: "organization" | "integration" | "account" | null;
+                            steps?: {
+                                status?: string;
+                                step?: string;
+                            }[];
+                        };
+                        /** @enum {string} */
+                        status: "draft" | "submitted" | "approved" | "rejected";
+                        /** Format: date-time */
+                        submitted_at?: string | null;
+                        /** Format: date-time */
+                        updated_at?: string;
+                    };
+                };
+            };
+            400: components["responses"]["Problem400"];
+            404: components["responses"]["Problem404"];
+            422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+        };
+    };
     "certification.status": {
         parameters: {
             query?: never;
@@ -4388,6 +5185,58 @@ export interface operations {
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+        };
+    };
+    "certification.checklists": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The certification checklists and their items (definitions only; GET /api/partner/certification shows a partner's progress) */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        checklists: {
+                            description?: string;
+                            /** @enum {string} */
+                            id: "partner_ecosystem" | "identity";
+                            items: {
+                                description: string;
+                                /**
+                                 * @description observed: completed only by evidence the platform records; attested: checked off by the partner.
+                                 * @enum {string}
+                                 */
+                                evidence_kind: "observed" | "attested";
+                                /** @description Stable item id; shared by both checklists when it names the same fact. */
+                                id: string;
+                                /** @description For observed items: what the platform records as evidence. */
+                                observation?: string | null;
+                                required: boolean;
+                                title: string;
+                            }[];
+                            title: string;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["Problem400"];
             404: components["responses"]["Problem404"];
             422: components["responses"]["Problem422"];
             429: components["responses"]["Problem429"];
@@ -7878,6 +8727,51 @@ export interface operations {
             503: components["responses"]["Problem503"];
         };
     };
+    "tefca.communities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The TEFCA network directory: this community first, then its peers (credentials are never shown) */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        communities: {
+                            /** @description Where its exchange endpoints live (null for this community). */
+                            base_url?: string | null;
+                            /** @description xcpd (patient discovery), xca (document query and retrieve). */
+                            capabilities: ("xcpd" | "xca")[];
+                            /** @description Home community id (urn:oid:…). */
+                            home_community_id: string;
+                            name: string;
+                            /** @description True for this community. */
+                            self: boolean;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+        };
+    };
     "tefca.exchanges": {
         parameters: {
             query?: {
@@ -7942,6 +8836,74 @@ export interface operations {
                             started_at?: string;
                         }[];
                         next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+        };
+    };
+    "tefca.exchange": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The exchange (xch_…), as an exchange answered it or GET /tefca/exchanges lists it. */
+                exchange_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One exchange of the caller's TEFCA audit log (operators: any partner's) */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        communities?: {
+                            duration_ms?: number;
+                            /** @description Why it failed: connection refused, no answer within N ms, HTTP 403 INSUFFICIENT_SCOPE, … */
+                            error?: string | null;
+                            /** @description Home community id (urn:oid:…). */
+                            home_community_id?: string;
+                            name?: string | null;
+                            result_count?: number;
+                            /** @enum {string} */
+                            status?: "ok" | "error" | "timeout";
+                        }[];
+                        credential_id?: string | null;
+                        /** @enum {string} */
+                        direction: "inbound" | "outbound";
+                        duration_ms?: number;
+                        error_code?: string | null;
+                        event_type?: string;
+                        /** @description The audit log entry of this exchange. */
+                        exchange_id: string;
+                        /** @enum {string} */
+                        kind: "xcpd" | "xca.query" | "xca.retrieve";
+                        /** @enum {string} */
+                        outcome: "success" | "partial" | "failure";
+                        partner_gpid?: string | null;
+                        purpose_of_use?: string | null;
+                        request_id?: string;
+                        requesting_community_id?: string | null;
+                        responding_community_ids?: string[];
+                        result_count?: number;
+                        /** Format: date-time */
+                        started_at: string;
                     };
                 };
             };
