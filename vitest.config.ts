@@ -16,11 +16,18 @@ const POSTGRES_PASS_INCLUDE = ['test/**/*.test.ts', 'platform/src/events/*.test.
 
 /**
  * End-to-end files whose subject involves no storage (what the route table, the committed
- * schemas and the portal's documents generate; limits and error shapes decided before any
- * resolver runs): the same on both databases, so they too run once, in the SQLite pass.
+ * schemas and the portal's documents generate, the SDKs and the Postman collection built from
+ * them; limits and error shapes decided before anything is stored): the same on both databases,
+ * so they too run once, in the SQLite pass.
  */
 const STORAGE_FREE = [
   'test/route-catalog.test.ts',
+  'test/sdk-catalog.test.ts',
+  'test/sdk-typescript.test.ts',
+  'test/sdk-package.test.ts',
+  'test/sdk-python.test.ts',
+  'test/postman-collection.test.ts',
+  'test/payload-limits.test.ts',
   'test/rest-graphql-coverage.test.ts',
   'test/supergraph.test.ts',
   'test/portal-documents.test.ts',

@@ -4,7 +4,6 @@ import type { LightMyRequestResponse } from 'fastify';
 import { bootSystem, type TestSystem } from './support/system.js';
 import { apiToken, fhir, registerPartner } from './support/fhir.js';
 import { claims837p, filler, fillers, paddedTo, segmentsOf, withSegments, x12Fixture } from './support/x12.js';
-import { USE_POSTGRES } from './support/databases.js';
 
 /**
  * The size and complexity limits of every parser of partner input (platform/src/payload-limits.ts),
@@ -42,8 +41,7 @@ function expectRefusedOverGraphql(res: Graphql, code: string, limit: { name: str
 const eligibility = x12Fixture('270-eligibility.x12');
 const claims = x12Fixture('837p-claims.x12');
 
-// The limits are checked before anything is stored, the same on both databases: runs once, in the SQLite pass.
-describe.skipIf(USE_POSTGRES)('size and complexity limits on partner input, over REST and GraphQL', () => {
+describe('size and complexity limits on partner input, over REST and GraphQL', () => {
   let t: TestSystem;
   let biller: string;
   let writer: string;

@@ -4,7 +4,6 @@ import { ROUTES } from '@svc/rest-facade';
 import { openApiSpecNames } from '../rest-facade/src/catalog/openapi.js';
 import { postmanPath } from '../rest-facade/src/catalog/postman-collection.js';
 import { bootSystem, type TestSystem } from './support/system.js';
-import { USE_POSTGRES } from './support/databases.js';
 
 /** Every request of a collection, as `METHOD path` with Postman's `:param` placeholders. */
 function requestsOf(group: ItemGroup): Item[] {
@@ -20,8 +19,7 @@ function withoutPrivate(value: unknown): unknown {
 }
 const requestKey = (item: Item) => `${item.request.method} ${item.request.url.path?.join('/') ?? ''}`;
 
-// The same on both databases (no storage of its own is exercised): runs once, in the SQLite pass.
-describe.skipIf(USE_POSTGRES)('GET /api/openapi/{spec}.postman.json', () => {
+describe('GET /api/openapi/{spec}.postman.json', () => {
   let t: TestSystem;
   beforeAll(async () => {
     t = await bootSystem({ SVC_PUBLIC_URL: 'https://sandbox.example.test' });

@@ -2,7 +2,6 @@ import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootSystem, type TestSystem } from './support/system.js';
 import { apiToken } from './support/fhir.js';
-import { USE_POSTGRES } from './support/databases.js';
 
 /**
  * The SDK catalog tells the truth: every entry it serves names a package whose sources are in this
@@ -40,8 +39,7 @@ function manifest(entry: Entry): { name: string; version: string } {
   throw new Error(`no manifest reader for registry ${entry.registry}`);
 }
 
-// The same on both databases (no storage of its own is exercised): runs once, in the SQLite pass.
-describe.skipIf(USE_POSTGRES)('SDK catalog', () => {
+describe('SDK catalog', () => {
   let t: TestSystem;
   let catalog: { sdks: Entry[]; features: { code: string }[] };
 

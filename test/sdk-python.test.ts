@@ -7,14 +7,12 @@ import { generatePythonPackage, packageDrift } from '../sdk/python/generate.js';
 import { snakeCase } from '../sdk/python/src/python-syntax.js';
 import { registerPartner } from './support/fhir.js';
 import { bootSystem, type TestSystem } from './support/system.js';
-import { USE_POSTGRES } from './support/databases.js';
 
 const SMOKE = fileURLToPath(new URL('../sdk/python/examples/smoke.py', import.meta.url));
 const PYTHON_TESTS = fileURLToPath(new URL('../sdk/python/tests', import.meta.url));
 const hasPython = spawnSync('python3', ['--version']).status === 0;
 
-// The same on both databases (no storage of its own is exercised): runs once, in the SQLite pass.
-describe.skipIf(USE_POSTGRES)('Python SDK generator', () => {
+describe('Python SDK generator', () => {
   it('the committed package is what the generator makes of the current route table', () => {
     expect(packageDrift(generatePythonPackage()), 'run npm run sdk:python').toEqual([]);
   });
@@ -27,14 +25,14 @@ describe.skipIf(USE_POSTGRES)('Python SDK generator', () => {
   });
 });
 
-describe.runIf(hasPython && !USE_POSTGRES)('Python SDK runtime', () => {
+describe.runIf(hasPython)('Python SDK runtime', () => {
   it('retries 429 and 503 after Retry-After, bounded, and raises field errors (unittest against a scripted server)', async () => {
     const { stderr } = await promisify(execFile)('python3', ['-m', 'unittest', 'discover', '-s', PYTHON_TESTS], { env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' }, timeout: 120_000 });
     expect(stderr).toMatch(/^OK$/m);
   });
 });
 
-describe.runIf(hasPython && !USE_POSTGRES)('Python SDK against the running service over HTTP', () => {
+describe.runIf(hasPython)('Python SDK against the running service over HTTP', () => {
   let t: TestSystem;
   let baseUrl: string;
   let oauthClient: { client_id: string; client_secret: string };

@@ -12,7 +12,6 @@ import { expressReceiver } from '../sdk/typescript/examples/express-receiver.js'
 import { eventually } from './support/patience.js';
 import { bootSystem, type TestSystem } from './support/system.js';
 import { apiToken } from './support/fhir.js';
-import { USE_POSTGRES } from './support/databases.js';
 
 /**
  * The TypeScript SDK (sdk/typescript, @health-partner/sdk) against the embedded service over real
@@ -30,8 +29,7 @@ async function freePort(): Promise<number> {
 
 const SCOPES = ['cms.fhir.r4.read', 'cms.fhir.rest.write', 'cms.fhir.bundle.push', 'system/*.read', 'identity.match', 'cms.tokens.manage', 'cms.webhooks.manage', 'tefca.xcpd.search'];
 
-// The same on both databases (no storage of its own is exercised): runs once, in the SQLite pass.
-describe.skipIf(USE_POSTGRES)('the TypeScript SDK against the embedded service', () => {
+describe('the TypeScript SDK against the embedded service', () => {
   let t: TestSystem;
   let baseUrl: string;
   let token: string;
@@ -203,7 +201,7 @@ describe.skipIf(USE_POSTGRES)('the TypeScript SDK against the embedded service',
   });
 });
 
-describe.skipIf(USE_POSTGRES)('webhook verification (Standard Webhooks)', () => {
+describe('webhook verification (Standard Webhooks)', () => {
   const secret = `whsec_${Buffer.from('a-test-signing-key-of-32-bytes!!').toString('base64')}`;
   const body = JSON.stringify({ type: 'test.ping', timestamp: '2026-12-02T00:00:00Z', event_id: 'evt_1', partner_gpid: 'CMS-00000001', data: {} });
   const signed = (at: Date, key = secret, id = 'dlv_1') => ({ 'webhook-id': id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': new Webhook(key).sign(id, at, body) });
