@@ -1,17 +1,8 @@
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Client } from 'fhir-kit-client';
+import { freePort } from './support/processes.js';
 import { bootSystem, type TestSystem } from './support/system.js';
 import { apiToken } from './support/fhir.js';
-
-/** A free loopback port: the public URL must be known before the system boots (paging links use it). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 interface Resource {
   resourceType: string;

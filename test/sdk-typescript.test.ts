@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportJWK, generateKeyPair } from 'jose';
 import { Webhook } from 'standardwebhooks';
@@ -10,6 +9,7 @@ import { quickstart } from '../sdk/typescript/examples/quickstart.js';
 import { fastifyReceiver } from '../sdk/typescript/examples/fastify-receiver.js';
 import { expressReceiver } from '../sdk/typescript/examples/express-receiver.js';
 import { eventually } from './support/patience.js';
+import { freePort } from './support/processes.js';
 import { bootSystem, type TestSystem } from './support/system.js';
 import { apiToken } from './support/fhir.js';
 
@@ -18,14 +18,6 @@ import { apiToken } from './support/fhir.js';
  * HTTP: its generated types against the served OpenAPI document, token and OAuth authentication, FHIR
  * access, retries after 429, deprecation warnings, webhook verification and its examples.
  */
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 const SCOPES = ['cms.fhir.r4.read', 'cms.fhir.rest.write', 'cms.fhir.bundle.push', 'system/*.read', 'identity.match', 'cms.tokens.manage', 'cms.webhooks.manage', 'tefca.xcpd.search'];
 
