@@ -14,7 +14,6 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync, existsSync, readFileSync, statSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +22,7 @@ import type { LoadRun, LoadSpec } from './load.js';
 import { MINIMAL_CROSS_QUERY, MINIMAL_JOBS_PER_PARTNER, MINIMAL_PARTNERS, MINIMAL_SINGLE_QUERY, minimalSupergraph, type MinimalSubgraphName } from './minimal-subgraphs.js';
 import { profileMarkdown, summarizeProfile } from './cpu-profile.js';
 import { cpuMsOf } from './process-cpu.js';
+import { freePort } from './free-port.js';
 
 const WARMUP_SECONDS = 2;
 const RESULTS_FILE = fileURLToPath(new URL('./RESULTS.md', import.meta.url));
@@ -93,16 +93,6 @@ function startCompareServer(kind: 'subgraph' | 'stock', arg: string): Promise<Ru
   });
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 async function waitReady(url: string, child: ChildProcess): Promise<void> {
   const deadline = Date.now() + 180_000;

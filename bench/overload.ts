@@ -23,6 +23,7 @@ import { fileURLToPath } from 'node:url';
 import { ChildRunner } from './child.js';
 import { SERVER_NODE_FLAGS } from './server-flags.js';
 import type { LoadRun, LoadSpec } from './load.js';
+import { freePort } from './free-port.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const WINDOW_SECONDS = 10;
@@ -68,17 +69,6 @@ function parseArgs(argv: readonly string[]): Options {
   return options;
 }
 
-async function freePort(): Promise<number> {
-  const { createServer } = await import('node:net');
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Resident memory of a process from /proc (Linux), in MiB; NaN elsewhere. */
 function rssMiB(pid: number): number {

@@ -538,7 +538,8 @@ async function main(): Promise<void> {
  * `--suite fhir` runs the FHIR store benchmark (bench/fhir.ts), `--suite subscriptions` the
  * graphql-ws fan-out (bench/subscriptions-fanout.ts), `--suite webhooks` the event-to-webhook
  * latency (bench/webhook-latency.ts), `--suite gateway` ours against stock @apollo/gateway
- * (bench/gateway-compare.ts). Without `--suite`, the default rows, then the webhook latency.
+ * (bench/gateway-compare.ts), `--suite boot` the time and CPU to /ready, compiled against sources
+ * (bench/boot.ts). Without `--suite`, the default rows, then the webhook latency.
  */
 function suiteOf(argv: readonly string[]): { suite: string; rest: string[] } {
   const rest: string[] = [];
@@ -562,6 +563,7 @@ const SUITES: Record<string, () => Promise<unknown>> = {
   overload: () => import('./overload.js').then((m) => m.runOverloadSuite(suiteArgs)),
   gateway: () => import('./gateway-compare.js').then((m) => m.runGatewaySuite(suiteArgs)),
   isolation: () => import('./isolation.js').then((m) => m.runIsolationSuite(suiteArgs)),
+  boot: () => import('./boot.js').then((m) => m.runBootSuite(suiteArgs)),
 };
 const missing = missingServerFlags();
 if (missing.length > 0) {

@@ -24,6 +24,7 @@ import { ChildRunner } from './child.js';
 import { cpuMsOf } from './process-cpu.js';
 import { SERVER_NODE_FLAGS } from './server-flags.js';
 import type { LoadRun, LoadSpec } from './load.js';
+import { freePort } from './free-port.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const ADMIN_DATABASE_URL = process.env['SVC_BENCH_ADMIN_DATABASE_URL'] ?? process.env['SVC_TEST_ADMIN_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -105,17 +106,6 @@ function stopper(child: ChildProcess, exited: Promise<void>): () => Promise<void
   };
 }
 
-async function freePort(): Promise<number> {
-  const { createServer } = await import('node:net');
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 async function startMinimal(): Promise<Service> {
   const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, '--import', 'tsx', fileURLToPath(new URL('./minimal-apollo-subgraph.ts', import.meta.url))], {
