@@ -3,8 +3,8 @@
  * per module a worker thread loads by URL. Our own TypeScript is bundled; packages stay in
  * node_modules and are imported from there as they are when the sources run under tsx.
  *
- * A process then loads one file instead of transpiling some five hundred through tsx's loader
- * hooks: about half the CPU and wall time to /ready (measured in bench/RESULTS.md, "Boot").
+ * A process then loads one file instead of some five hundred through tsx's loader hooks: it reaches
+ * /ready on 0.56-0.74 of the CPU (`npm run bench -- --suite boot`, bench/RESULTS.md, "Boot").
  *
  * Sources refer to files beside them through `import.meta.url` (the legal texts, the portal's
  * build, the supergraph, the Postman worker): each such reference is rewritten to the source

@@ -4,12 +4,12 @@
  * threads, from /proc), for the compiled service `npm start` runs (`dist/server.mjs`, build.ts)
  * against the same sources loaded through tsx (`node --import tsx server.ts`).
  *
- * Roles: the embedded default (`all`), a small subgraph (`subgraph:partner`) and the FHIR subgraph
- * with its job thread (`subgraph:fhir`, which starts the thread with itself). The two forms
- * alternate within each round, each on fresh storage; medians over the rounds. Subgraph roles on
- * SQLite are each given their own data directory; with `--database postgres` every start gets a
- * fresh database (SVC_BENCH_ADMIN_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/test)
- * and Redis at SVC_BENCH_REDIS_URL (default redis://127.0.0.1:6379).
+ * Roles: the embedded default (`all`); with `--database postgres` also a small subgraph
+ * (`subgraph:partner`) and the FHIR subgraph with its job thread (`subgraph:fhir`, which starts
+ * the thread with itself), as the distributed mode runs only on PostgreSQL. The two forms
+ * alternate within each round, each on fresh storage (a temporary data directory; on PostgreSQL a
+ * fresh database from SVC_BENCH_ADMIN_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/test,
+ * and Redis at SVC_BENCH_REDIS_URL, default redis://127.0.0.1:6379); medians over the rounds.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -77,9 +77,11 @@ async function startOnce(role: string, form: Form, options: Options): Promise<{ 
       await new Promise((r) => setTimeout(r, 25));
     }
   } finally {
-    const exited = new Promise((r) => child.once('exit', r));
-    child.kill('SIGTERM');
-    await exited;
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    }
     await database?.drop();
     rmSync(dataDir, { recursive: true, force: true });
   }
@@ -95,7 +97,7 @@ export async function runBootSuite(argv: readonly string[]): Promise<void> {
   await buildServer();
   const loadBefore = os.loadavg().map((l) => l.toFixed(2)).join(' ');
   const rows: string[] = [];
-  for (const role of ROLES) {
+  for (const role of options.database === 'postgres' ? ROLES : ROLES.slice(0, 1)) {
     const samples: Record<Form, { wallMs: number; cpuMs: number }[]> = { compiled: [], sources: [] };
     // One start of each form first, not counted: disk caches and tsx's transform cache warm up.
     for (const form of Object.keys(FORMS) as Form[]) await startOnce(role, form, options);
