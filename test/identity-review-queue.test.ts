@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootSystem, type TestSystem } from './support/system.js';
-import { identityClient, mintToken, registerPartner } from './support/identity.js';
+import { identityClient, mintToken, registerPartner, serviceToken } from './support/identity.js';
 
 /**
  * The identity review queue end to end, over REST and GraphQL: a resolve that cannot link
@@ -26,24 +26,6 @@ describe('identity review queue', () => {
   const pairs: Array<{ subject: string; candidate: string; item?: string }> = [];
   let partnerItem: { subject: string; candidate: string; item?: string };
   let crossItem: { subject: string; candidate: string; item?: string };
-
-  async function serviceToken(partnerGpid: string, scope: string): Promise<string> {
-    const registered = await t.graphql<{ registerOAuthClient: { clientSecret: string; client: { clientId: string } } }>(
-      'mutation($i: RegisterOAuthClientInput!) { registerOAuthClient(input: $i) { clientSecret client { clientId } } }',
-      { i: { partnerGpid, clientName: 'review test', scope } },
-    );
-    expect(registered.errors).toBeUndefined();
-    const { clientSecret, client } = registered.data!.registerOAuthClient;
-    const res = await t.request({
-      method: 'POST',
-      url: '/oauth/token',
-      token: null,
-      body: new URLSearchParams({ grant_type: 'client_credentials' }).toString(),
-      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${client.clientId}:${clientSecret}`).toString('base64')}` },
-    });
-    expect(res.statusCode).toBe(200);
-    return res.json().access_token as string;
-  }
 
   const review = {
     list: (query: string, token?: string) => t.request({ url: `/api/identity/review${query}`, ...(token ? { token } : {}) }),
@@ -87,7 +69,7 @@ describe('identity review queue', () => {
       expect(granted.statusCode).toBe(200);
       partners[key] = {
         gpid,
-        service: await serviceToken(gpid, 'identity.resolve identity.match identity.read'),
+        service: await serviceToken(t, gpid, 'identity.resolve identity.match identity.read'),
         steward: await mintToken(t, ['identity.read', 'identity.merge', 'identity.approve'], gpid),
       };
     }

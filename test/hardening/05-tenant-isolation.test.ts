@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootSystem, type TestSystem } from '../support/system.js';
-import { eventsOf, eventually, identityClient, mintToken, registerPartner } from '../support/identity.js';
+import { eventsOf, eventually, identityClient, mintToken, registerPartner, serviceToken } from '../support/identity.js';
 
 /**
  * Tenant isolation of identity and pipeline reads: a partner reads only the identities it has a link
@@ -16,23 +16,6 @@ describe('tenant isolation of identities, sync jobs and events', () => {
   let gpidB: string;
 
   /** An OAuth client_credentials access token of `partnerGpid` (the Service class of resolve). */
-  async function serviceToken(partnerGpid: string, scope: string): Promise<string> {
-    const registered = await t.graphql<{ registerOAuthClient: { clientSecret: string; client: { clientId: string } } }>(
-      'mutation($i: RegisterOAuthClientInput!) { registerOAuthClient(input: $i) { clientSecret client { clientId } } }',
-      { i: { partnerGpid, clientName: 'isolation test', scope } },
-    );
-    expect(registered.errors).toBeUndefined();
-    const { clientSecret, client } = registered.data!.registerOAuthClient;
-    const res = await t.request({
-      method: 'POST',
-      url: '/oauth/token',
-      token: null,
-      body: new URLSearchParams({ grant_type: 'client_credentials' }).toString(),
-      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${client.clientId}:${clientSecret}`).toString('base64')}` },
-    });
-    expect(res.statusCode).toBe(200);
-    return res.json().access_token as string;
-  }
 
   /** The operator's grant of merge, split and approve to a partner, through the operator API. */
   async function grantStewardScopes(partnerGpid: string): Promise<void> {
@@ -67,7 +50,7 @@ describe('tenant isolation of identities, sync jobs and events', () => {
       await grantStewardScopes(gpid);
       partners[key] = {
         gpid,
-        service: await serviceToken(gpid, 'identity.resolve identity.match identity.read cms.pipeline.read'),
+        service: await serviceToken(t, gpid, 'identity.resolve identity.match identity.read cms.pipeline.read'),
         steward: await mintToken(t, ['identity.read', 'identity.merge', 'identity.split', 'identity.approve', 'cms.pipeline.read'], gpid),
       };
     }
