@@ -19,6 +19,7 @@
  */
 import { build, type Plugin } from 'esbuild';
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -44,7 +45,6 @@ const sourceLocations: Plugin = {
     b.onResolve({ filter: /^[^./]/ }, (args) => (args.path.startsWith('@svc/') ? undefined : { path: args.path, external: true }));
     b.onLoad({ filter: /\.(ts|mjs)$/ }, async (args) => {
       if (args.path.includes('/node_modules/')) return undefined;
-      const { readFile } = await import('node:fs/promises');
       let source = await readFile(args.path, 'utf8');
       if (/import\.meta\.(dirname|filename)/.test(source)) {
         throw new Error(`${relative(ROOT, args.path)}: use import.meta.url, which the build re-anchors (import.meta.dirname is not)`);
