@@ -1,21 +1,12 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootSystem, type TestSystem } from '../../test/support/system.js';
 import { apiToken, fhir, registerPartner } from '../../test/support/fhir.js';
 import { eventually, PATIENCE_MS } from '../../test/support/patience.js';
 import { freePort } from '../../test/support/processes.js';
+import { openPortal, type Portal } from './open-portal.js';
 
-const require = createRequire(import.meta.url);
-const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-const CHROMIUM = process.env['SVC_CHROMIUM'] ?? '/usr/bin/chromium';
-const SHOTS = fileURLToPath(new URL('./screenshots/', import.meta.url));
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const PASSWORD = 'Tidal7!Quokka#Lantern';
 
 const PEER_ID = 'urn:oid:2.999.77';
@@ -45,30 +36,19 @@ async function peerCommunity(operatorToken: string): Promise<{ peer: TestSystem;
 }
 
 describe('partner portal in a real browser', () => {
+  let portal: Portal;
   let t: TestSystem;
   let peer: TestSystem;
   let base: string;
-  let context: BrowserContext;
   let page: Page;
-  let profile: string;
   let receiver: Server;
   let receiverUrl: string;
   const received: { headers: IncomingMessage['headers']; body: string }[] = [];
-  const checked: string[] = [];
 
   beforeAll(async () => {
     const peerToken = `op_${'p'.repeat(32)}`;
     const lakeside = await peerCommunity(peerToken);
     peer = lakeside.peer;
-    t = await bootSystem({
-      SVC_WEBHOOK_ALLOW_PRIVATE: 'true',
-      SVC_TEFCA_ALLOW_PRIVATE: 'true',
-      // The peer and the webhook receiver answer as fast as the machine lets them: no deadline to race.
-      SVC_TEFCA_TIMEOUT_MS: String(PATIENCE_MS),
-      SVC_WEBHOOK_TIMEOUT_MS: String(PATIENCE_MS),
-      SVC_TEFCA_PEERS: JSON.stringify([{ home_community_id: PEER_ID, name: 'Lakeside Community', base_url: lakeside.url, capabilities: ['xcpd', 'xca'], token: peerToken }]),
-    });
-    base = await t.system.app.listen({ port: 0, host: '127.0.0.1' });
     receiver = createServer((req, res) => {
       let body = '';
       req.on('data', (c: Buffer) => (body += c.toString()));
@@ -80,49 +60,25 @@ describe('partner portal in a real browser', () => {
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     const address = receiver.address() as { port: number };
     receiverUrl = `http://127.0.0.1:${address.port}/hooks`;
-    rmSync(SHOTS, { recursive: true, force: true });
-    mkdirSync(SHOTS, { recursive: true });
-    // A fresh profile every run: no state from an earlier run, nothing fetched from the network.
-    profile = mkdtempSync(join(tmpdir(), 'portal-chromium-'));
-    context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: FLAGS, viewport: { width: 1280, height: 800 } });
-    page = context.pages()[0] ?? (await context.newPage());
-    // Every wait for the page (playwright's default is 30 s) as patient as the rest of the tests.
-    context.setDefaultTimeout(PATIENCE_MS);
-    page.on('dialog', (dialog) => void dialog.accept());
+    portal = await openPortal('journey', {
+      SVC_WEBHOOK_ALLOW_PRIVATE: 'true',
+      SVC_TEFCA_ALLOW_PRIVATE: 'true',
+      // The peer and the webhook receiver answer as fast as the machine lets them: no deadline to race.
+      SVC_TEFCA_TIMEOUT_MS: String(PATIENCE_MS),
+      SVC_WEBHOOK_TIMEOUT_MS: String(PATIENCE_MS),
+      SVC_TEFCA_PEERS: JSON.stringify([{ home_community_id: PEER_ID, name: 'Lakeside Community', base_url: lakeside.url, capabilities: ['xcpd', 'xca'], token: peerToken }]),
+    });
+    ({ t, base, page } = portal);
   });
 
   afterAll(async () => {
-    await context?.close();
-    if (profile) rmSync(profile, { recursive: true, force: true });
+    await portal?.close();
     await new Promise((resolve) => receiver?.close(resolve));
-    await t?.close();
     await peer?.close();
   });
 
-  /** Open a page, wait for its data, check accessibility (axe: no serious or critical violation), screenshot it at desktop and phone width. */
-  async function visit(path: string, name: string): Promise<void> {
-    await page.goto(`${base}/portal${path}`);
-    await page.locator('h1').first().waitFor();
-    await page.waitForFunction(() => !document.body.textContent?.includes('Loading…'));
-    await audit(name);
-  }
-
-  async function audit(name: string): Promise<void> {
-    // evaluate() runs through the DevTools protocol, which the page's CSP does not govern: no inline script is allowed in.
-    await page.evaluate(AXE);
-    const violations = await page.evaluate(async () => {
-      const axe = (window as unknown as { axe: { run(ctx: Document, opts: object): Promise<{ violations: { id: string; impact: string | null; nodes: { target: unknown }[] }[] }> } }).axe;
-      const result = await axe.run(document, { resultTypes: ['violations'] });
-      return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => n.target) }));
-    });
-    expect(violations, `${name}: ${JSON.stringify(violations)}`).toEqual([]);
-    await page.screenshot({ path: join(SHOTS, `${name}-desktop.png`), fullPage: true });
-    await page.setViewportSize({ width: 390, height: 844 });
-    await page.screenshot({ path: join(SHOTS, `${name}-phone.png`), fullPage: true });
-    await page.setViewportSize({ width: 1280, height: 800 });
-    checked.push(name);
-    if (process.env['SVC_BROWSER_TRACE']) process.stderr.write(`checked ${name} at ${Math.round(performance.now())} ms\n`);
-  }
+  const visit = (path: string, name: string) => portal.visit(path, name);
+  const audit = (name: string) => portal.audit(name);
 
   it('applies, is approved by an operator, signs in, makes a token with two scopes, registers a webhook, pings it and revokes the token', { timeout: 300_000 }, async () => {
     const tag = Date.now().toString(36);
@@ -281,7 +237,7 @@ describe('partner portal in a real browser', () => {
     await page.locator('.graphiql-execute-button').click();
     await page.locator('.result-window').getByText('"portal"').waitFor();
     expect(cspErrors).toEqual([]);
-    await page.screenshot({ path: join(SHOTS, 'graphiql-desktop.png') });
+    await portal.shot('graphiql');
 
     // The REST explorer shows our OpenAPI document and tries a route with the same session.
     await page.goto(`${base}/portal/rest-explorer.html?spec=platform`);
@@ -290,7 +246,7 @@ describe('partner portal in a real browser', () => {
     await catalogRoute.getByRole('button', { name: 'Execute' }).click();
     await catalogRoute.locator('.live-responses-table .response-col_status').getByText('200').waitFor();
     expect(cspErrors).toEqual([]);
-    await page.screenshot({ path: join(SHOTS, 'rest-explorer-desktop.png') });
+    await portal.shot('rest-explorer');
 
     // 10. Revoke the token.
     await page.goto(`${base}/portal/tokens`);
@@ -298,6 +254,6 @@ describe('partner portal in a real browser', () => {
     await page.getByRole('row', { name: /browser journey/ }).waitFor({ state: 'detached' });
     await page.getByRole('row', { name: /analytics playground/ }).waitFor();
 
-    expect(checked.length).toBeGreaterThanOrEqual(23);
+    expect(portal.checked.length).toBeGreaterThanOrEqual(23);
   });
 });
