@@ -13,6 +13,8 @@
  * file instead; a TypeScript module loaded by URL that is not listed in THREAD_MODULES fails the
  * build, so no thread silently falls back to transpiling its sources.
  *
+ * It also writes the trimmed FHIR definitions every process reads at start (definition-files.ts).
+ *
  * Run by `npm run build`, before `npm start`, and once before the test suite (test/support/global-setup.ts).
  * Each file is written to a temporary name and renamed, so a process starting meanwhile (or a
  * second build running beside this one) never reads half a file.
@@ -22,6 +24,7 @@ import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { writeTrimmedDefinitions } from './subgraphs/fhir/src/domain/definition-files.js';
 
 const ROOT = dirname(fileURLToPath(import.meta.url));
 export const DIST = join(ROOT, 'dist');
@@ -84,6 +87,7 @@ export async function buildServer(): Promise<void> {
     writeFileSync(temporary, file.contents);
     renameSync(temporary, file.path);
   }
+  writeTrimmedDefinitions();
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await buildServer();

