@@ -77,6 +77,8 @@ export async function buildServer(): Promise<void> {
     outdir: DIST,
     outExtension: { '.js': '.mjs' },
     sourcemap: 'linked',
+    // Stack traces name the source file and line; the map need not carry the sources themselves.
+    sourcesContent: false,
     write: false,
     logLevel: 'warning',
     plugins: [sourceLocations],
