@@ -34,7 +34,7 @@ import {
 } from '@svc/platform';
 import {
   Authenticator,
-  composeSupergraph,
+  supergraphOf,
   createGateway,
   graphqlRateLimitPlugin,
   httpClient,
@@ -268,7 +268,7 @@ export async function startSystem(config: Config, options: { logger?: Logger; no
         clients = subgraphs.map(inProcessClient);
         supergraphSdl = config.supergraphPath
           ? loadSupergraph(config.supergraphPath).supergraphSdl
-          : composeSupergraph(subgraphs.map((s) => ({ name: s.name, url: `in-process://${s.name}`, sdl: printSubgraphSchema(s.schema) })));
+          : supergraphOf(subgraphs.map((s) => ({ name: s.name, url: `in-process://${s.name}`, sdl: printSubgraphSchema(s.schema) })));
       }
       const { gateway, authenticator, hub } = await gatewayParts(runtime, clients, supergraphSdl, limiter, revocations);
       closers.push(async () => {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { composeSupergraph, CompositionError, SUBGRAPHS } from '@svc/gateway';
+import { composeSupergraph, CompositionError, SUBGRAPHS, supergraphOf } from '@svc/gateway';
 import { printArtifacts } from '../gateway/src/compose-cli.js';
 
 const root = join(import.meta.dirname, '..');
@@ -24,6 +24,21 @@ describe('committed schema artifacts', () => {
     }
     const supergraph = readFileSync(join(root, 'supergraph.graphql'), 'utf8');
     expect(supergraph).toMatch(/syncJobs: \[SyncJob!\]! @join__field\(graph: PIPELINE\)/);
+  });
+});
+
+describe('the committed composition', () => {
+  const committed = SUBGRAPHS.map((s, i) => ({ name: s.name, url: `http://10.1.2.${i + 1}:8080/graphql`, sdl: readFileSync(join(root, 'subgraphs', s.name, 'schema.graphql'), 'utf8') }));
+
+  it('is reused for the committed schemas, with the routing URLs asked for, and equals a fresh composition', () => {
+    const reused = supergraphOf(committed);
+    expect(reused.trim()).toBe(composeSupergraph(committed).trim());
+    for (const s of committed) expect(reused).toContain(`@join__graph(name: "${s.name}", url: "${s.url}")`);
+  });
+
+  it('is not reused when a schema differs: that input is composed', () => {
+    const changed = committed.map((s) => (s.name === 'partner' ? { ...s, sdl: `${s.sdl}\nextend type Query { compositionProbe: Int }\n` } : s));
+    expect(supergraphOf(changed)).toContain('compositionProbe: Int');
   });
 });
 

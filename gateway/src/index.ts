@@ -1,6 +1,7 @@
 export * from './gateway.js';
 export * from './authenticate.js';
 export * from './compose.js';
+export * from './committed-composition.js';
 export * from './subgraph-client.js';
 export { subgraphsSharingQueries } from './in-flight-queries.js';
 export * from './subgraph-registry.js';

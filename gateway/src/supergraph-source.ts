@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { composeSupergraph } from './compose.js';
+import { supergraphOf } from './committed-composition.js';
 
 export interface SupergraphSource {
   supergraphSdl: string;
@@ -35,5 +35,5 @@ export function loadSupergraph(path: string): SupergraphSource {
     if (!s.routing_url || !s.schema?.file) throw new Error(`${path}: subgraph ${name} needs routing_url and schema.file.`);
     return { name, url: s.routing_url, sdl: readFileSync(resolve(dirname(path), s.schema.file), 'utf8') };
   });
-  return { supergraphSdl: composeSupergraph(subgraphs), subgraphs: subgraphs.map(({ name, url }) => ({ name, url })) };
+  return { supergraphSdl: supergraphOf(subgraphs), subgraphs: subgraphs.map(({ name, url }) => ({ name, url })) };
 }
