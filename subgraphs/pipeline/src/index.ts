@@ -3,17 +3,14 @@ import { SyncJobEntity } from './entities/sync-job.js';
 import { LoggedEventEntity } from './entities/logged-event.js';
 import { WebhookEntity } from './entities/webhook.js';
 import { WebhookAttemptEntity, WebhookDeliveryEntity } from './entities/webhook-delivery.js';
-import { migrations as m001 } from './migrations/m001-sync-jobs-and-event-log.js';
-import { m002 } from './migrations/m002-webhooks.js';
-import { M003SyncJobProjection } from './migrations/m003-sync-job-projection.js';
 import { isSyncJobEventType, projectSyncJobEvent } from './domain/sync-job-projection.js';
 import { EventLog } from './domain/event-log.js';
 import { webhookIntake } from './domain/webhook-intake.js';
 import { PIPELINE_CONSUMERS } from './domain/pipeline-health.js';
 import { WebhookDeliveryWorker } from './webhooks/delivery-worker.js';
 import { buildPipelineSchema } from './schema/index.js';
+import { migrations } from './migrations/index.js';
 import { TefcaExchangeEntity } from './entities/tefca-exchange.js';
-import { m004 } from './migrations/m004-tefca-exchanges.js';
 import { projectTefcaExchange } from './domain/tefca-exchange-log.js';
 import { TefcaPeerClient } from './tefca/peer-client.js';
 import { TefcaOutbound } from './tefca/outbound.js';
@@ -32,7 +29,7 @@ export const pipelineSubgraph: SubgraphDefinition = {
     return assembleSubgraph(runtime, {
       name: 'pipeline',
       entities: [SyncJobEntity, LoggedEventEntity, WebhookEntity, WebhookDeliveryEntity, WebhookAttemptEntity, TefcaExchangeEntity],
-      migrations: [...m001, m002, { name: 'm003-sync-job-projection', class: M003SyncJobProjection }, m004],
+      migrations,
       buildSchema: (services) => buildPipelineSchema(services, log, webhookWakeup, tefcaOutbound),
       async startWorkers({ orm, runtime: rt, publishCommitted }) {
         // Webhooks: the delivery worker, and the intake that turns events into delivery rows.
