@@ -176,7 +176,7 @@ export const identityRegistryRoutes: RouteSpec[] = [
     responseBody: { type: 'object', required: ['entries', 'next_cursor'], properties: { entries: { type: 'array', items: ENTRY_SCHEMA }, next_cursor: { type: ['string', 'null'] } } },
   },
   {
-    ...route('identity.audit.verify', '/api/identity/audit/verification', 'Verify the identity audit chain: walk it from its first entry, recomputing every hash (tamper evidence)', AUDIT_SCOPES, 'identity.audit.verify'),
+    ...route('identity.audit.verify', '/api/identity/audit/verification', "Verify the identity audit chain: walk it from its first entry, recomputing every hash (tamper evidence). Operators only: the chain holds every partner's changes", ['cms.admin'], 'identity.audit.verify'),
     operation: verifyAudit,
     responseBody: {
       type: 'object',

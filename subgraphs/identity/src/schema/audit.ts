@@ -24,8 +24,8 @@ export function defineAudit(builder: SubgraphBuilder, service: IdentityService, 
   builder.queryFields((t) => ({
     identityAuditVerification: t.field({
       type: Verification,
-      description: 'Verify the hash chain of the identity audit events (tamper evidence).',
-      authScopes: AUDIT_SCOPES,
+      description: "Verify the hash chain of the identity audit events (tamper evidence). Operators only: the chain holds every partner's changes, and its length and head would tell one partner of the others' activity.",
+      authScopes: { scope: 'cms.admin' },
       resolve: () => service.verifyAudit(),
     }),
     identityAuditEntries: t.field({
