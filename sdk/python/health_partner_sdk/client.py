@@ -967,11 +967,11 @@ class Client:
         params: Optional[Mapping[str, Any]] = None,
         headers: Optional[Mapping[str, str]] = None,
     ) -> Any:
-        """Verify the identity audit chain: walk it from its first entry, recomputing every hash (tamper evidence).
+        """Verify the identity audit chain: walk it from its first entry, recomputing every hash (tamper evidence). Operators only: the chain holds every partner's changes.
 
         ``GET /api/identity/audit/verification``
 
-        Credential: bearer; one of the scopes cms.admin, identity.approve. Rate limit: 10/min.
+        Credential: bearer; one of the scopes cms.admin. Rate limit: 10/min.
 
         Args:
             params: Further query parameters, such as FHIR search parameters.

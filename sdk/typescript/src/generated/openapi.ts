@@ -275,8 +275,8 @@ export type paths = {
             cookie?: never;
         };
         /**
-         * Verify the identity audit chain: walk it from its first entry, recomputing every hash (tamper evidence)
-         * @description Verify the identity audit chain: walk it from its first entry, recomputing every hash (tamper evidence). Credential: bearer; one of the scopes cms.admin, identity.approve. Rate limit: 10/min.
+         * Verify the identity audit chain: walk it from its first entry, recomputing every hash (tamper evidence). Operators only: the chain holds every partner's changes
+         * @description Verify the identity audit chain: walk it from its first entry, recomputing every hash (tamper evidence). Operators only: the chain holds every partner's changes. Credential: bearer; one of the scopes cms.admin. Rate limit: 10/min.
          */
         get: operations["identity.audit.verify"];
         put?: never;
@@ -3576,7 +3576,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Verify the identity audit chain: walk it from its first entry, recomputing every hash (tamper evidence) */
+            /** @description Verify the identity audit chain: walk it from its first entry, recomputing every hash (tamper evidence). Operators only: the chain holds every partner's changes */
             200: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
