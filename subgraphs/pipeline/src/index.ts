@@ -14,6 +14,7 @@ import { WebhookDeliveryWorker } from './webhooks/delivery-worker.js';
 import { buildPipelineSchema } from './schema/index.js';
 import { TefcaExchangeEntity } from './entities/tefca-exchange.js';
 import { m004 } from './migrations/m004-tefca-exchanges.js';
+import { m005 } from './migrations/m005-webhook-verification-and-samples.js';
 import { projectTefcaExchange } from './domain/tefca-exchange-log.js';
 import { TefcaPeerClient } from './tefca/peer-client.js';
 import { TefcaOutbound } from './tefca/outbound.js';
@@ -32,7 +33,7 @@ export const pipelineSubgraph: SubgraphDefinition = {
     return assembleSubgraph(runtime, {
       name: 'pipeline',
       entities: [SyncJobEntity, LoggedEventEntity, WebhookEntity, WebhookDeliveryEntity, WebhookAttemptEntity, TefcaExchangeEntity],
-      migrations: [...m001, m002, { name: 'm003-sync-job-projection', class: M003SyncJobProjection }, m004],
+      migrations: [...m001, m002, { name: 'm003-sync-job-projection', class: M003SyncJobProjection }, m004, m005],
       buildSchema: (services) => buildPipelineSchema(services, log, webhookWakeup, tefcaOutbound),
       async startWorkers({ orm, runtime: rt, publishCommitted }) {
         // Webhooks: the delivery worker, and the intake that turns events into delivery rows.
