@@ -53,7 +53,7 @@ export const EVENT_TYPES: readonly EventTypeInfo[] = Object.freeze([
   e('tefca.xca.retrieve.failed', 'tefca', null, 'A TEFCA document retrieve failed: unknown document, or the peer community did not answer.'),
   e('tefca.exchange.refused', 'tefca', null, 'A TEFCA exchange was refused: missing or unknown purpose of use, or an invalid request.'),
   e('webhook.endpoint.disabled', 'webhook', null, 'A webhook endpoint was disabled (persistent failure, 410 Gone from the receiver, or by its partner).'),
-  e('webhook.test_ping.verified', 'webhook', null, 'A receiver accepted a signed test.ping and refused an unsigned probe.'),
+  e('webhook.test_ping.verified', 'webhook', null, 'A receiver accepted a signed test.ping (2xx) and refused the same body signed with a wrong key (4xx): it verifies signatures.'),
 ]);
 
 /**
