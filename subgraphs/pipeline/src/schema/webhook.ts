@@ -42,7 +42,7 @@ export function defineWebhooks(builder: SubgraphBuilder, services: SubgraphServi
       type: t.exposeString('type', { description: 'e.g. pipeline.sync.completed, tefca.xcpd.query.completed.' }),
       category: t.exposeString('category'),
       description: t.exposeString('description'),
-      status: t.exposeString('status', { description: 'emitted, or planned (named ahead of its producer, e.g. the spec names identity.match and identity.merge).' }),
+      status: t.exposeString('status', { description: 'emitted, or planned (named ahead of its producer, so partners can subscribe before it emits).' }),
     }),
   });
 
