@@ -131,7 +131,7 @@ describe('certification evidence observed from bus events', () => {
     expect(ecosystem).toMatchObject({ complete: true, incompleteItemIds: [] });
     expect(after.status).toBe('READY');
     const byId = Object.fromEntries(ecosystem.items.map((i) => [i.id, i]));
-    expect(byId['webhook_signature_verification']!.evidence).toEqual([{ detail: 'Signed test.ping delivery dlv_1 acknowledged.' }]);
+    expect(byId['webhook_signature_verification']!.evidence).toEqual([{ detail: 'test.ping dlv_1 to an endpoint accepted signed (200), the same body under a wrong signature refused (4xx).' }]);
     expect(byId['gpid_boundary_headers']!.evidence).toEqual([{ detail: 'fhir.resource.created with X-Svc-Source: lake (req_write).' }]);
     expect(byId['fhir_r4_sandbox_read']!.evidence).toHaveLength(1);
     // The identity checklist shares observed facts but still needs its own items.

@@ -4,9 +4,12 @@
  * (`pipeline.sync.completed` → `pipelineSyncCompleted`); webhook filters are validated against it.
  *
  * - `scope`: what a subscriber needs to receive the type (null: every credential of the partner).
- * - `status: 'planned'` marks names fixed before their producer exists (the spec's `identity.match` /
- *   `identity.merge`), so partners can subscribe ahead of go-live. The `tefca.*` events carry the
- *   exchange record of platform/src/tefca/exchange.ts (ids, codes, counts, timings; never health data).
+ * - `status: 'planned'` marks names fixed before their producer exists, so partners can subscribe ahead
+ *   of go-live (none today). The `tefca.*` events carry the exchange record of
+ *   platform/src/tefca/exchange.ts (ids, codes, counts, timings; never health data).
+ * - Each event is listed once, under the spec's name where the spec names it (`identity.match`,
+ *   `identity.merge`). `identity.matched`, which the catalog once listed beside `identity.match` although
+ *   nothing ever emitted it, is kept only as a filter alias (see `EVENT_TYPE_ALIASES`).
  *
  * Payloads carry the event's name in `data.event`. Internal hand-offs between subgraphs
  * (`<area>.internal.*`, see envelope.ts) are never in this catalog.
@@ -31,9 +34,8 @@ export const EVENT_TYPES: readonly EventTypeInfo[] = Object.freeze([
   e('partner.scopes.updated', 'partner', null, "An operator changed the partner's granted scopes."),
   e('partner.baa.signed', 'partner', null, 'A BAA was e-signed.'),
   e('partner.certification.submitted', 'partner', null, 'A certification checklist was submitted.'),
-  e('identity.match', 'identity', 'identity.read', 'A GPID match or merge completed for a subject (spec name; emitted today as identity.matched).', 'planned'),
-  e('identity.merge', 'identity', 'identity.read', 'Two GPID records were merged into a golden record (spec name; emitted today as identity.merged.v1).', 'planned'),
-  e('identity.matched', 'identity', 'identity.read', 'A GPID match completed for a subject.'),
+  e('identity.match', 'identity', 'identity.read', 'A GPID match or merge completed for a subject.'),
+  e('identity.merge', 'identity', 'identity.read', 'Two GPID records were merged into a golden record (once the merge is approved; identity.merged.v1 is its immutable audit record).'),
   e('identity.resolved', 'identity', 'identity.read', 'An identity was resolved to a GPID.'),
   e('identity.merged.v1', 'identity', 'identity.read', 'Two GPID records were merged into a golden record (audit event, immutable).'),
   e('identity.split.v1', 'identity', 'identity.read', 'A GPID record was split (audit event, immutable).'),
@@ -51,8 +53,21 @@ export const EVENT_TYPES: readonly EventTypeInfo[] = Object.freeze([
   e('tefca.xca.retrieve.failed', 'tefca', null, 'A TEFCA document retrieve failed: unknown document, or the peer community did not answer.'),
   e('tefca.exchange.refused', 'tefca', null, 'A TEFCA exchange was refused: missing or unknown purpose of use, or an invalid request.'),
   e('webhook.endpoint.disabled', 'webhook', null, 'A webhook endpoint was disabled (persistent failure, 410 Gone from the receiver, or by its partner).'),
-  e('webhook.test_ping.verified', 'webhook', null, 'A receiver accepted a signed test.ping and refused an unsigned probe.'),
+  e('webhook.test_ping.verified', 'webhook', null, 'A receiver accepted a signed test.ping (2xx) and refused the same body signed with a wrong key (4xx): it verifies signatures.'),
 ]);
+
+/**
+ * Old names a webhook filter may still hold, and the catalog name each stands for. `identity.matched`
+ * was listed by the catalog (webhookEventTypes, the portal) next to the spec's `identity.match`, which
+ * is the name the identity subgraph has always emitted; a filter saved with it is read as
+ * `identity.match`, and a new or edited filter is stored under the spec's name.
+ */
+export const EVENT_TYPE_ALIASES: Readonly<Record<string, string>> = Object.freeze({ 'identity.matched': 'identity.match' });
+
+/** A filter entry under its catalog name (an alias is replaced; everything else is unchanged). */
+export function canonicalEventFilter(filter: string): string {
+  return EVENT_TYPE_ALIASES[filter] ?? filter;
+}
 
 /** Webhooks offer the whole catalog. */
 export const WEBHOOK_EVENT_TYPES = EVENT_TYPES;
@@ -81,14 +96,16 @@ export function eventTypeScope(type: string): string | null {
  * Whether an event type matches a filter entry: an exact name, `*` (everything), or a prefix
  * wildcard ending in `.*` (`tefca.*`, `tefca.xcpd.*`).
  */
-export function eventTypeMatches(filter: string, type: string): boolean {
+export function eventTypeMatches(entry: string, type: string): boolean {
+  const filter = canonicalEventFilter(entry);
   if (filter === '*') return true;
   if (filter.endsWith('.*')) return type.startsWith(filter.slice(0, -1));
   return filter === type;
 }
 
 /** Why a filter entry is refused, or null when it names at least one known type. */
-export function eventFilterProblem(filter: string): string | null {
+export function eventFilterProblem(entry: string): string | null {
+  const filter = canonicalEventFilter(entry);
   if (!/^(\*|[a-z][a-z0-9_]*(\.[a-z0-9_]+)*(\.\*)?)$/.test(filter)) return 'must be an event type (pipeline.sync.completed), a prefix wildcard (tefca.*) or *';
   if (!EVENT_TYPES.some((t) => eventTypeMatches(filter, t.type))) return 'names no known event type';
   return null;

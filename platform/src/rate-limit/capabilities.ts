@@ -94,6 +94,8 @@ export const CAPABILITIES = {
     'Mutation.disableWebhook',
     'Mutation.sendWebhookTestPing',
     'Mutation.redeliverWebhookDelivery',
+    'Mutation.updateWebhook',
+    'Mutation.sendWebhookSample',
   ]),
   'webhooks.event-types': capability('webhooks.event-types', 'partner-ecosystem', perMinute(60), ['Query.webhookEventTypes']),
   // The partner's own onboarding application, as the partner reads it once approved.

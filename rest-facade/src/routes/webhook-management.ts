@@ -14,8 +14,8 @@ import { WEBHOOK_FIELDS, WEBHOOK_ID, WEBHOOK_SCHEMA } from './webhook-operations
 
 const SCOPES = ['cms.webhooks.manage', 'cms.admin'];
 const DELIVERY_ID: JsonSchema = { type: 'string', pattern: '^dlv_[0-9a-z]{26}$' };
-const DELIVERY_FIELDS = 'deliveryId webhookId eventId eventType status attempts nextAttemptAt lastStatusCode lastError createdAt completedAt';
-const ATTEMPT_FIELDS = 'attempt trigger attemptedAt statusCode latencyMs responseExcerpt error nextRetryAt';
+const DELIVERY_FIELDS = 'deliveryId webhookId eventId eventType sample status attempts nextAttemptAt lastStatusCode lastError createdAt completedAt';
+const ATTEMPT_FIELDS = 'attempt trigger attemptedAt statusCode latencyMs responseExcerpt error nextRetryAt probeStatusCode signatureCheck';
 const DELIVERY_STATUSES = ['pending', 'sending', 'succeeded', 'failed', 'cancelled'];
 const NULLABLE_TIMESTAMP: JsonSchema = { type: ['string', 'null'], format: 'date-time' };
 
@@ -27,6 +27,7 @@ const DELIVERY_SCHEMA: JsonSchema = {
     webhook_id: WEBHOOK_ID,
     event_id: { type: 'string' },
     event_type: { type: 'string' },
+    sample: { type: 'boolean', description: 'A sample sent on request (POST …/samples), not an event that happened.' },
     status: { type: 'string', enum: DELIVERY_STATUSES },
     attempts: { type: 'integer' },
     next_attempt_at: NULLABLE_TIMESTAMP,
@@ -56,6 +57,8 @@ const DELIVERY_DETAIL_SCHEMA: JsonSchema = {
           response_excerpt: { type: ['string', 'null'] },
           error: { type: ['string', 'null'] },
           next_retry_at: NULLABLE_TIMESTAMP,
+          probe_status_code: { type: ['integer', 'null'], description: 'test.ping answered 2xx: the status given to the same body under a wrong key (0: no answer).' },
+          signature_check: { type: 'string', enum: ['verified', 'not_verified', 'not_checked'], description: 'verified: the mis-signed probe was refused with 4xx.' },
         },
       },
     },
@@ -93,6 +96,9 @@ const missingDelivery = (input: RouteInput) => new DomainError('NOT_FOUND', `Del
 function deliveryBody(delivery: unknown): Record<string, unknown> {
   const body = snakeKeys(delivery) as Record<string, unknown>;
   if (typeof body['status'] === 'string') body['status'] = body['status'].toLowerCase();
+  if (Array.isArray(body['log'])) {
+    for (const attempt of body['log'] as Record<string, unknown>[]) if (typeof attempt['signature_check'] === 'string') attempt['signature_check'] = attempt['signature_check'].toLowerCase();
+  }
   return body;
 }
 
@@ -120,6 +126,40 @@ const sendTestPing: GatewayOperation = {
     return { webhookId: webhookId(input) };
   },
   result: (data) => deliveryBody(data['sendWebhookTestPing']),
+};
+
+const UPDATE_FIELDS = ['url', 'event_types', 'description'];
+
+const update: GatewayOperation = {
+  document: `mutation UpdateWebhook($webhookId: ID!, $input: UpdateWebhookInput!) { updateWebhook(webhookId: $webhookId, input: $input) { ${WEBHOOK_FIELDS} } }`,
+  variables: (input) => {
+    const reader = new BodyReader(input.body);
+    const url = reader.string('url');
+    const eventTypes = reader.stringArray('event_types');
+    const rawDescription = reader.raw('description');
+    if (rawDescription !== undefined && rawDescription !== null && typeof rawDescription !== 'string') reader.fail('description', 'must be a string or null');
+    const body = (input.body ?? {}) as Record<string, unknown>;
+    for (const key of Object.keys(body)) if (!UPDATE_FIELDS.includes(key)) reader.fail(key, 'is not a field of this request (expected url, event_types or description)');
+    if (url === undefined && eventTypes === undefined && rawDescription === undefined) reader.fail('url', 'nothing to change: give url, event_types or description');
+    reader.done();
+    // null clears the description, as an empty string does on GraphQL.
+    const description = rawDescription === null ? '' : typeof rawDescription === 'string' ? rawDescription : undefined;
+    return { webhookId: webhookId(input), input: { ...(url !== undefined ? { url } : {}), ...(eventTypes !== undefined ? { eventTypes } : {}), ...(description !== undefined ? { description } : {}) } };
+  },
+  result: (data) => snakeKeys(data['updateWebhook']),
+};
+
+const sendSample: GatewayOperation = {
+  document: `mutation SendWebhookSample($webhookId: ID!, $eventType: String!) { sendWebhookSample(webhookId: $webhookId, eventType: $eventType) { ${DELIVERY_FIELDS} } }`,
+  variables: (input) => {
+    const reader = new BodyReader(input.body);
+    const eventType = reader.string('event_type', true);
+    const body = (input.body ?? {}) as Record<string, unknown>;
+    for (const key of Object.keys(body)) if (key !== 'event_type') reader.fail(key, 'is not a field of this request (expected event_type)');
+    reader.done();
+    return { webhookId: webhookId(input), eventType };
+  },
+  result: (data) => deliveryBody(data['sendWebhookSample']),
 };
 
 const DELIVERIES_DOC = `query WebhookDeliveries($webhookId: ID!, $first: Int, $after: String, $status: WebhookDeliveryStatus) {
@@ -215,6 +255,28 @@ export const webhookManagementRoutes: RouteSpec[] = [
     operation: getWebhook,
     pathParameters: { webhook_id: PATH_PARAMETERS.webhook_id },
     responseBody: WEBHOOK_SCHEMA,
+  },
+  {
+    ...route('webhooks.update', 'PATCH', '/api/partner/webhooks/{webhook_id}', "Change an endpoint's URL, event types or description (same rules as registration)", 200),
+    operation: update,
+    pathParameters: { webhook_id: PATH_PARAMETERS.webhook_id },
+    requestBody: {
+      type: 'object',
+      description: 'At least one field; a field left out keeps its value. A new URL must pass the same address rules and makes signature verification unknown until the next test.ping.',
+      properties: {
+        url: { type: 'string', format: 'uri', maxLength: 2000 },
+        event_types: { type: 'array', minItems: 1, maxItems: 50, items: { type: 'string' } },
+        description: { type: ['string', 'null'], maxLength: 200, description: 'null or "" clears it.' },
+      },
+    },
+    responseBody: WEBHOOK_SCHEMA,
+  },
+  {
+    ...route('webhooks.sample', 'POST', '/api/partner/webhooks/{webhook_id}/samples', 'Queue a signed sample of any catalog event type to the endpoint (one attempt, "sample": true in the body); follow it in the delivery log', 202),
+    operation: sendSample,
+    pathParameters: { webhook_id: PATH_PARAMETERS.webhook_id },
+    requestBody: { type: 'object', required: ['event_type'], properties: { event_type: { type: 'string', description: 'A type of GET /api/partner/webhook-event-types.' } } },
+    responseBody: DELIVERY_SCHEMA,
   },
   {
     ...route('webhooks.test', 'POST', '/api/partner/webhooks/{webhook_id}/test', 'Queue a signed test.ping to the endpoint (one attempt); follow it in the delivery log', 202),

@@ -9,7 +9,7 @@ import { snakeKeys } from './snake-case.js';
  * the endpoint is named by `?webhook_id=whk_…` (or a JSON body `{ "webhook_id": … }`), the way
  * DELETE /cms/tokens names a token.
  */
-export const WEBHOOK_FIELDS = 'webhookId partnerGpid url description eventTypes enabled disabledReason disabledAt lastSuccessAt previousSecretExpiresAt createdAt';
+export const WEBHOOK_FIELDS = 'webhookId partnerGpid url description eventTypes enabled disabledReason disabledAt lastSuccessAt previousSecretExpiresAt signatureVerifiedAt recentDeliveryStats { attempts succeeded failed successRate } createdAt';
 
 const TIMESTAMP: JsonSchema = { type: 'string', format: 'date-time' };
 const NULLABLE_TIMESTAMP: JsonSchema = { ...TIMESTAMP, type: ['string', 'null'] };
@@ -30,6 +30,21 @@ export const WEBHOOK_SCHEMA: JsonSchema = {
     disabled_at: NULLABLE_TIMESTAMP,
     last_success_at: NULLABLE_TIMESTAMP,
     previous_secret_expires_at: { ...NULLABLE_TIMESTAMP, description: 'End of the rotation overlap, during which deliveries carry two signatures.' },
+    signature_verified_at: {
+      ...NULLABLE_TIMESTAMP,
+      description: 'When the latest test.ping showed the receiver verifies signatures (2xx to the signed ping, 4xx to the same body under a wrong key); null until then and after the URL changes.',
+    },
+    recent_delivery_stats: {
+      type: 'object',
+      description: 'Delivery attempts of the last 24 hours.',
+      required: ['attempts', 'succeeded', 'failed', 'success_rate'],
+      properties: {
+        attempts: { type: 'integer' },
+        succeeded: { type: 'integer', description: 'Answered 2xx.' },
+        failed: { type: 'integer' },
+        success_rate: { type: ['number', 'null'], minimum: 0, maximum: 1, description: 'succeeded / attempts; null without attempts.' },
+      },
+    },
     created_at: TIMESTAMP,
   },
 };

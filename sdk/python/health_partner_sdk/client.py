@@ -3513,6 +3513,78 @@ class Client:
             headers=headers,
         ).body
 
+    def webhooks_update(
+        self,
+        webhook_id: str,
+        body: Any,
+        *,
+        params: Optional[Mapping[str, Any]] = None,
+        headers: Optional[Mapping[str, str]] = None,
+    ) -> Any:
+        """Change an endpoint's URL, event types or description (same rules as registration).
+
+        ``PATCH /api/partner/webhooks/{webhook_id}``
+
+        Credential: bearer; one of the scopes cms.webhooks.manage, cms.admin. Rate limit: 60/min.
+
+        Args:
+            webhook_id: The endpoint (whk_…).
+            body: The request body (application/json): a dict or list, sent as JSON (form fields for
+                a form media type), or str or bytes sent as they are.
+            params: Further query parameters, such as FHIR search parameters.
+            headers: Further request headers, such as X-Svc-Source on identity writes or Prefer.
+
+        Returns:
+            The response body: JSON as dicts and lists, other media types as text, None when empty.
+
+        Raises:
+            ApiError: The API answered an error (429 and 503 are retried first).
+        """
+        return self._transport.send(
+            "PATCH",
+            f"/api/partner/webhooks/{path_segment(webhook_id)}",
+            query={**(params or {})},
+            body=body,
+            content_type="application/json",
+            headers=headers,
+        ).body
+
+    def webhooks_sample(
+        self,
+        webhook_id: str,
+        body: Any,
+        *,
+        params: Optional[Mapping[str, Any]] = None,
+        headers: Optional[Mapping[str, str]] = None,
+    ) -> Any:
+        """Queue a signed sample of any catalog event type to the endpoint (one attempt, "sample": true in the body); follow it in the delivery log.
+
+        ``POST /api/partner/webhooks/{webhook_id}/samples``
+
+        Credential: bearer; one of the scopes cms.webhooks.manage, cms.admin. Rate limit: 60/min.
+
+        Args:
+            webhook_id: The endpoint (whk_…).
+            body: The request body (application/json): a dict or list, sent as JSON (form fields for
+                a form media type), or str or bytes sent as they are.
+            params: Further query parameters, such as FHIR search parameters.
+            headers: Further request headers, such as X-Svc-Source on identity writes or Prefer.
+
+        Returns:
+            The response body: JSON as dicts and lists, other media types as text, None when empty.
+
+        Raises:
+            ApiError: The API answered an error (429 and 503 are retried first).
+        """
+        return self._transport.send(
+            "POST",
+            f"/api/partner/webhooks/{path_segment(webhook_id)}/samples",
+            query={**(params or {})},
+            body=body,
+            content_type="application/json",
+            headers=headers,
+        ).body
+
     def webhooks_test(
         self,
         webhook_id: str,

@@ -900,7 +900,11 @@ export type paths = {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change an endpoint's URL, event types or description (same rules as registration)
+         * @description Change an endpoint's URL, event types or description (same rules as registration). Credential: bearer; one of the scopes cms.webhooks.manage, cms.admin. Rate limit: 60/min.
+         */
+        patch: operations["webhooks.update"];
         trace?: never;
     };
     "/api/partner/webhooks/{webhook_id}/deliveries": {
@@ -1017,6 +1021,26 @@ export type paths = {
          * @description Replace the signing secret (shown once); both signatures are sent during the overlap. Credential: bearer; one of the scopes cms.webhooks.manage, cms.admin. Rate limit: 60/min.
          */
         post: operations["webhooks.rotate-secret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partner/webhooks/{webhook_id}/samples": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Queue a signed sample of any catalog event type to the endpoint (one attempt, "sample": true in the body); follow it in the delivery log
+         * @description Queue a signed sample of any catalog event type to the endpoint (one attempt, "sample": true in the body); follow it in the delivery log. Credential: bearer; one of the scopes cms.webhooks.manage, cms.admin. Rate limit: 60/min.
+         */
+        post: operations["webhooks.sample"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5649,6 +5673,20 @@ export interface operations {
                              * @description End of the rotation overlap, during which deliveries carry two signatures.
                              */
                             previous_secret_expires_at?: string | null;
+                            /** @description Delivery attempts of the last 24 hours. */
+                            recent_delivery_stats?: {
+                                attempts: number;
+                                failed: number;
+                                /** @description Answered 2xx. */
+                                succeeded: number;
+                                /** @description succeeded / attempts; null without attempts. */
+                                success_rate: number | null;
+                            };
+                            /**
+                             * Format: date-time
+                             * @description When the latest test.ping showed the receiver verifies signatures (2xx to the signed ping, 4xx to the same body under a wrong key); null until then and after the URL changes.
+                             */
+                            signature_verified_at?: string | null;
                             /** Format: uri */
                             url: string;
                             webhook_id: string;
@@ -5721,8 +5759,22 @@ export interface operations {
                          * @description End of the rotation overlap, during which deliveries carry two signatures.
                          */
                         previous_secret_expires_at?: string | null;
+                        /** @description Delivery attempts of the last 24 hours. */
+                        recent_delivery_stats?: {
+                            attempts: number;
+                            failed: number;
+                            /** @description Answered 2xx. */
+                            succeeded: number;
+                            /** @description succeeded / attempts; null without attempts. */
+                            success_rate: number | null;
+                        };
                         /** @description whsec_…: shown in this answer only. Verify webhook-signature with any Standard Webhooks library. */
                         secret: string;
+                        /**
+                         * Format: date-time
+                         * @description When the latest test.ping showed the receiver verifies signatures (2xx to the signed ping, 4xx to the same body under a wrong key); null until then and after the URL changes.
+                         */
+                        signature_verified_at?: string | null;
                         /** Format: uri */
                         url: string;
                         webhook_id: string;
@@ -5791,8 +5843,22 @@ export interface operations {
                          * @description End of the rotation overlap, during which deliveries carry two signatures.
                          */
                         previous_secret_expires_at?: string | null;
+                        /** @description Delivery attempts of the last 24 hours. */
+                        recent_delivery_stats?: {
+                            attempts: number;
+                            failed: number;
+                            /** @description Answered 2xx. */
+                            succeeded: number;
+                            /** @description succeeded / attempts; null without attempts. */
+                            success_rate: number | null;
+                        };
                         /** @constant */
                         removed: true;
+                        /**
+                         * Format: date-time
+                         * @description When the latest test.ping showed the receiver verifies signatures (2xx to the signed ping, 4xx to the same body under a wrong key); null until then and after the URL changes.
+                         */
+                        signature_verified_at?: string | null;
                         /** Format: uri */
                         url: string;
                         webhook_id: string;
@@ -5855,6 +5921,106 @@ export interface operations {
                          * @description End of the rotation overlap, during which deliveries carry two signatures.
                          */
                         previous_secret_expires_at?: string | null;
+                        /** @description Delivery attempts of the last 24 hours. */
+                        recent_delivery_stats?: {
+                            attempts: number;
+                            failed: number;
+                            /** @description Answered 2xx. */
+                            succeeded: number;
+                            /** @description succeeded / attempts; null without attempts. */
+                            success_rate: number | null;
+                        };
+                        /**
+                         * Format: date-time
+                         * @description When the latest test.ping showed the receiver verifies signatures (2xx to the signed ping, 4xx to the same body under a wrong key); null until then and after the URL changes.
+                         */
+                        signature_verified_at?: string | null;
+                        /** Format: uri */
+                        url: string;
+                        webhook_id: string;
+                    };
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+        };
+    };
+    "webhooks.update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint (whk_…). */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description null or "" clears it. */
+                    description?: string | null;
+                    event_types?: string[];
+                    /** Format: uri */
+                    url?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Change an endpoint's URL, event types or description (same rules as registration) */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        created_at: string;
+                        description?: string | null;
+                        /** Format: date-time */
+                        disabled_at?: string | null;
+                        /**
+                         * @description gone: the receiver answered 410; persistent_failure: it kept failing; partner: its partner disabled it.
+                         * @enum {string|null}
+                         */
+                        disabled_reason?: "gone" | "persistent_failure" | "partner" | null;
+                        enabled: boolean;
+                        /** @description Event types, prefix wildcards (tefca.*) or *. */
+                        event_types: string[];
+                        /** Format: date-time */
+                        last_success_at?: string | null;
+                        /** @description CMS GPID. */
+                        partner_gpid: string;
+                        /**
+                         * Format: date-time
+                         * @description End of the rotation overlap, during which deliveries carry two signatures.
+                         */
+                        previous_secret_expires_at?: string | null;
+                        /** @description Delivery attempts of the last 24 hours. */
+                        recent_delivery_stats?: {
+                            attempts: number;
+                            failed: number;
+                            /** @description Answered 2xx. */
+                            succeeded: number;
+                            /** @description succeeded / attempts; null without attempts. */
+                            success_rate: number | null;
+                        };
+                        /**
+                         * Format: date-time
+                         * @description When the latest test.ping showed the receiver verifies signatures (2xx to the signed ping, 4xx to the same body under a wrong key); null until then and after the URL changes.
+                         */
+                        signature_verified_at?: string | null;
                         /** Format: uri */
                         url: string;
                         webhook_id: string;
@@ -5916,6 +6082,8 @@ export interface operations {
                             last_status_code?: number | null;
                             /** Format: date-time */
                             next_attempt_at?: string | null;
+                            /** @description A sample sent on request (POST …/samples), not an event that happened. */
+                            sample?: boolean;
                             /** @enum {string} */
                             status: "pending" | "sending" | "succeeded" | "failed" | "cancelled";
                             webhook_id: string;
@@ -5982,13 +6150,22 @@ export interface operations {
                             latency_ms?: number;
                             /** Format: date-time */
                             next_retry_at?: string | null;
+                            /** @description test.ping answered 2xx: the status given to the same body under a wrong key (0: no answer). */
+                            probe_status_code?: number | null;
                             response_excerpt?: string | null;
+                            /**
+                             * @description verified: the mis-signed probe was refused with 4xx.
+                             * @enum {string}
+                             */
+                            signature_check?: "verified" | "not_verified" | "not_checked";
                             status_code?: number | null;
                             /** @enum {string} */
                             trigger?: "schedule" | "manual";
                         }[];
                         /** Format: date-time */
                         next_attempt_at?: string | null;
+                        /** @description A sample sent on request (POST …/samples), not an event that happened. */
+                        sample?: boolean;
                         /** @enum {string} */
                         status: "pending" | "sending" | "succeeded" | "failed" | "cancelled";
                         webhook_id: string;
@@ -6044,6 +6221,8 @@ export interface operations {
                         last_status_code?: number | null;
                         /** Format: date-time */
                         next_attempt_at?: string | null;
+                        /** @description A sample sent on request (POST …/samples), not an event that happened. */
+                        sample?: boolean;
                         /** @enum {string} */
                         status: "pending" | "sending" | "succeeded" | "failed" | "cancelled";
                         webhook_id: string;
@@ -6106,6 +6285,20 @@ export interface operations {
                          * @description End of the rotation overlap, during which deliveries carry two signatures.
                          */
                         previous_secret_expires_at?: string | null;
+                        /** @description Delivery attempts of the last 24 hours. */
+                        recent_delivery_stats?: {
+                            attempts: number;
+                            failed: number;
+                            /** @description Answered 2xx. */
+                            succeeded: number;
+                            /** @description succeeded / attempts; null without attempts. */
+                            success_rate: number | null;
+                        };
+                        /**
+                         * Format: date-time
+                         * @description When the latest test.ping showed the receiver verifies signatures (2xx to the signed ping, 4xx to the same body under a wrong key); null until then and after the URL changes.
+                         */
+                        signature_verified_at?: string | null;
                         /** Format: uri */
                         url: string;
                         webhook_id: string;
@@ -6168,6 +6361,20 @@ export interface operations {
                          * @description End of the rotation overlap, during which deliveries carry two signatures.
                          */
                         previous_secret_expires_at?: string | null;
+                        /** @description Delivery attempts of the last 24 hours. */
+                        recent_delivery_stats?: {
+                            attempts: number;
+                            failed: number;
+                            /** @description Answered 2xx. */
+                            succeeded: number;
+                            /** @description succeeded / attempts; null without attempts. */
+                            success_rate: number | null;
+                        };
+                        /**
+                         * Format: date-time
+                         * @description When the latest test.ping showed the receiver verifies signatures (2xx to the signed ping, 4xx to the same body under a wrong key); null until then and after the URL changes.
+                         */
+                        signature_verified_at?: string | null;
                         /** Format: uri */
                         url: string;
                         webhook_id: string;
@@ -6237,10 +6444,86 @@ export interface operations {
                          * @description End of the rotation overlap, during which deliveries carry two signatures.
                          */
                         previous_secret_expires_at?: string | null;
+                        /** @description Delivery attempts of the last 24 hours. */
+                        recent_delivery_stats?: {
+                            attempts: number;
+                            failed: number;
+                            /** @description Answered 2xx. */
+                            succeeded: number;
+                            /** @description succeeded / attempts; null without attempts. */
+                            success_rate: number | null;
+                        };
                         /** @description The new whsec_… secret: shown in this answer only. */
                         secret: string;
+                        /**
+                         * Format: date-time
+                         * @description When the latest test.ping showed the receiver verifies signatures (2xx to the signed ping, 4xx to the same body under a wrong key); null until then and after the URL changes.
+                         */
+                        signature_verified_at?: string | null;
                         /** Format: uri */
                         url: string;
+                        webhook_id: string;
+                    };
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+        };
+    };
+    "webhooks.sample": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint (whk_…). */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A type of GET /api/partner/webhook-event-types. */
+                    event_type: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Queue a signed sample of any catalog event type to the endpoint (one attempt, "sample": true in the body); follow it in the delivery log */
+            202: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        attempts: number;
+                        /** Format: date-time */
+                        completed_at?: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** @description The webhook-id header: the same on every attempt and redelivery. */
+                        delivery_id: string;
+                        event_id: string;
+                        event_type: string;
+                        last_error?: string | null;
+                        last_status_code?: number | null;
+                        /** Format: date-time */
+                        next_attempt_at?: string | null;
+                        /** @description A sample sent on request (POST …/samples), not an event that happened. */
+                        sample?: boolean;
+                        /** @enum {string} */
+                        status: "pending" | "sending" | "succeeded" | "failed" | "cancelled";
                         webhook_id: string;
                     };
                 };
@@ -6292,6 +6575,8 @@ export interface operations {
                         last_status_code?: number | null;
                         /** Format: date-time */
                         next_attempt_at?: string | null;
+                        /** @description A sample sent on request (POST …/samples), not an event that happened. */
+                        sample?: boolean;
                         /** @enum {string} */
                         status: "pending" | "sending" | "succeeded" | "failed" | "cancelled";
                         webhook_id: string;

@@ -159,8 +159,10 @@ function resourceEvent(call: FhirCall, type: 'created' | 'updated' | 'deleted', 
 
 /** Record fhir.resource.read (ids and counts only, never content) and commit it. */
 async function readEvent(call: FhirCall, resourceType: string, interaction: 'read' | 'vread' | 'history' | 'search', status: number): Promise<void> {
+  const principal = call.principal;
+  const credentialId = principal.kind === 'partner' ? (principal.tokenId ?? principal.clientId ?? null) : null;
   if (call.reads) {
-    await call.reads.record(call.em, { partnerGpid: call.principal.partnerGpid, resourceType, interaction, status, requestId: call.requestId });
+    await call.reads.record(call.em, { partnerGpid: principal.partnerGpid, resourceType, interaction, status, requestId: call.requestId, credentialId });
     return;
   }
   await commitEvent(
@@ -172,6 +174,7 @@ async function readEvent(call: FhirCall, resourceType: string, interaction: 'rea
       status,
       partner_gpid: call.principal.partnerGpid,
       request_id: call.requestId,
+      ...(credentialId ? { credential_id: credentialId } : {}),
     }),
   );
 }

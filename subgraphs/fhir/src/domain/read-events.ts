@@ -11,6 +11,11 @@ export interface ReadReport {
   interaction: 'read' | 'vread' | 'history' | 'search';
   status: number;
   requestId: string;
+  /**
+   * The partner API token or OAuth client the read was made with (null for other principals): the
+   * partner subgraph counts such a read as the partner's first authenticated call.
+   */
+  credentialId?: string | null;
 }
 
 interface Window {
@@ -30,6 +35,7 @@ function readEvent(report: ReadReport, count: number, requestId: string, lastReq
     status: report.status,
     partner_gpid: report.partnerGpid,
     request_id: requestId,
+    ...(report.credentialId ? { credential_id: report.credentialId } : {}),
     count,
     ...(lastRequestId && lastRequestId !== requestId ? { last_request_id: lastRequestId } : {}),
   });
@@ -69,7 +75,7 @@ export class ReadEventLog {
    * that only counts writes nothing, so a caller has nothing to publish after it.
    */
   async record(_em: EntityManager, report: ReadReport): Promise<void> {
-    const key = `${report.partnerGpid ?? ''}\u0000${report.resourceType}\u0000${report.interaction}\u0000${report.status}`;
+    const key = `${report.partnerGpid ?? ''}\u0000${report.resourceType}\u0000${report.interaction}\u0000${report.status}\u0000${report.credentialId ?? ''}`;
     const open = this.windows.get(key);
     if (open) {
       open.count += 1;

@@ -40,7 +40,8 @@ const SANDBOX_FIRST_CALL: CertificationItem = {
   description: 'Make a successful API call to the sandbox with a partner API token or an OAuth access token.',
   evidence: 'observed',
   required: true,
-  observation: 'A sandbox request authenticated with one of the partner\'s credentials and answered with a 2xx status.',
+  observation:
+    'A sandbox request authenticated with one of the partner\'s API tokens or OAuth access tokens (not a portal session) and answered with a 2xx status: a call to a partner API, or a FHIR read or search.',
 };
 
 const LEAST_PRIVILEGE: CertificationItem = {
@@ -101,10 +102,11 @@ export const PARTNER_ECOSYSTEM_CHECKLIST: CertificationChecklist = {
       id: 'webhook_signature_verification',
       title: 'Webhook HMAC-SHA256 verification',
       description:
-        'Verify the HMAC-SHA256 signature of every webhook delivery over its id, timestamp and raw body before acting on it, and refuse stale timestamps.',
+        'Verify the HMAC-SHA256 signature of every webhook delivery over its id, timestamp and raw body before acting on it: accept a valid signature with 2xx, refuse a wrong one with 4xx, and refuse stale timestamps. Check it with "Send test.ping" on the portal\'s Webhooks page.',
       evidence: 'observed',
       required: true,
-      observation: 'A signed test.ping delivery to a registered endpoint acknowledged with a 2xx status.',
+      observation:
+        'A test.ping to a registered endpoint was accepted with 2xx when correctly signed, and the same body sent right after under a wrong signature was refused with 4xx. A 2xx to the ping alone proves the endpoint is reachable, not that it verifies.',
     },
     WEBHOOK_IDEMPOTENCY,
     {

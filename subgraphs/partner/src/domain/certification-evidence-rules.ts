@@ -27,7 +27,6 @@ export interface EvidenceObservation {
 export const EVIDENCE_EVENT_TYPES: readonly string[] = [
   'partner.credential.used',
   'fhir.resource.read',
-  'identity.matched',
   'identity.match',
   'webhook.test_ping.verified',
   ...BOUNDARY_WRITE_EVENTS,
@@ -52,16 +51,18 @@ export function evidenceFromEvent(event: EventEnvelope): EvidenceObservation[] {
       return isSuccessStatus(data['status'])
         ? [{ item_id: 'sandbox_first_authenticated_call', detail: `Authenticated request ${requestRef} with ${text(data['token_id']) ?? text(data['client_id']) ?? 'a partner credential'}.` }]
         : [];
-    case 'fhir.resource.read':
-      return isSuccessStatus(data['status'])
-        ? [{ item_id: 'fhir_r4_sandbox_read', detail: `FHIR R4 ${text(data['interaction']) ?? 'read'} of ${text(data['resource_type']) ?? 'a resource'} (${requestRef}).` }]
-        : [];
-    case 'identity.matched':
+    case 'fhir.resource.read': {
+      if (!isSuccessStatus(data['status'])) return [];
+      const read = { item_id: 'fhir_r4_sandbox_read', detail: `FHIR R4 ${text(data['interaction']) ?? 'read'} of ${text(data['resource_type']) ?? 'a resource'} (${requestRef}).` };
+      // A read made with a partner credential (the FHIR subgraph names it) is also an authenticated call.
+      const credential = text(data['credential_id']);
+      return credential ? [read, { item_id: 'sandbox_first_authenticated_call', detail: `Authenticated request ${requestRef} with ${credential}.` }] : [read];
+    }
     case 'identity.match':
       return [{ item_id: 'identity_sandbox_match', detail: `Identity match ${requestRef}.` }];
     case 'webhook.test_ping.verified':
       return isSuccessStatus(data['status'])
-        ? [{ item_id: 'webhook_signature_verification', detail: `Signed test.ping delivery ${text(data['delivery_id']) ?? requestRef} acknowledged.` }]
+        ? [{ item_id: 'webhook_signature_verification', detail: `test.ping ${text(data['delivery_id']) ?? requestRef} to ${text(data['webhook_id']) ?? 'an endpoint'} accepted signed (${String(data['status'])}), the same body under a wrong signature refused (${String(data['probe_status'] ?? '4xx')}).` }]
         : [];
     default: {
       if (!(BOUNDARY_WRITE_EVENTS as readonly string[]).includes(event.type)) return [];

@@ -31,7 +31,7 @@ describe('evidence from events', () => {
       { item_id: 'sandbox_first_authenticated_call', detail: 'Authenticated request req_1 with tok_1.' },
     ]);
     expect(evidenceFromEvent(makeEvent('fhir.resource.read', gpid, { status: 404 }))).toEqual([]);
-    expect(evidenceFromEvent(makeEvent('identity.matched', gpid, {}))[0]?.item_id).toBe('identity_sandbox_match');
+    expect(evidenceFromEvent(makeEvent('identity.match', gpid, {}))[0]?.item_id).toBe('identity_sandbox_match');
     expect(evidenceFromEvent(makeEvent('identity.resolved', gpid, { source: 'beacon' }))[0]?.item_id).toBe('gpid_boundary_headers');
     expect(evidenceFromEvent(makeEvent('identity.resolved', gpid, {}))).toEqual([]);
     expect(evidenceFromEvent(makeEvent('webhook.test_ping.verified', null, { status: 200 }))).toEqual([]);

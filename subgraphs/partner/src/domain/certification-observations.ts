@@ -33,11 +33,14 @@ export class CertificationObserver {
     if (this.environment !== 'sandbox' || event.partner_gpid === null) return;
     const observations = evidenceFromEvent(event);
     for (const observation of observations) {
+      // One first-call record per partner, whichever path saw the call first.
+      const firstCall = observation.item_id === FIRST_CALL_ITEM;
+      if (firstCall && this.firstCallSeen.has(event.partner_gpid)) continue;
       try {
         await recordCertificationEvidence(this.fork(), {
           partnerGpid: event.partner_gpid,
           itemId: observation.item_id,
-          source: event.id,
+          source: firstCall ? FIRST_CALL_SOURCE : event.id,
           detail: observation.detail,
           observedAt: new Date(event.occurred_at),
         });

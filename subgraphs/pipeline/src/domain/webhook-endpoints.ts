@@ -1,11 +1,12 @@
 import type { EntityManager } from '@mikro-orm/core';
-import { DomainError, eventFilterProblem, makeEvent, newId, recordEvent, validationError, type FieldError, type WebhookSettings } from '@svc/platform';
+import { canonicalEventFilter, DomainError, eventFilterProblem, makeEvent, newId, recordEvent, validationError, type EventEnvelope, type FieldError, type WebhookSettings } from '@svc/platform';
 import { WebhookEntity, type Webhook, type WebhookDisabledReason } from '../entities/webhook.js';
 import { WebhookDeliveryEntity, type WebhookDelivery } from '../entities/webhook-delivery.js';
 import { webhookStore } from '../entities/webhook-store.js';
 import { checkWebhookUrl, type AddressPolicy, type Resolver } from './webhook-address-policy.js';
 import { newWebhookSecret } from './webhook-signing.js';
 import { deliveryBody, TEST_PING } from './webhook-payload.js';
+import { sampleEventData } from './webhook-samples.js';
 
 /** Live endpoints one partner may have. */
 export const MAX_WEBHOOKS_PER_PARTNER = 20;
@@ -47,7 +48,7 @@ export async function createWebhook(em: EntityManager, partnerGpid: string, inpu
     partnerGpid,
     url: url.toString(),
     description: input.description,
-    eventTypes: [...new Set(input.eventTypes)],
+    eventTypes: [...new Set(input.eventTypes.map(canonicalEventFilter))],
     secret,
     previousSecret: null,
     previousSecretExpiresAt: null,
@@ -55,10 +56,44 @@ export async function createWebhook(em: EntityManager, partnerGpid: string, inpu
     disabledReason: null,
     disabledAt: null,
     lastSuccessAt: null,
+    signatureVerifiedAt: null,
     createdAt: now,
     removedAt: null,
   });
   return { webhook, secret };
+}
+
+/** What an edit changes; a field left out keeps its value. */
+export interface WebhookUpdate {
+  url?: string | undefined;
+  eventTypes?: readonly string[] | undefined;
+  description?: string | null | undefined;
+}
+
+/**
+ * Edit an endpoint's URL, event filter or description, with the same rules as at creation (the
+ * address check included). A new URL is a new receiver: its signature verification is unknown
+ * again until a test.ping shows it. Deliveries already queued keep their body and go to the new URL.
+ */
+export async function updateWebhook(webhook: Webhook, update: WebhookUpdate, policy: AddressPolicy, resolve?: Resolver): Promise<void> {
+  if (update.url === undefined && update.eventTypes === undefined && update.description === undefined) {
+    throw validationError([{ field: 'url', message: 'nothing to change: give url, event_types or description' }]);
+  }
+  const next: WebhookInput = {
+    url: update.url ?? webhook.url,
+    eventTypes: update.eventTypes ?? webhook.eventTypes,
+    description: update.description === undefined ? webhook.description : update.description,
+  };
+  checkInput(next);
+  if (update.url !== undefined) {
+    const url = (await checkWebhookUrl(update.url, policy, resolve)).toString();
+    if (url !== webhook.url) {
+      webhook.url = url;
+      webhook.signatureVerifiedAt = null;
+    }
+  }
+  if (update.eventTypes !== undefined) webhook.eventTypes = [...new Set(update.eventTypes.map(canonicalEventFilter))];
+  if (update.description !== undefined) webhook.description = update.description;
 }
 
 /** Cancel what an endpoint still had waiting. */
@@ -123,19 +158,15 @@ export async function disableWebhook(em: EntityManager, webhook: Webhook, reason
   );
 }
 
-/**
- * Queue a signed `test.ping` for an endpoint: one attempt, no retries (redeliver it to try again).
- * It works on a disabled endpoint too, so a partner can check a receiver before enabling it again.
- */
-export function queueTestPing(em: EntityManager, webhook: Webhook, now: Date): WebhookDelivery {
-  const event = makeEvent(TEST_PING, webhook.partnerGpid, { event: TEST_PING, webhook_id: webhook.id }, now);
+/** A delivery of one attempt (no retries; redeliver it to try again): a test.ping or a sample. */
+function queueOneShot(em: EntityManager, webhook: Webhook, event: EventEnvelope, sample: boolean, now: Date): WebhookDelivery {
   return em.create(WebhookDeliveryEntity, {
     id: newId('dlv'),
     webhookId: webhook.id,
     partnerGpid: webhook.partnerGpid,
     eventId: event.id,
-    eventType: TEST_PING,
-    payload: deliveryBody(event),
+    eventType: event.type,
+    payload: deliveryBody(event, sample),
     status: 'pending',
     attempts: 0,
     retryIndex: 0,
@@ -148,7 +179,30 @@ export function queueTestPing(em: EntityManager, webhook: Webhook, now: Date): W
     createdAt: now,
     firstAttemptAt: null,
     completedAt: null,
+    sample,
   });
+}
+
+/**
+ * Queue a signed `test.ping` for an endpoint: one attempt, no retries (redeliver it to try again).
+ * It works on a disabled endpoint too, so a partner can check a receiver before enabling it again.
+ */
+export function queueTestPing(em: EntityManager, webhook: Webhook, now: Date): WebhookDelivery {
+  return queueOneShot(em, webhook, makeEvent(TEST_PING, webhook.partnerGpid, { event: TEST_PING, webhook_id: webhook.id }, now), false, now);
+}
+
+/**
+ * Queue a sample of a catalog event type for an endpoint, whatever its filter: the type's payload
+ * shape with made-up ids, `"sample": true` in the body, signed like any delivery, one attempt. It is
+ * not an event: nothing else (event log, subscriptions, other endpoints) sees it. Refused for a
+ * disabled endpoint (enable it first, or use test.ping).
+ */
+export function queueSample(em: EntityManager, webhook: Webhook, eventType: string, now: Date): WebhookDelivery {
+  const type = canonicalEventFilter(eventType);
+  const data = sampleEventData(type, webhook.partnerGpid, now);
+  if (!data) throw validationError([{ field: 'event_type', message: 'must be an event type of the catalog (webhookEventTypes)' }]);
+  if (!webhook.enabled) throw new DomainError('CONFLICT', `Webhook ${webhook.id} is disabled (${webhook.disabledReason ?? 'disabled'}); enable it first.`);
+  return queueOneShot(em, webhook, makeEvent(type, webhook.partnerGpid, data, now), true, now);
 }
 
 /**
@@ -160,12 +214,13 @@ export function redeliver(delivery: WebhookDelivery, webhook: Webhook, settings:
   if (delivery.status === 'pending' || delivery.status === 'sending') {
     throw new DomainError('CONFLICT', `Delivery ${delivery.id} is still ${delivery.status}; it will be attempted on its schedule.`);
   }
+  const oneShot = delivery.eventType === TEST_PING || delivery.sample;
   if (!webhook.enabled && delivery.eventType !== TEST_PING) {
     throw new DomainError('CONFLICT', `Webhook ${webhook.id} is disabled (${webhook.disabledReason ?? 'disabled'}); enable it first.`);
   }
   delivery.status = 'pending';
   delivery.retryIndex = 0;
-  delivery.maxAttempts = delivery.eventType === TEST_PING ? 1 : settings.maxAttempts;
+  delivery.maxAttempts = oneShot ? 1 : settings.maxAttempts;
   delivery.nextAttemptAt = now;
   delivery.firstAttemptAt = null;
   delivery.completedAt = null;

@@ -31,6 +31,8 @@ export interface WebhookDelivery {
   createdAt: Date;
   firstAttemptAt: Date | null;
   completedAt: Date | null;
+  /** A sample of a catalog event type sent on request (one attempt), not an event that happened. */
+  sample: boolean;
 }
 
 export const WebhookDeliveryEntity = new EntitySchema<WebhookDelivery>({
@@ -55,6 +57,7 @@ export const WebhookDeliveryEntity = new EntitySchema<WebhookDelivery>({
     createdAt: { type: 'datetime' },
     firstAttemptAt: { type: 'datetime', nullable: true },
     completedAt: { type: 'datetime', nullable: true },
+    sample: { type: 'boolean', default: false },
   },
 });
 
@@ -71,6 +74,8 @@ export interface WebhookAttempt {
   responseExcerpt: string | null;
   error: string | null;
   nextRetryAt: Date | null;
+  /** On a test.ping attempt answered 2xx: the status the receiver gave the same body signed with a wrong key (4xx means it verifies). */
+  probeStatusCode: number | null;
 }
 
 export const WebhookAttemptEntity = new EntitySchema<WebhookAttempt>({
@@ -86,5 +91,6 @@ export const WebhookAttemptEntity = new EntitySchema<WebhookAttempt>({
     responseExcerpt: { type: 'string', nullable: true },
     error: { type: 'string', nullable: true },
     nextRetryAt: { type: 'datetime', nullable: true },
+    probeStatusCode: { type: 'integer', nullable: true },
   },
 });

@@ -107,6 +107,26 @@ export const webhookStore = {
   },
 
   /**
+   * Attempts per endpoint since `since` and how many were answered 2xx (the portal's success rate);
+   * an endpoint without attempts is absent.
+   */
+  async attemptStats(em: EntityManager, webhookIds: readonly string[], since: Date): Promise<Map<string, { attempts: number; succeeded: number }>> {
+    const stats = new Map<string, { attempts: number; succeeded: number }>();
+    if (webhookIds.length === 0) return stats;
+    const marks = webhookIds.map(() => '?').join(', ');
+    const rows = rowsOf<{ webhook_id: string; attempts: number | string; succeeded: number | string | null }>(
+      await knexOf(em).raw(
+        `select d.webhook_id, count(*) as attempts, sum(case when a.status_code between 200 and 299 then 1 else 0 end) as succeeded
+         from pipeline_webhook_attempts a join ${DELIVERIES} d on d.id = a.delivery_id
+         where d.webhook_id in (${marks}) and a.attempted_at >= ? group by d.webhook_id`,
+        [...webhookIds, em.getPlatform().processDateProperty(since)],
+      ),
+    );
+    for (const row of rows) stats.set(row.webhook_id, { attempts: Number(row.attempts), succeeded: Number(row.succeeded ?? 0) });
+    return stats;
+  },
+
+  /**
    * What pipeline health reports of webhook delivery, for one partner or all (`partnerGpid` null):
    * the backlog (pending or sending deliveries, how many are past due, when the oldest was created)
    * and the attempts made since `since` with how many failed (no 2xx answer).

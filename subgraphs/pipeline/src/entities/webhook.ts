@@ -20,6 +20,8 @@ export interface Webhook {
   disabledAt: Date | null;
   /** The last 2xx answer: an endpoint is disabled only when nothing succeeded during a whole failed schedule. */
   lastSuccessAt: Date | null;
+  /** When the endpoint last accepted a signed test.ping and refused the mis-signed probe (4xx); null after its URL changes. */
+  signatureVerifiedAt: Date | null;
   createdAt: Date;
   removedAt: Date | null;
 }
@@ -40,6 +42,7 @@ export const WebhookEntity = new EntitySchema<Webhook>({
     disabledReason: { type: 'string', nullable: true },
     disabledAt: { type: 'datetime', nullable: true },
     lastSuccessAt: { type: 'datetime', nullable: true },
+    signatureVerifiedAt: { type: 'datetime', nullable: true },
     createdAt: { type: 'datetime' },
     removedAt: { type: 'datetime', nullable: true },
   },

@@ -19,7 +19,8 @@ import type { EntityManager } from '@mikro-orm/core';
 import type { Webhook } from '../entities/webhook.js';
 import { DELIVERY_STATUSES, type WebhookAttempt, type WebhookDelivery } from '../entities/webhook-delivery.js';
 import { webhookStore } from '../entities/webhook-store.js';
-import { createWebhook, disableWebhook, enableWebhook, MAX_EVENT_FILTERS, MAX_WEBHOOKS_PER_PARTNER, queueTestPing, redeliver, removeWebhook, rotateWebhookSecret } from '../domain/webhook-endpoints.js';
+import { createWebhook, disableWebhook, enableWebhook, MAX_EVENT_FILTERS, MAX_WEBHOOKS_PER_PARTNER, queueSample, queueTestPing, redeliver, removeWebhook, rotateWebhookSecret, updateWebhook } from '../domain/webhook-endpoints.js';
+import { signatureRefused } from '../webhooks/delivery-worker.js';
 import { scheduleSpanMs } from '../domain/webhook-retry-schedule.js';
 
 /** Lets a mutation wake the delivery worker of this process, when it runs one (else its next poll finds the row). */
@@ -41,7 +42,22 @@ export function defineWebhooks(builder: SubgraphBuilder, services: SubgraphServi
       type: t.exposeString('type', { description: 'e.g. pipeline.sync.completed, tefca.xcpd.query.completed.' }),
       category: t.exposeString('category'),
       description: t.exposeString('description'),
-      status: t.exposeString('status', { description: 'emitted, or planned (named ahead of its producer, e.g. the spec names identity.match and identity.merge).' }),
+      status: t.exposeString('status', { description: 'emitted, or planned (named ahead of its producer, so partners can subscribe before it emits).' }),
+    }),
+  });
+
+  const SignatureCheckRef = builder.enumType('WebhookSignatureCheck', {
+    description: "What a test.ping showed of the receiver's signature verification. A 2xx proves the endpoint is reachable, not that it verifies.",
+    values: { VERIFIED: { value: 'VERIFIED' }, NOT_VERIFIED: { value: 'NOT_VERIFIED' }, NOT_CHECKED: { value: 'NOT_CHECKED' } } as const,
+  });
+
+  const StatsRef = builder.objectRef<{ attempts: number; succeeded: number }>('WebhookDeliveryStats').implement({
+    description: "An endpoint's delivery attempts over the last 24 hours.",
+    fields: (t) => ({
+      attempts: t.exposeInt('attempts'),
+      succeeded: t.exposeInt('succeeded', { description: 'Attempts answered 2xx.' }),
+      failed: t.int({ resolve: (s) => s.attempts - s.succeeded, description: 'Attempts with another answer or none.' }),
+      successRate: t.float({ nullable: true, resolve: (s) => (s.attempts === 0 ? null : s.succeeded / s.attempts), description: 'succeeded / attempts, from 0 to 1; null without attempts.' }),
     }),
   });
 
@@ -55,7 +71,16 @@ export function defineWebhooks(builder: SubgraphBuilder, services: SubgraphServi
       latencyMs: t.exposeInt('latencyMs'),
       responseExcerpt: t.exposeString('responseExcerpt', { nullable: true, description: "The first 1024 characters of the receiver's answer." }),
       error: t.exposeString('error', { nullable: true, description: 'Why the attempt failed without an answer (timeout, refused address…), or a note (redirect not followed, test.ping not verified).' }),
-      nextRetryAt: t.expose('nextRetryAt', { type: 'DateTime', nullable: true }),
+      nextRetryAt: t.expose('nextRetryAt', { type: 'DateTime', nullable: true, description: 'When the next attempt of the schedule is due; null when none follows.' }),
+      probeStatusCode: t.exposeInt('probeStatusCode', {
+        nullable: true,
+        description: 'test.ping only, when it was answered 2xx: the status the receiver gave the same body signed with a wrong key (0: no answer). A 4xx means it verifies signatures.',
+      }),
+      signatureCheck: t.field({
+        type: SignatureCheckRef,
+        description: 'VERIFIED: the receiver accepted the signed test.ping and refused the mis-signed probe with 4xx; NOT_VERIFIED: it accepted (or did not refuse) the probe too; NOT_CHECKED: no probe was sent (not a test.ping, or the ping itself was not answered 2xx).',
+        resolve: (a) => (a.probeStatusCode === null ? 'NOT_CHECKED' : signatureRefused(a.probeStatusCode) ? 'VERIFIED' : 'NOT_VERIFIED'),
+      }),
     }),
   });
 
@@ -78,7 +103,8 @@ export function defineWebhooks(builder: SubgraphBuilder, services: SubgraphServi
       lastError: t.exposeString('lastError', { nullable: true }),
       createdAt: t.expose('createdAt', { type: 'DateTime' }),
       completedAt: t.expose('completedAt', { type: 'DateTime', nullable: true }),
-      body: t.exposeString('payload', { description: 'The exact JSON body sent on every attempt.' }),
+      body: t.exposeString('payload', { description: 'The exact JSON body sent and signed on every attempt (ids, codes, counts and times; never health data).' }),
+      sample: t.exposeBoolean('sample', { description: 'A sample of its event type sent on request (sendWebhookSample), not an event that happened.' }),
       log: t.field({
         type: [AttemptRef],
         description: 'Every attempt, oldest first.',
@@ -110,6 +136,20 @@ export function defineWebhooks(builder: SubgraphBuilder, services: SubgraphServi
         description: 'Until then, deliveries carry a second signature with the secret replaced by the last rotation.',
         resolve: (w) => (w.previousSecretExpiresAt && w.previousSecretExpiresAt > new Date() ? w.previousSecretExpiresAt : null),
       }),
+      signatureVerifiedAt: t.expose('signatureVerifiedAt', {
+        type: 'DateTime',
+        nullable: true,
+        description: 'When the latest test.ping showed that the receiver verifies signatures (it accepted the signed ping and refused the same body under a wrong key with 4xx). Null until then, after a ping that was not refused, and after the URL changes.',
+      }),
+      recentDeliveryStats: t.field({
+        type: StatsRef,
+        description: 'Delivery attempts of the last 24 hours and their success rate.',
+        resolve: (w, _args, ctx) =>
+          loaderFor<string, { attempts: number; succeeded: number }>(ctx, 'webhookStats24h', async (ids) => {
+            const stats = await webhookStore.attemptStats(ctx.em, ids, new Date(Date.now() - 24 * 3600_000));
+            return ids.map((id) => stats.get(id) ?? { attempts: 0, succeeded: 0 });
+          }).load(w.id),
+      }),
       createdAt: t.expose('createdAt', { type: 'DateTime' }),
       deliveries: t.field({
         type: DeliveryConnection,
@@ -138,6 +178,15 @@ export function defineWebhooks(builder: SubgraphBuilder, services: SubgraphServi
       url: t.string({ required: true, description: 'https URL of the receiver (http outside production); private, loopback and link-local addresses are refused.' }),
       eventTypes: t.stringList({ required: true, description: `1 to ${MAX_EVENT_FILTERS} event types, prefix wildcards (tefca.*) or *. See webhookEventTypes.` }),
       description: t.string(),
+    }),
+  });
+
+  const UpdateInput = builder.inputType('UpdateWebhookInput', {
+    description: 'What to change; a field left out keeps its value. The rules are those of createWebhook.',
+    fields: (t) => ({
+      url: t.string({ description: 'A new receiver URL (same address rules as at creation); its signature verification is unknown again until a test.ping.' }),
+      eventTypes: t.stringList({ description: `1 to ${MAX_EVENT_FILTERS} event types, prefix wildcards (tefca.*) or *.` }),
+      description: t.string({ description: 'A new description; an empty string clears it.' }),
     }),
   });
 
@@ -216,6 +265,30 @@ export function defineWebhooks(builder: SubgraphBuilder, services: SubgraphServi
         if (!gpid) throw validationError([{ field: 'partner_gpid', message: 'is required for a credential without a partner' }]);
         if (!actsFor(ctx.principal, gpid)) throw new DomainError('FORBIDDEN', 'A webhook can only be registered for your own partner.');
         return commit(ctx, (em) => createWebhook(em, gpid, { url: input.url, eventTypes: input.eventTypes, description: input.description ?? null }, policy, new Date()));
+      },
+    }),
+    updateWebhook: t.field({
+      type: WebhookRef,
+      description: 'Change an endpoint\'s URL, event types or description. Deliveries already queued go to the new URL with their body unchanged.',
+      args: { webhookId: t.arg.id({ required: true }), input: t.arg({ type: UpdateInput, required: true }) },
+      authScopes: SCOPES,
+      resolve: async (_root, { webhookId, input }, ctx) => {
+        return commit(ctx, async (em) => {
+          const webhook = await loadWebhook(ctx, String(webhookId), em);
+          const description = input.description === undefined || input.description === null ? undefined : input.description === '' ? null : input.description;
+          await updateWebhook(webhook, { url: input.url ?? undefined, eventTypes: input.eventTypes ?? undefined, description }, policy);
+          return webhook;
+        });
+      },
+    }),
+    sendWebhookSample: t.field({
+      type: DeliveryRef,
+      description:
+        'Queue a sample of any catalog event type to the endpoint, whatever its filter: the payload shape of that type with made-up ids and "sample": true, signed, one attempt. Follow it in the delivery log.',
+      args: { webhookId: t.arg.id({ required: true }), eventType: t.arg.string({ required: true, description: 'A type of webhookEventTypes.' }) },
+      authScopes: SCOPES,
+      resolve: async (_root, args, ctx) => {
+        return commit(ctx, async (em) => queueSample(em, await loadWebhook(ctx, String(args.webhookId), em), args.eventType, new Date()), true);
       },
     }),
     removeWebhook: t.field({

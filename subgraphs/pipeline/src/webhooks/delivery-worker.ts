@@ -9,6 +9,9 @@ import { newWebhookSecret, signDelivery } from '../domain/webhook-signing.js';
 import { TEST_PING } from '../domain/webhook-payload.js';
 import { WebhookSender } from './webhook-sender.js';
 
+/** A receiver that verifies signatures refuses a mis-signed body with a 4xx. */
+export const signatureRefused = (status: number | null): boolean => status !== null && status >= 400 && status < 500;
+
 /**
  * The durable delivery worker. Deliveries are rows; the worker claims due ones with a lease, posts
  * them, and records each attempt and the delivery's next state in one transaction. A worker that
@@ -120,11 +123,11 @@ export class WebhookDeliveryWorker {
     }
     const headers = signDelivery(signingSecrets(webhook, now), delivery.id, now, delivery.payload);
     const result = await this.sender.post(webhook.url, { ...headers }, delivery.payload);
-    let pingVerified = false;
+    let probeStatusCode: number | null = null;
     if (delivery.eventType === TEST_PING && isSuccess(result.statusCode)) {
-      pingVerified = await this.receiverRefusesForgery(webhook, delivery, result);
+      probeStatusCode = await this.probeWithWrongKey(webhook, delivery, result);
     }
-    await this.record(delivery, result, pingVerified, now);
+    await this.record(delivery, result, probeStatusCode, now);
   }
 
   /**
@@ -132,17 +135,18 @@ export class WebhookDeliveryWorker {
    * sends the same body under another id signed with a random key: only a receiver that refuses it
    * (4xx) counts as verified. The outcome is noted on the attempt.
    */
-  private async receiverRefusesForgery(webhook: Webhook, delivery: WebhookDelivery, result: AttemptResult): Promise<boolean> {
+  private async probeWithWrongKey(webhook: Webhook, delivery: WebhookDelivery, result: AttemptResult): Promise<number> {
     const forged = signDelivery([newWebhookSecret()], newId('dlv'), new Date(), delivery.payload);
     const probe = await this.sender.post(webhook.url, { ...forged }, delivery.payload);
-    const refused = probe.statusCode !== null && probe.statusCode >= 400 && probe.statusCode < 500;
-    result.error = refused
+    result.error = signatureRefused(probe.statusCode)
       ? null
       : `not verified: the receiver answered ${probe.statusCode ?? probe.error ?? 'nothing'} to a probe with a wrong signature (it must refuse it with 4xx)`;
-    return refused;
+    // No answer at all is recorded as 0: the probe was sent and not refused.
+    return probe.statusCode ?? 0;
   }
 
-  private async record(delivery: WebhookDelivery, result: AttemptResult, pingVerified: boolean, startedAt: Date): Promise<void> {
+  private async record(delivery: WebhookDelivery, result: AttemptResult, probeStatusCode: number | null, startedAt: Date): Promise<void> {
+    const pingVerified = signatureRefused(probeStatusCode);
     const now = new Date();
     let committed = false;
     await this.orm.em.fork().transactional(async (em) => {
@@ -177,9 +181,12 @@ export class WebhookDeliveryWorker {
         responseExcerpt: result.responseExcerpt,
         error: result.error?.slice(0, 200) ?? null,
         nextRetryAt: outcome.nextAttemptAt,
+        probeStatusCode,
       });
       if (webhook) {
         if (isSuccess(result.statusCode)) webhook.lastSuccessAt = now;
+        // The latest test.ping decides: an endpoint that stops refusing forgeries is no longer verified.
+        if (probeStatusCode !== null) webhook.signatureVerifiedAt = pingVerified ? now : null;
         if (outcome.disable) await disableWebhook(em, webhook, outcome.disable, delivery.id, now);
         if (pingVerified) {
           recordEvent(
@@ -190,6 +197,7 @@ export class WebhookDeliveryWorker {
               delivery_id: delivery.id,
               partner_gpid: webhook.partnerGpid,
               status: result.statusCode,
+              probe_status: probeStatusCode,
               verified_at: now.toISOString(),
             }, now),
           );
