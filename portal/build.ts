@@ -4,7 +4,7 @@
  * Runs from `postinstall` and before `npm start` (`--if-missing`: only when dist has no index.html).
  */
 import { build } from 'esbuild';
-import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -92,6 +92,7 @@ writeFileSync(
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Partner portal</title>
+<link rel="icon" href="/portal/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/portal/${css}">
 <script type="module" src="/portal/${js}"></script>
 </head>
@@ -101,4 +102,6 @@ writeFileSync(
 </html>
 `,
 );
+// The icon (committed as src/favicon.svg) is also what the facade answers for /favicon.ico.
+copyFileSync(join(root, 'src/favicon.svg'), join(dist, 'favicon.svg'));
 process.stdout.write(`portal built: ${js}, ${css}\n`);

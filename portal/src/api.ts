@@ -34,8 +34,10 @@ export async function loadSession(): Promise<Session> {
 }
 
 async function problem(res: Response): Promise<ApiError> {
-  const body = (await res.json().catch(() => ({}))) as { detail?: string; code?: string; field_errors?: { field: string; message: string }[] };
-  return new ApiError(body.detail ?? `HTTP ${res.status}`, body.code, body.field_errors ?? []);
+  // RFC 9457 problem document: the field-level problems are its `errors` member.
+  const body = (await res.json().catch(() => ({}))) as { detail?: string; code?: string; errors?: { field: string; message: string }[] } & Record<string, unknown>;
+  const { detail, code, errors, ...details } = body;
+  return new ApiError(detail ?? `HTTP ${res.status}`, code, errors ?? [], details);
 }
 
 export async function signInWithPassword(email: string, password: string): Promise<void> {

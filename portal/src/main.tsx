@@ -5,6 +5,7 @@ import { gql, loadSession, signOut } from './api.js';
 import { BASE, navigate, usePage } from './router.js';
 import { SignInPage } from './pages/sign-in.js';
 import { ApplyPage } from './pages/apply.js';
+import { ApplicationStatusPage } from './pages/application.js';
 import { DashboardPage } from './pages/dashboard.js';
 import { TokensPage } from './pages/tokens.js';
 import { OAuthClientsPage } from './pages/oauth-clients.js';
@@ -23,6 +24,8 @@ export interface Viewer {
   kind: string;
   partnerGpid: string | null;
   scopes: string[];
+  /** The partner's legal name, shown in the header (the GPID stays in its title). */
+  partnerName?: string | null;
 }
 
 export function isOperator(viewer: Viewer | null): boolean {
@@ -57,7 +60,12 @@ function App() {
     const session = await loadSession();
     if (!session.signedIn) return setViewer(null);
     try {
-      setViewer((await gql<{ viewer: Viewer }>('query Viewer { viewer { kind partnerGpid scopes } }')).viewer);
+      const { viewer: who } = await gql<{ viewer: Viewer }>('query Viewer { viewer { kind partnerGpid scopes } }');
+      // The organisation's name reads better in the header than its GPID; a failed read keeps the GPID.
+      const named = who.partnerGpid
+        ? await gql<{ partner: { legalName: string } | null }>('query ViewerPartner($gpid: ID!) { partner(gpid: $gpid) { legalName } }', { gpid: who.partnerGpid }).catch(() => null)
+        : null;
+      setViewer({ ...who, partnerName: named?.partner?.legalName ?? null });
     } catch {
       // A revoked or expired session: the cookie no longer signs anyone in.
       setViewer(null);
@@ -73,6 +81,7 @@ function App() {
 
   let main;
   if (page === 'apply') main = <ApplyPage />;
+  else if (page === 'application') main = <ApplicationStatusPage />;
   else if (page === 'changelog' && !viewer) main = <ChangelogPage viewer={{ kind: 'anonymous', partnerGpid: null, scopes: [] }} />;
   else if (!viewer || page === 'sign-in') main = <SignInPage onSignedIn={async () => { await refresh(); navigate(''); }} />;
   else if (current) main = <current.component viewer={viewer} />;
@@ -107,7 +116,7 @@ function App() {
             {!viewer && (
               <>
                 <li>
-                  <a href={`${BASE}/sign-in`} aria-current={page !== 'apply' && page !== 'changelog' ? 'page' : undefined}>Sign in</a>
+                  <a href={`${BASE}/sign-in`} aria-current={page !== 'apply' && page !== 'changelog' && page !== 'application' ? 'page' : undefined}>Sign in</a>
                 </li>
                 <li>
                   <a href={`${BASE}/apply`} aria-current={page === 'apply' ? 'page' : undefined}>Apply</a>
@@ -121,7 +130,13 @@ function App() {
         </nav>
         {viewer && (
           <div class="who">
-            <span>{viewer.partnerGpid ?? (isOperator(viewer) ? 'Operator' : viewer.kind)}</span>
+            {viewer.partnerGpid ? (
+              <span data-testid="who" title={`Partner GPID ${viewer.partnerGpid}`}>
+                {viewer.partnerName ?? viewer.partnerGpid}
+              </span>
+            ) : (
+              <span data-testid="who">{isOperator(viewer) ? 'Operator' : viewer.kind}</span>
+            )}
             <button
               type="button"
               onClick={async () => {

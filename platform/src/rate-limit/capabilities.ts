@@ -61,7 +61,7 @@ function capability(id: string, product: Product, limit: RateLimit | undefined, 
 /** Every capability with a REST route and a GraphQL twin. Ids are the REST route ids, or name the routes they share. */
 export const CAPABILITIES = {
   // Partner ecosystem (the spec's endpoint table)
-  'partner.login': capability('partner.login', 'partner-ecosystem', perMinute(10), ['Mutation.portalLogin']),
+  'partner.login': capability('partner.login', 'partner-ecosystem', perMinute(10), ['Mutation.portalLogin', 'Mutation.openPartnerApplication']),
   'tokens.create': capability('tokens.create', 'partner-ecosystem', perMinute(5), ['Mutation.createApiToken']),
   'tokens.list': capability('tokens.list', 'partner-ecosystem', perMinute(30), ['Query.apiTokens']),
   'tokens.revoke': capability('tokens.revoke', 'partner-ecosystem', perMinute(10), ['Mutation.revokeApiToken', 'Mutation.revokeOAuthClient']),

@@ -11,7 +11,8 @@ export function ChangelogPage(_props: { viewer: Viewer }) {
       <Loading state={state} />
       {state.data?.releaseHistory.map((r) => (
         <article key={r.version} class="release">
-          <h2>{r.version}: {r.title}</h2>
+          {/* Most releases are titled by their version alone: say it once. */}
+          <h2>{r.title === r.version ? r.version : r.title.startsWith(r.version) ? r.title : `${r.version}: ${r.title}`}</h2>
           <p class="hint">{r.releasedAt}</p>
           <ul>{r.highlights.map((h) => <li key={h}>{h}</li>)}</ul>
         </article>

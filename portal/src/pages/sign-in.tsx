@@ -1,8 +1,29 @@
-import { signInWithPassword, signInWithToken } from '../api.js';
+import { ApiError, signInWithPassword, signInWithToken } from '../api.js';
+import { navigate } from '../router.js';
 import { ErrorBox, Field, formValue, Page, useAction } from '../ui.js';
+import { openApplication } from './application.js';
+
+/**
+ * The right e-mail and password of an application that is not approved yet: the service says so
+ * (403, reason application_not_approved) instead of "wrong password", and the page opens the
+ * application's status with the same credentials.
+ */
+async function signInOrOpenApplication(email: string, password: string): Promise<boolean> {
+  try {
+    await signInWithPassword(email, password);
+    return true;
+  } catch (err) {
+    if (err instanceof ApiError && err.details['reason'] === 'application_not_approved') {
+      await openApplication(email, password);
+      navigate('application');
+      return false;
+    }
+    throw err;
+  }
+}
 
 export function SignInPage({ onSignedIn }: { onSignedIn: () => void | Promise<void> }) {
-  const partner = useAction(signInWithPassword);
+  const partner = useAction(signInOrOpenApplication);
   const operator = useAction(signInWithToken);
   return (
     <Page title="Sign in">
@@ -12,7 +33,7 @@ export function SignInPage({ onSignedIn }: { onSignedIn: () => void | Promise<vo
           onSubmit={async (e) => {
             e.preventDefault();
             const form = e.currentTarget;
-            if ((await partner.run(formValue(form, 'email'), formValue(form, 'password'))) !== null) await onSignedIn();
+            if ((await partner.run(formValue(form, 'email'), formValue(form, 'password'))) === true) await onSignedIn();
           }}
         >
           <h2 id="partner-sign-in">Partner</h2>
@@ -27,7 +48,7 @@ export function SignInPage({ onSignedIn }: { onSignedIn: () => void | Promise<vo
             Sign in
           </button>
           <p>
-            No account yet? <a href="/portal/apply">Apply to become a partner</a>.
+            No account yet? <a href="/portal/apply">Apply to become a partner</a>. Applied already? <a href="/portal/application">See your application's status</a>.
           </p>
         </form>
         <form

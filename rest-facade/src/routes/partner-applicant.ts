@@ -13,6 +13,7 @@ import type { GatewayOperation, JsonSchema, RouteInput, RouteSpec } from './rout
  *   GET  /api/partner/applications/{application_id}                  → the application
  *   PUT  /api/partner/applications/{application_id}/steps/{step}     { the step's fields } → { step, valid, field_errors, application }
  *   POST /api/partner/applications/{application_id}/submit           → the application, submitted
+ *   POST /api/partner/applications/sign-in   { email, password }     → the application and a fresh resume_token
  *
  * No credential: the draft's resume token, shown once when it is started, authorizes the others,
  * as the GraphQL fields' resumeToken argument does. It travels in the X-Svc-Resume-Token header,
@@ -115,6 +116,30 @@ const submit: GatewayOperation = {
   result: (data) => applicantBody(data['submitPartnerApplication'] as ApplicantData),
 };
 
+/**
+ * The status page from a browser without the resume token: the applicant's contact e-mail and
+ * portal password open the application (the subgraph's openPartnerApplication), counted and locked
+ * like sign-in, whose counters and capability it shares.
+ */
+const signIn: GatewayOperation = {
+  document: `mutation OpenPartnerApplication($email: String!, $password: String!, $clientAddress: String) {
+  openPartnerApplication(email: $email, password: $password, clientAddress: $clientAddress) { resumeToken application { ${FIELDS} } } }`,
+  // The subgraph counts failures per client address only when the facade vouches for the address.
+  asFacade: true,
+  variables: ({ body, clientIp }) => {
+    const reader = new BodyReader(body);
+    const email = reader.string('email', true);
+    const password = reader.string('password', true);
+    reader.done();
+    return { email, password, clientAddress: clientIp ?? null };
+  },
+  result: () => undefined,
+  respond: (data) => {
+    const opened = data['openPartnerApplication'] as { resumeToken: string; application: ApplicantData };
+    return { body: { ...applicantBody(opened.application), resume_token: opened.resumeToken }, headers: NO_STORE };
+  },
+};
+
 const APPLICANT_SCHEMA: JsonSchema = {
   ...APPLICATION_SCHEMA,
   properties: {
@@ -139,6 +164,12 @@ const NOTE = `The ${RESUME_TOKEN_HEADER} header carries the draft's resume token
 function route(id: string, method: RouteSpec['method'], path: string, summary: string, capability: 'onboarding.start' | 'onboarding.resume', successStatus: RouteSpec['successStatus'] = 200): Omit<RouteSpec, 'operation'> {
   return { id, method, path, summary, auth: 'none', scopes: [], successStatus, ...capabilityRoute(capability) };
 }
+
+const WITH_RESUME_TOKEN = (description: string): JsonSchema => ({
+  ...APPLICANT_SCHEMA,
+  required: [...(APPLICANT_SCHEMA['required'] as string[]), 'resume_token'],
+  properties: { ...(APPLICANT_SCHEMA['properties'] as Record<string, JsonSchema>), resume_token: { type: 'string', description } },
+});
 
 export const partnerApplicantRoutes: RouteSpec[] = [
   {
@@ -187,5 +218,24 @@ export const partnerApplicantRoutes: RouteSpec[] = [
     headerParameters: RESUME_HEADER,
     pathParameters: APPLICATION_PATH,
     responseBody: APPLICANT_SCHEMA,
+  },
+  {
+    id: 'partners.applications.sign-in',
+    method: 'POST',
+    path: '/api/partner/applications/sign-in',
+    summary:
+      "Open an application with the applicant's contact e-mail and portal password (no e-mail is sent): its status, history and a fresh resume_token (the previous one stops working). " +
+      'The same counters, lockout and answers as POST /cms/partner-login: 401 alike for an unknown e-mail and a wrong password, 423 and 429 with Retry-After',
+    auth: 'none',
+    scopes: [],
+    successStatus: 200,
+    ...capabilityRoute('partner.login'),
+    operation: signIn,
+    requestBody: {
+      type: 'object',
+      required: ['email', 'password'],
+      properties: { email: { type: 'string', format: 'email' }, password: { type: 'string', minLength: 1, maxLength: 128, writeOnly: true } },
+    },
+    responseBody: WITH_RESUME_TOKEN(`svc_app_…: send it in the ${RESUME_TOKEN_HEADER} header. Shown once; only its SHA-256 is stored.`),
   },
 ];

@@ -7,7 +7,7 @@ import type { JsonSchema, RouteSpec } from './route.js';
  * A partner registered directly by an operator has none (404).
  */
 
-export const APPLICATION_FIELDS = 'id status organization integration account progress { nextStep complete steps { step status } } partnerGpid decisionReason createdAt updatedAt submittedAt decidedAt';
+export const APPLICATION_FIELDS = 'id status organization integration account progress { nextStep complete steps { step status } } partnerGpid decisionReason createdAt updatedAt submittedAt decidedAt history { event at reason } reviewTime expectedReviewBy';
 const NULLABLE_TIMESTAMP: JsonSchema = { type: ['string', 'null'], format: 'date-time' };
 
 export interface ApplicationData {
@@ -23,6 +23,9 @@ export interface ApplicationData {
   updatedAt: string;
   submittedAt: string | null;
   decidedAt: string | null;
+  history: { event: string; at: string; reason: string | null }[];
+  reviewTime: string;
+  expectedReviewBy: string | null;
 }
 
 /** An onboarding application as REST shows it. */
@@ -49,6 +52,21 @@ export const APPLICATION_SCHEMA: JsonSchema = {
     updated_at: { type: 'string', format: 'date-time' },
     submitted_at: NULLABLE_TIMESTAMP,
     decided_at: NULLABLE_TIMESTAMP,
+    history: {
+      type: 'array',
+      description: 'What happened to the application, oldest first.',
+      items: {
+        type: 'object',
+        required: ['event', 'at'],
+        properties: {
+          event: { type: 'string', enum: ['started', 'submitted', 'returned', 'approved', 'rejected'] },
+          at: { type: 'string', format: 'date-time' },
+          reason: { type: ['string', 'null'], description: "The reviewer's reason, for returned and rejected." },
+        },
+      },
+    },
+    review_time: { type: 'string', description: 'The review time promised to applicants, such as "2 business days" (from submission).' },
+    expected_review_by: { ...NULLABLE_TIMESTAMP, description: 'When the review of a submitted application is due; null unless it is waiting for review.' },
   },
 };
 
@@ -71,6 +89,9 @@ export function applicationBody(a: ApplicationData): Record<string, unknown> {
     updated_at: a.updatedAt,
     submitted_at: a.submittedAt,
     decided_at: a.decidedAt,
+    history: a.history.map((h) => ({ event: h.event.toLowerCase(), at: h.at, reason: h.reason })),
+    review_time: a.reviewTime,
+    expected_review_by: a.expectedReviewBy,
   };
 }
 

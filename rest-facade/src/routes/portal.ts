@@ -15,6 +15,16 @@ const SESSION_SCHEMA: JsonSchema = {
   },
 };
 
+/** True when an Accept header asks for HTML (a browser navigating), with a quality above zero. */
+export function acceptsHtml(accept: string | string[] | undefined): boolean {
+  const value = Array.isArray(accept) ? accept.join(',') : (accept ?? '');
+  return value.split(',').some((part) => {
+    const [type, ...params] = part.trim().toLowerCase().split(';');
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    return (type === 'text/html' || type === 'application/xhtml+xml') && (q === undefined || Number(q.slice(2)) > 0);
+  });
+}
+
 function bearerOf(input: RouteInput): string {
   const value = input.headers['authorization'];
   const raw = Array.isArray(value) ? value[0] : value;
@@ -29,6 +39,39 @@ function bearerOf(input: RouteInput): string {
  * presents it through the same authentication as the bearer itself (platform `portal-cookie.ts`).
  */
 export const portalRoutes: RouteSpec[] = [
+  {
+    id: 'portal.origin',
+    method: 'GET',
+    path: '/',
+    product: 'platform',
+    summary: 'The bare origin: a browser (Accept: text/html) gets 302 to the partner portal (/portal/); any other client gets the 404 problem document',
+    auth: 'none',
+    scopes: [],
+    successStatus: 200,
+    rateLimit: { points: 600, per: 'minute' },
+    operation: {
+      local: (input) => {
+        if (!acceptsHtml(input.headers['accept'])) throw new DomainError('NOT_FOUND', 'No route GET /. The API lives under /api, /cms and /fhir/R4; GET /api/partner/routes lists every route.');
+        return { status: 302, body: '', headers: { location: '/portal/', 'cache-control': 'no-cache', vary: 'Accept' } };
+      },
+    },
+    // The table's success statuses are 2xx: the answer's own status (302) overrides it.
+    responseBody: { type: 'string', description: 'Empty, with status 302 and Location: /portal/.' },
+  },
+  {
+    id: 'portal.favicon',
+    method: 'GET',
+    path: '/favicon.ico',
+    product: 'platform',
+    summary: "The portal's icon (SVG), where browsers look for it",
+    auth: 'none',
+    scopes: [],
+    successStatus: 200,
+    rateLimit: { points: 600, per: 'minute' },
+    responseContentType: 'image/svg+xml',
+    operation: { local: () => portalAsset('favicon.svg') },
+    responseBody: { type: 'string', description: 'portal/src/favicon.svg.' },
+  },
   {
     id: 'portal.app',
     method: 'GET',

@@ -3292,6 +3292,66 @@ class Client:
             headers=headers,
         ).body
 
+    def portal_origin(
+        self,
+        *,
+        params: Optional[Mapping[str, Any]] = None,
+        headers: Optional[Mapping[str, str]] = None,
+    ) -> Any:
+        """The bare origin: a browser (Accept: text/html) gets 302 to the partner portal (/portal/); any other client gets the 404 problem document.
+
+        ``GET /``
+
+        No credential needed. Rate limit: 600/min.
+
+        Args:
+            params: Further query parameters, such as FHIR search parameters.
+            headers: Further request headers, such as X-Svc-Source on identity writes or Prefer.
+
+        Returns:
+            The response body: JSON as dicts and lists, other media types as text, None when empty.
+
+        Raises:
+            ApiError: The API answered an error (429 and 503 are retried first).
+        """
+        return self._transport.send(
+            "GET",
+            "/",
+            query={**(params or {})},
+            headers=headers,
+            authenticated=False,
+        ).body
+
+    def portal_favicon(
+        self,
+        *,
+        params: Optional[Mapping[str, Any]] = None,
+        headers: Optional[Mapping[str, str]] = None,
+    ) -> Any:
+        """The portal's icon (SVG), where browsers look for it.
+
+        ``GET /favicon.ico``
+
+        No credential needed. Rate limit: 600/min.
+
+        Args:
+            params: Further query parameters, such as FHIR search parameters.
+            headers: Further request headers, such as X-Svc-Source on identity writes or Prefer.
+
+        Returns:
+            The response body: JSON as dicts and lists, other media types as text, None when empty.
+
+        Raises:
+            ApiError: The API answered an error (429 and 503 are retried first).
+        """
+        return self._transport.send(
+            "GET",
+            "/favicon.ico",
+            query={**(params or {})},
+            headers=headers,
+            authenticated=False,
+        ).body
+
     def portal_app(
         self,
         *,
@@ -4308,6 +4368,41 @@ class Client:
         return self._transport.send(
             "POST",
             f"/api/partner/applications/{path_segment(application_id)}/submit",
+            query={**(params or {})},
+            body=body,
+            content_type="application/json",
+            headers=headers,
+            authenticated=False,
+        ).body
+
+    def partners_applications_sign_in(
+        self,
+        body: Any,
+        *,
+        params: Optional[Mapping[str, Any]] = None,
+        headers: Optional[Mapping[str, str]] = None,
+    ) -> Any:
+        """Open an application with the applicant's contact e-mail and portal password (no e-mail is sent): its status, history and a fresh resume_token (the previous one stops working). The same counters, lockout and answers as POST /cms/partner-login: 401 alike for an unknown e-mail and a wrong password, 423 and 429 with Retry-After.
+
+        ``POST /api/partner/applications/sign-in``
+
+        No credential needed. Rate limit: 10/min.
+
+        Args:
+            body: The request body (application/json): a dict or list, sent as JSON (form fields for
+                a form media type), or str or bytes sent as they are.
+            params: Further query parameters, such as FHIR search parameters.
+            headers: Further request headers, such as X-Svc-Source on identity writes or Prefer.
+
+        Returns:
+            The response body: JSON as dicts and lists, other media types as text, None when empty.
+
+        Raises:
+            ApiError: The API answered an error (429 and 503 are retried first).
+        """
+        return self._transport.send(
+            "POST",
+            "/api/partner/applications/sign-in",
             query={**(params or {})},
             body=body,
             content_type="application/json",

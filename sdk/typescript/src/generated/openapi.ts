@@ -5,6 +5,26 @@
  */
 
 export type paths = {
+    "/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The bare origin: a browser (Accept: text/html) gets 302 to the partner portal (/portal/); any other client gets the 404 problem document
+         * @description The bare origin: a browser (Accept: text/html) gets 302 to the partner portal (/portal/); any other client gets the 404 problem document. No credential needed. Rate limit: 600/min.
+         */
+        get: operations["portal.origin"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/.well-known/jwks.json": {
         parameters: {
             query?: never;
@@ -685,6 +705,26 @@ export type paths = {
          * @description Submit a complete draft for review (422 lists the problems while a step has any; 409 once submitted). The X-Svc-Resume-Token header carries the draft's resume token (no credential); an unknown id and a wrong token both answer 404. No credential needed. Rate limit: 60/min.
          */
         post: operations["partners.applications.submit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partner/applications/sign-in": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Open an application with the applicant's contact e-mail and portal password (no e-mail is sent): its status, history and a fresh resume_token (the previous one stops working). The same counters, lockout and answers as POST /cms/partner-login: 401 alike for an unknown e-mail and a wrong password, 423 and 429 with Retry-After
+         * @description Open an application with the applicant's contact e-mail and portal password (no e-mail is sent): its status, history and a fresh resume_token (the previous one stops working). The same counters, lockout and answers as POST /cms/partner-login: 401 alike for an unknown e-mail and a wrong password, 423 and 429 with Retry-After. No credential needed. Rate limit: 10/min.
+         */
+        post: operations["partners.applications.sign-in"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1418,6 +1458,26 @@ export type paths = {
          * @description Revoke token. Credential: bearer; one of the scopes cms.tokens.manage. Rate limit: 10/min. Published latency pair: 60ms/150ms.
          */
         delete: operations["tokens.revoke"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/favicon.ico": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The portal's icon (SVG), where browsers look for it
+         * @description The portal's icon (SVG), where browsers look for it. No credential needed. Rate limit: 600/min.
+         */
+        get: operations["portal.favicon"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -2454,6 +2514,37 @@ export type components = {
 };
 export type $defs = Record<string, never>;
 export interface operations {
+    "portal.origin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The bare origin: a browser (Accept: text/html) gets 302 to the partner portal (/portal/); any other client gets the 404 problem document */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                };
+            };
+            400: components["responses"]["Problem400"];
+            404: components["responses"]["Problem404"];
+            422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+        };
+    };
     "oauth.jwks": {
         parameters: {
             query?: never;
@@ -4735,6 +4826,20 @@ export interface operations {
                         /** Format: date-time */
                         decided_at?: string | null;
                         decision_reason?: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When the review of a submitted application is due; null unless it is waiting for review.
+                         */
+                        expected_review_by?: string | null;
+                        /** @description What happened to the application, oldest first. */
+                        history?: {
+                            /** Format: date-time */
+                            at: string;
+                            /** @enum {string} */
+                            event: "started" | "submitted" | "returned" | "approved" | "rejected";
+                            /** @description The reviewer's reason, for returned and rejected. */
+                            reason?: string | null;
+                        }[];
                         /** @description Step 2 as saved. */
                         integration?: Record<string, never> | null;
                         /** @description Step 1 as saved. */
@@ -4749,6 +4854,8 @@ export interface operations {
                                 step?: string;
                             }[];
                         };
+                        /** @description The review time promised to applicants, such as "2 business days" (from submission). */
+                        review_time?: string;
                         /** @enum {string} */
                         status: "draft" | "submitted" | "approved" | "rejected";
                         /** Format: date-time */
@@ -4797,6 +4904,20 @@ export interface operations {
                         /** Format: date-time */
                         decided_at?: string | null;
                         decision_reason?: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When the review of a submitted application is due; null unless it is waiting for review.
+                         */
+                        expected_review_by?: string | null;
+                        /** @description What happened to the application, oldest first. */
+                        history?: {
+                            /** Format: date-time */
+                            at: string;
+                            /** @enum {string} */
+                            event: "started" | "submitted" | "returned" | "approved" | "rejected";
+                            /** @description The reviewer's reason, for returned and rejected. */
+                            reason?: string | null;
+                        }[];
                         /** @description Step 2 as saved. */
                         integration?: Record<string, never> | null;
                         /** @description Step 1 as saved. */
@@ -4820,6 +4941,8 @@ export interface operations {
                         };
                         /** @description svc_app_…: send it in the X-Svc-Resume-Token header. Only its SHA-256 is stored. */
                         resume_token: string;
+                        /** @description The review time promised to applicants, such as "2 business days" (from submission). */
+                        review_time?: string;
                         /** @enum {string} */
                         status: "draft" | "submitted" | "approved" | "rejected";
                         /** Format: date-time */
@@ -4872,6 +4995,20 @@ export interface operations {
                         /** Format: date-time */
                         decided_at?: string | null;
                         decision_reason?: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When the review of a submitted application is due; null unless it is waiting for review.
+                         */
+                        expected_review_by?: string | null;
+                        /** @description What happened to the application, oldest first. */
+                        history?: {
+                            /** Format: date-time */
+                            at: string;
+                            /** @enum {string} */
+                            event: "started" | "submitted" | "returned" | "approved" | "rejected";
+                            /** @description The reviewer's reason, for returned and rejected. */
+                            reason?: string | null;
+                        }[];
                         /** @description Step 2 as saved. */
                         integration?: Record<string, never> | null;
                         /** @description Step 1 as saved. */
@@ -4893,6 +5030,8 @@ export interface operations {
                                 step?: string;
                             }[];
                         };
+                        /** @description The review time promised to applicants, such as "2 business days" (from submission). */
+                        review_time?: string;
                         /** @enum {string} */
                         status: "draft" | "submitted" | "approved" | "rejected";
                         /** Format: date-time */
@@ -4954,6 +5093,20 @@ export interface operations {
                             /** Format: date-time */
                             decided_at?: string | null;
                             decision_reason?: string | null;
+                            /**
+                             * Format: date-time
+                             * @description When the review of a submitted application is due; null unless it is waiting for review.
+                             */
+                            expected_review_by?: string | null;
+                            /** @description What happened to the application, oldest first. */
+                            history?: {
+                                /** Format: date-time */
+                                at: string;
+                                /** @enum {string} */
+                                event: "started" | "submitted" | "returned" | "approved" | "rejected";
+                                /** @description The reviewer's reason, for returned and rejected. */
+                                reason?: string | null;
+                            }[];
                             /** @description Step 2 as saved. */
                             integration?: Record<string, never> | null;
                             /** @description Step 1 as saved. */
@@ -4975,6 +5128,8 @@ export interface operations {
                                     step?: string;
                                 }[];
                             };
+                            /** @description The review time promised to applicants, such as "2 business days" (from submission). */
+                            review_time?: string;
                             /** @enum {string} */
                             status: "draft" | "submitted" | "approved" | "rejected";
                             /** Format: date-time */
@@ -5037,6 +5192,20 @@ export interface operations {
                         /** Format: date-time */
                         decided_at?: string | null;
                         decision_reason?: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When the review of a submitted application is due; null unless it is waiting for review.
+                         */
+                        expected_review_by?: string | null;
+                        /** @description What happened to the application, oldest first. */
+                        history?: {
+                            /** Format: date-time */
+                            at: string;
+                            /** @enum {string} */
+                            event: "started" | "submitted" | "returned" | "approved" | "rejected";
+                            /** @description The reviewer's reason, for returned and rejected. */
+                            reason?: string | null;
+                        }[];
                         /** @description Step 2 as saved. */
                         integration?: Record<string, never> | null;
                         /** @description Step 1 as saved. */
@@ -5058,6 +5227,101 @@ export interface operations {
                                 step?: string;
                             }[];
                         };
+                        /** @description The review time promised to applicants, such as "2 business days" (from submission). */
+                        review_time?: string;
+                        /** @enum {string} */
+                        status: "draft" | "submitted" | "approved" | "rejected";
+                        /** Format: date-time */
+                        submitted_at?: string | null;
+                        /** Format: date-time */
+                        updated_at?: string;
+                    };
+                };
+            };
+            400: components["responses"]["Problem400"];
+            404: components["responses"]["Problem404"];
+            422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+        };
+    };
+    "partners.applications.sign-in": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Open an application with the applicant's contact e-mail and portal password (no e-mail is sent): its status, history and a fresh resume_token (the previous one stops working). The same counters, lockout and answers as POST /cms/partner-login: 401 alike for an unknown e-mail and a wrong password, 423 and 429 with Retry-After */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Step 3 as saved, without the password: { agreements }. */
+                        account?: Record<string, never> | null;
+                        application_id: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        decided_at?: string | null;
+                        decision_reason?: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When the review of a submitted application is due; null unless it is waiting for review.
+                         */
+                        expected_review_by?: string | null;
+                        /** @description What happened to the application, oldest first. */
+                        history?: {
+                            /** Format: date-time */
+                            at: string;
+                            /** @enum {string} */
+                            event: "started" | "submitted" | "returned" | "approved" | "rejected";
+                            /** @description The reviewer's reason, for returned and rejected. */
+                            reason?: string | null;
+                        }[];
+                        /** @description Step 2 as saved. */
+                        integration?: Record<string, never> | null;
+                        /** @description Step 1 as saved. */
+                        organization?: Record<string, never> | null;
+                        partner_gpid?: string | null;
+                        /** @description An acceptable portal password was chosen (only its argon2id hash is kept, until the application is decided). */
+                        portal_password_set?: boolean;
+                        progress: {
+                            complete?: boolean;
+                            /** @description Problems of the started steps, with step-prefixed paths (organization.npi). */
+                            errors?: {
+                                field: string;
+                                message: string;
+                            }[];
+                            /** @enum {string|null} */
+                            next_step?: "organization" | "integration" | "account" | null;
+                            steps?: {
+                                status?: string;
+                                step?: string;
+                            }[];
+                        };
+                        /** @description svc_app_…: send it in the X-Svc-Resume-Token header. Shown once; only its SHA-256 is stored. */
+                        resume_token: string;
+                        /** @description The review time promised to applicants, such as "2 business days" (from submission). */
+                        review_time?: string;
                         /** @enum {string} */
                         status: "draft" | "submitted" | "approved" | "rejected";
                         /** Format: date-time */
@@ -7790,6 +8054,37 @@ export interface operations {
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+        };
+    };
+    "portal.favicon": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The portal's icon (SVG), where browsers look for it */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/svg+xml": string;
+                };
+            };
+            400: components["responses"]["Problem400"];
             404: components["responses"]["Problem404"];
             422: components["responses"]["Problem422"];
             429: components["responses"]["Problem429"];

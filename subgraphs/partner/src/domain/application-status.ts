@@ -109,3 +109,55 @@ export function applyApplicationAction(from: ApplicationStatus, action: Applicat
   }
   return transition.to;
 }
+
+/** One step of an application's history, as the applicant sees it on the status page. */
+export interface ApplicationHistoryEntry {
+  /** What happened. `returned` is a reviewer's return for changes. */
+  event: 'started' | 'submitted' | 'returned' | 'approved' | 'rejected';
+  /** ISO 8601. */
+  at: string;
+  /** The reviewer's reason, for `returned` and `rejected`. */
+  reason?: string | null;
+}
+
+/**
+ * The review time we promise applicants: a submitted application is approved, returned or
+ * rejected within this many business days (Monday to Friday, UTC). Ours: the spec names no figure.
+ */
+export const APPLICATION_REVIEW_BUSINESS_DAYS = 2;
+
+/** The review time in words, for the confirmation and the status page. */
+export const APPLICATION_REVIEW_TIME = `${APPLICATION_REVIEW_BUSINESS_DAYS} business days`;
+
+/** When a review is due for an application submitted at `submittedAt`: that many business days later. */
+export function expectedReviewBy(submittedAt: Date, businessDays = APPLICATION_REVIEW_BUSINESS_DAYS): Date {
+  const due = new Date(submittedAt.getTime());
+  let left = businessDays;
+  while (left > 0) {
+    due.setUTCDate(due.getUTCDate() + 1);
+    const day = due.getUTCDay();
+    if (day !== 0 && day !== 6) left -= 1;
+  }
+  return due;
+}
+
+/**
+ * The history of an application: the recorded one, or for an application older than the record, what
+ * its dates say (started, submitted, decided with the reason).
+ */
+export function historyOf(application: {
+  history: ApplicationHistoryEntry[] | null;
+  status: ApplicationStatus;
+  createdAt: Date;
+  submittedAt: Date | null;
+  decidedAt: Date | null;
+  decisionReason: string | null;
+}): ApplicationHistoryEntry[] {
+  if (application.history) return application.history;
+  const entries: ApplicationHistoryEntry[] = [{ event: 'started', at: application.createdAt.toISOString() }];
+  if (application.submittedAt) entries.push({ event: 'submitted', at: application.submittedAt.toISOString() });
+  if (application.decidedAt && (application.status === 'approved' || application.status === 'rejected')) {
+    entries.push({ event: application.status, at: application.decidedAt.toISOString(), reason: application.decisionReason });
+  }
+  return entries;
+}

@@ -3,7 +3,8 @@ import { DomainError, makeEvent, newId, recordEvent } from '@svc/platform';
 import { partnerApplications } from '../entities/partner-applications.js';
 import type { PartnerApplication } from '../entities/partner-application.js';
 import { partners } from '../entities/partners.js';
-import { applyApplicationAction, isApplicationEditable, type ApplicationAction } from './application-status.js';
+import { applyApplicationAction, historyOf, isApplicationEditable, type ApplicationAction, type ApplicationHistoryEntry } from './application-status.js';
+import { normalizeEmail } from './email-address.js';
 import { prepareStep, validateDraftForSubmission, type ApplicationDraft, type PreparedStep } from './application-draft.js';
 import { newResumeToken, resumeTokenMatches } from './application-secrets.js';
 import type { OnboardingStepKey } from './onboarding.js';
@@ -24,6 +25,18 @@ export function draftOf(application: PartnerApplication): ApplicationDraft {
     account: application.account,
     passwordSet: application.passwordHash !== null,
   };
+}
+
+/** Append one entry to the application's history (kept on the row, written with the change). */
+function record(application: PartnerApplication, entry: ApplicationHistoryEntry): void {
+  application.history = [...historyOf(application), entry];
+}
+
+/** The normalized contact e-mail of a saved organization step, if it has a valid one. */
+function contactEmailOf(organization: Record<string, unknown> | null): string | null {
+  const contact = organization?.['contact'];
+  const email = contact && typeof contact === 'object' ? (contact as Record<string, unknown>)['email'] : undefined;
+  return typeof email === 'string' ? (normalizeEmail(email) ?? null) : null;
 }
 
 const notFound = (id: string) => new DomainError('NOT_FOUND', 'No application matches this id and resume token.', { details: { application_id: id } });
@@ -68,6 +81,7 @@ export async function saveApplicationStep(
   if (prepared.passwordToHash !== null) application.passwordHash = await hashPortalPassword(prepared.passwordToHash);
   else if (prepared.clearPassword) application.passwordHash = null;
   application[step] = prepared.stored;
+  if (step === 'organization') application.contactEmail = contactEmailOf(application.organization);
   application.updatedAt = now;
   await em.flush();
   return { application, prepared: { ...prepared, passwordToHash: null } };
@@ -92,6 +106,7 @@ export async function submitApplication(em: EntityManager, id: string, resumeTok
     application.status = 'submitted';
     application.submittedAt = now;
     application.updatedAt = now;
+    record(application, { event: 'submitted', at: now.toISOString() });
     recordEvent(
       tx,
       makeEvent('partner.application.submitted', null, { event: 'partner.application.submitted', application_id: id, ...summary(application), submitted_at: now.toISOString() }, now),
@@ -106,8 +121,9 @@ export type ReviewAction = Extract<ApplicationAction, 'approve' | 'reject' | 're
 /**
  * Approve, reject or return a submitted application. Approval creates the partner under a fresh
  * CMS GPID and its portal account (the applicant's e-mail and password hash), and emits
- * `partner.application.approved` and `partner.registered`. A decided (approved or rejected)
- * application keeps no password hash.
+ * `partner.application.approved` and `partner.registered`. An approved application keeps no
+ * password hash (the portal account holds it); a rejected one keeps it, as the applicant's only way
+ * to sign in and read the decision and its reason on the status page (it grants nothing else).
  * @throws DomainError `NOT_FOUND`, `CONFLICT` (wrong status), `VALIDATION_ERROR` (missing reason).
  */
 export async function reviewApplication(
@@ -127,6 +143,7 @@ export async function reviewApplication(
     application.decisionReason = action === 'approve' ? null : (reason?.trim() ?? null);
     application.updatedAt = now;
     if (action !== 'return_for_changes') application.decidedAt = now;
+    record(application, { event: action === 'return_for_changes' ? 'returned' : action === 'approve' ? 'approved' : 'rejected', at: now.toISOString(), ...(action === 'approve' ? {} : { reason: application.decisionReason }) });
     const base = { application_id: id, ...summary(application) };
 
     if (action === 'approve') {
@@ -143,11 +160,22 @@ export async function reviewApplication(
       recordEvent(tx, makeEvent('partner.application.approved', partner.gpid, approved, now));
       recordEvent(tx, makeEvent('partner.registered', partner.gpid, { event: 'partner.registered', partner_gpid: partner.gpid, legal_name: partner.legalName }, now));
     } else if (action === 'reject') {
-      application.passwordHash = null;
       recordEvent(tx, makeEvent('partner.application.rejected', null, { event: 'partner.application.rejected', ...base, reason: application.decisionReason, rejected_at: now.toISOString() }, now));
     } else {
       recordEvent(tx, makeEvent('partner.application.returned', null, { event: 'partner.application.returned', ...base, reason: application.decisionReason, returned_at: now.toISOString() }, now));
     }
     return application;
   });
+}
+
+/**
+ * A fresh resume token for an application whose applicant proved it with the e-mail and password
+ * (the status page in a browser that does not hold the draft). The previous token stops working:
+ * one token per application, and the password is what decides who holds it.
+ */
+export function rotateResumeToken(application: PartnerApplication, now = new Date()): string {
+  const secret = newResumeToken();
+  application.resumeSecretHash = secret.hash;
+  application.updatedAt = now;
+  return secret.token;
 }

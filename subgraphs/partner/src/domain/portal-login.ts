@@ -3,6 +3,11 @@ import { DomainError, validationError } from '@svc/platform';
 import { loginThrottles } from '../entities/login-throttles.js';
 import { portalAccounts } from '../entities/portal-accounts.js';
 import { partners } from '../entities/partners.js';
+import { partnerApplications } from '../entities/partner-applications.js';
+import type { PartnerApplication } from '../entities/partner-application.js';
+import type { PortalAccount } from '../entities/portal-account.js';
+import type { LoginThrottle } from '../entities/login-throttle.js';
+import { rotateResumeToken } from './application-workflow.js';
 import { normalizeEmail } from './email-address.js';
 import { lockRemainingMs, LOGIN_THROTTLE, reachesLimit, retryAfterSeconds } from './login-throttle.js';
 import { verifyPortalPassword } from './portal-accounts.js';
@@ -39,7 +44,23 @@ function locked(kind: 'account' | 'address', ms: number): DomainError {
  * success clears the e-mail's count and takes its own attempt back from the address (never more:
  * one valid account must not launder an address's failures).
  */
-export async function loginToPortal(em: EntityManager, request: PortalLoginRequest, now: Date): Promise<StartedSession> {
+/** A right e-mail and password: of a portal account, or (no account yet) of an application awaiting approval. */
+interface CheckedPassword {
+  account: PortalAccount | null;
+  application: PartnerApplication | null;
+  accountKey: string;
+  accountCharge: LoginThrottle;
+  addressCharge: LoginThrottle | null;
+}
+
+/**
+ * Count the attempt and check the password (see `loginToPortal`). With no portal account for the
+ * e-mail, the password is checked against the newest application of that contact e-mail that is
+ * not approved and holds one instead: one argon2 verification in every case, so an address with
+ * an application and one without cost the same time, and a wrong password answers the same 401.
+ * @throws the 401, 423 and 429 of `loginToPortal`.
+ */
+async function checkPortalPassword(em: EntityManager, request: PortalLoginRequest, now: Date): Promise<CheckedPassword> {
   const email = normalizeEmail(request.email);
   if (email === undefined) throw validationError([{ field: 'email', message: 'must be a valid e-mail address' }]);
   if (request.password.length === 0 || [...request.password].length > PASSWORD_POLICY.maxLength) {
@@ -66,9 +87,10 @@ export async function loginToPortal(em: EntityManager, request: PortalLoginReque
   }
 
   const account = await portalAccounts.byEmail(em, email);
-  const ok = await verifyPortalPassword(account?.passwordHash ?? null, request.password);
+  const application = account ? null : await partnerApplications.newestAwaitingByEmail(em, email);
+  const ok = await verifyPortalPassword(account?.passwordHash ?? application?.passwordHash ?? null, request.password);
 
-  if (!ok || !account) {
+  if (!ok || (!account && !application)) {
     // Already counted; the failure at a limit locks the subject.
     if (addressKey && addressCharge && reachesLimit(addressCharge, LOGIN_THROTTLE.address)) await loginThrottles.lockIfFull(em, addressKey, LOGIN_THROTTLE.address, now);
     if (reachesLimit(accountCharge, LOGIN_THROTTLE.account)) {
@@ -78,12 +100,57 @@ export async function loginToPortal(em: EntityManager, request: PortalLoginReque
     }
     throw new DomainError('UNAUTHENTICATED', WRONG_CREDENTIALS);
   }
+  return { account, application, accountKey, accountCharge, addressCharge };
+}
+
+/** The right password, though no session: not a failure, so the attempt is taken back. */
+async function takeBack(em: EntityManager, checked: CheckedPassword): Promise<void> {
+  await loginThrottles.release(em, checked.accountCharge);
+  if (checked.addressCharge) await loginThrottles.release(em, checked.addressCharge);
+}
+
+const STATUS_WORDS: Record<string, string> = { draft: 'not submitted yet', submitted: 'waiting for review', rejected: 'rejected' };
+
+/**
+ * The answer to the right e-mail and password of an application that is not approved: 403 with
+ * `reason: application_not_approved`, the application's id and status, so the portal can open its
+ * status page (`openPartnerApplication`) rather than say the password is wrong.
+ */
+function notApproved(application: PartnerApplication): DomainError {
+  const returned = application.status === 'draft' && (application.history ?? []).some((h) => h.event === 'returned');
+  const words = returned ? 'returned for changes' : (STATUS_WORDS[application.status] ?? application.status);
+  return new DomainError('FORBIDDEN', `Your application ${application.id} is ${words}: there is no partner account until it is approved. Its status page shows where it stands.`, {
+    details: { reason: 'application_not_approved', application_id: application.id, application_status: application.status },
+  });
+}
+
+/**
+ * Sign a partner in to the portal with e-mail and password; returns a new session.
+ *
+ * Locked subjects are refused before the password is even checked (423 for the e-mail, 429 for
+ * the address). Every other attempt is counted against the address and then the e-mail before its
+ * password is checked, each by one atomic statement; an attempt numbered beyond a limit locks that
+ * subject and is refused unchecked, so parallel attempts check no more passwords than sequential
+ * ones would. A wrong password and an unknown e-mail cost the same argon2 work and get the same
+ * 401; the failure that reaches the e-mail's limit already answers 423. An attempt that is not a
+ * failure is taken back: one refused for the e-mail is not counted against the address, and a
+ * success clears the e-mail's count and takes its own attempt back from the address (never more:
+ * one valid account must not launder an address's failures). The right password of an application
+ * that is not approved yet (no account exists) is not a failure either: 403 with
+ * `reason: application_not_approved` and the application's id and status.
+ */
+export async function loginToPortal(em: EntityManager, request: PortalLoginRequest, now: Date): Promise<StartedSession> {
+  const checked = await checkPortalPassword(em, request, now);
+  const { account, accountKey, addressCharge } = checked;
+  if (!account) {
+    await takeBack(em, checked);
+    throw notApproved(checked.application!);
+  }
 
   const partner = await partners.byGpid(em, account.partnerGpid);
   if (!partner || partner.status !== 'active') {
     // The right password: not a failure, though no session either.
-    await loginThrottles.release(em, accountCharge);
-    if (addressCharge) await loginThrottles.release(em, addressCharge);
+    await takeBack(em, checked);
     throw new DomainError('FORBIDDEN', 'This partner is suspended; contact support.');
   }
   return em.transactional(async (tx) => {
@@ -93,5 +160,29 @@ export async function loginToPortal(em: EntityManager, request: PortalLoginReque
     tx.assign(account, { lastLoginAt: now });
     tx.persist(account);
     return started;
+  });
+}
+
+/**
+ * Open an application's status page with the applicant's contact e-mail and portal password, from a
+ * browser that does not hold its resume token: answers the application and a fresh resume token
+ * (the previous one stops working). The same counting, lockout and answers as `loginToPortal`; for
+ * an approved account, the application the partner was created from.
+ * @throws the 401, 423 and 429 of `loginToPortal`; `NOT_FOUND` for an approved partner registered
+ *   without an application.
+ */
+export async function openApplicationWithPassword(em: EntityManager, request: PortalLoginRequest, now: Date): Promise<{ application: PartnerApplication; resumeToken: string }> {
+  const checked = await checkPortalPassword(em, request, now);
+  const application = checked.application ?? (checked.account ? await partnerApplications.byPartner(em, checked.account.partnerGpid) : null);
+  if (!application) {
+    await takeBack(em, checked);
+    throw new DomainError('NOT_FOUND', 'This partner account was created without an application; sign in to the portal instead.');
+  }
+  return em.transactional(async (tx) => {
+    await loginThrottles.clear(tx, checked.accountKey);
+    if (checked.addressCharge) await loginThrottles.release(tx, checked.addressCharge);
+    const resumeToken = rotateResumeToken(application, now);
+    tx.persist(application);
+    return { application, resumeToken };
   });
 }

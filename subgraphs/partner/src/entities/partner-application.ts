@@ -1,5 +1,5 @@
 import { EntitySchema } from '@mikro-orm/core';
-import type { ApplicationStatus } from '../domain/application-status.js';
+import type { ApplicationHistoryEntry, ApplicationStatus } from '../domain/application-status.js';
 
 /**
  * A partner application: the three onboarding steps as the applicant last saved them, and the
@@ -30,6 +30,10 @@ export interface PartnerApplication {
   updatedAt: Date;
   submittedAt: Date | null;
   decidedAt: Date | null;
+  /** What happened to the application, oldest first; null on rows older than the history (see `historyOf`). */
+  history: ApplicationHistoryEntry[] | null;
+  /** The contact e-mail of step 1 (normalized) once it was valid: how a sign-in finds the application. */
+  contactEmail: string | null;
 }
 
 export const PartnerApplicationEntity = new EntitySchema<PartnerApplication>({
@@ -50,5 +54,7 @@ export const PartnerApplicationEntity = new EntitySchema<PartnerApplication>({
     updatedAt: { type: 'datetime' },
     submittedAt: { type: 'datetime', nullable: true },
     decidedAt: { type: 'datetime', nullable: true },
+    history: { type: 'json', nullable: true },
+    contactEmail: { type: 'string', nullable: true },
   },
 });

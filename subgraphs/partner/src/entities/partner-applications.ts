@@ -13,6 +13,15 @@ export const partnerApplications = {
     return em.findOne(PartnerApplicationEntity, { partnerGpid });
   },
 
+  /**
+   * The newest application of a contact e-mail that is not approved and holds a portal password
+   * (a draft past step 3, a submitted, returned or rejected one): what a sign-in with that e-mail
+   * checks the password against when there is no portal account yet.
+   */
+  newestAwaitingByEmail(em: EntityManager, contactEmail: string): Promise<PartnerApplication | null> {
+    return em.findOne(PartnerApplicationEntity, { contactEmail, status: { $ne: 'approved' }, passwordHash: { $ne: null } }, { orderBy: { id: 'desc' } });
+  },
+
   /** A new, empty draft. */
   create(em: EntityManager, input: { id: string; resumeSecretHash: string; now: Date }): PartnerApplication {
     return em.create(PartnerApplicationEntity, {
@@ -30,6 +39,8 @@ export const partnerApplications = {
       updatedAt: input.now,
       submittedAt: null,
       decidedAt: null,
+      history: [{ event: 'started', at: input.now.toISOString() }],
+      contactEmail: null,
     });
   },
 

@@ -6,6 +6,7 @@ import {
   decodeOptionalCursor,
   DomainError,
   isId,
+  isFacadePrincipal,
   isOperator,
   pageSize,
   toPage,
@@ -18,7 +19,8 @@ import { partnerApplications } from '../entities/partner-applications.js';
 import type { PartnerApplication } from '../entities/partner-application.js';
 import type { Partner } from '../entities/partner.js';
 import { partners } from '../entities/partners.js';
-import { APPLICATION_STATUSES, type ApplicationStatus } from '../domain/application-status.js';
+import { APPLICATION_REVIEW_TIME, APPLICATION_STATUSES, expectedReviewBy, historyOf, type ApplicationHistoryEntry, type ApplicationStatus } from '../domain/application-status.js';
+import { openApplicationWithPassword } from '../domain/portal-login.js';
 import { summarizeApplicationDraft } from '../domain/application-draft.js';
 import {
   applicationForApplicant,
@@ -92,6 +94,25 @@ export function definePartnerApplication(builder: Builder, services: SubgraphSer
     }),
   });
 
+  const HistoryEvent = builder.enumType('PartnerApplicationHistoryEvent', {
+    description: 'What happened to an application.',
+    values: {
+      STARTED: { value: 'started', description: 'The draft was started.' },
+      SUBMITTED: { value: 'submitted', description: 'The applicant submitted it for review.' },
+      RETURNED: { value: 'returned', description: 'A reviewer returned it for changes, with a reason; it is a draft again.' },
+      APPROVED: { value: 'approved', description: 'Approved: the partner and its portal account exist.' },
+      REJECTED: { value: 'rejected', description: 'Rejected, with a reason. Final.' },
+    } as const,
+  });
+  const HistoryEntry = builder.objectRef<ApplicationHistoryEntry>('PartnerApplicationHistoryEntry').implement({
+    description: "One step of an application's history.",
+    fields: (t) => ({
+      event: t.field({ type: HistoryEvent, resolve: (h) => h.event }),
+      at: t.field({ type: 'DateTime', resolve: (h) => new Date(h.at) }),
+      reason: t.string({ nullable: true, description: "The reviewer's reason, for RETURNED and REJECTED.", resolve: (h) => h.reason ?? null }),
+    }),
+  });
+
   const Application = builder.objectRef<PartnerApplication>('PartnerApplication').implement({
     description: 'A partner application. Readable by the applicant with its resume token, and by reviewers.',
     fields: (t) => ({
@@ -117,6 +138,14 @@ export function definePartnerApplication(builder: Builder, services: SubgraphSer
       updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
       submittedAt: t.expose('submittedAt', { type: 'DateTime', nullable: true }),
       decidedAt: t.expose('decidedAt', { type: 'DateTime', nullable: true }),
+      history: t.field({ type: [HistoryEntry], description: 'What happened to the application, oldest first: started, submitted, returned (with the reason), approved, rejected (with the reason).', resolve: (a) => historyOf(a) }),
+      reviewTime: t.string({ description: `The review time promised to applicants: "${APPLICATION_REVIEW_TIME}" (Monday to Friday, UTC) from submission.`, resolve: () => APPLICATION_REVIEW_TIME }),
+      expectedReviewBy: t.field({
+        type: 'DateTime',
+        nullable: true,
+        description: 'When the review of a submitted application is due (reviewTime after submission); null unless it is waiting for review.',
+        resolve: (a) => (a.status === 'submitted' && a.submittedAt ? expectedReviewBy(a.submittedAt) : null),
+      }),
     }),
   });
 
@@ -126,6 +155,14 @@ export function definePartnerApplication(builder: Builder, services: SubgraphSer
       resumeToken: t.exposeString('resumeToken', {
         description: 'Authorizes later saves and the submission of this draft. Shown once: only its SHA-256 is stored.',
       }),
+    }),
+  });
+
+  const Opened = builder.objectRef<{ application: PartnerApplication; resumeToken: string }>('OpenPartnerApplicationPayload').implement({
+    description: "An application opened with its applicant's e-mail and portal password, and a fresh resume token for this browser.",
+    fields: (t) => ({
+      application: t.field({ type: Application, resolve: (p) => p.application }),
+      resumeToken: t.exposeString('resumeToken', { description: 'A new resume token (shown once; the previous one stops working): use it as partnerApplication(id, resumeToken) does.' }),
     }),
   });
 
@@ -195,6 +232,21 @@ export function definePartnerApplication(builder: Builder, services: SubgraphSer
       type: Started,
       description: 'Start a new application (no credential needed). Keep the resume token: it is shown only once.',
       resolve: (_root, _args, ctx) => startApplication(ctx.em),
+    }),
+    openPartnerApplication: t.field({
+      type: Opened,
+      description:
+        "Open an application with the applicant's contact e-mail and portal password (no credential, no e-mail sent): the status page from a browser that does not hold the resume token. " +
+        'Counted, locked and answered like portalLogin (the same counters): an unknown e-mail and a wrong password answer alike (UNAUTHENTICATED). For an approved partner, the application it was created from.',
+      args: {
+        email: t.arg.string({ required: true }),
+        password: t.arg.string({ required: true }),
+        clientAddress: t.arg.string({ description: 'The client address the REST facade saw; honoured only from the facade, as for portalLogin.' }),
+      },
+      resolve: async (_root, args, ctx) => {
+        const clientAddress = isFacadePrincipal(ctx.principal) ? (args.clientAddress ?? null) : (ctx.principal.clientAddress ?? null);
+        return openApplicationWithPassword(ctx.em, { email: args.email, password: args.password, clientAddress }, new Date());
+      },
     }),
     savePartnerApplicationStep: t.field({
       type: Saved,
