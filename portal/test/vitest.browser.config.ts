@@ -14,8 +14,10 @@ export default defineConfig({
   test: {
     include: ['portal/test/**/*.browser.ts'],
     pool: 'forks',
-    maxWorkers: 1,
-    testTimeout: 90_000,
-    hookTimeout: 60_000,
+    // Each file runs its own service and Chromium, and waits on both: two files side by side.
+    maxWorkers: 2,
+    // As patient as the main suite (vitest.config.ts): a busy 2-core machine boots a service slowly.
+    testTimeout: 300_000,
+    hookTimeout: 300_000,
   },
 });
