@@ -1,5 +1,6 @@
 import SwaggerUI from 'swagger-ui-dist/swagger-ui-es-bundle.js';
 import 'swagger-ui-dist/swagger-ui.css';
+import './explorer.css';
 
 /**
  * The REST explorer: Swagger UI (bundled here, no CDN) on our own OpenAPI documents, with "Try it
@@ -29,4 +30,16 @@ async function start(): Promise<void> {
   });
 }
 
+/** Swagger UI's server choice has no label; it gets one whenever Swagger UI renders it. */
+function labelControls(): void {
+  const root = document.getElementById('rest-explorer')!;
+  const label = () => {
+    const servers = root.querySelector('#servers select, select#servers');
+    if (servers && !servers.hasAttribute('aria-label')) servers.setAttribute('aria-label', 'Server');
+  };
+  new MutationObserver(label).observe(root, { childList: true, subtree: true });
+  label();
+}
+
+labelControls();
 void start();
