@@ -90,7 +90,16 @@ function App() {
       <a class="skip" href="#main">
         Skip to content
       </a>
-      <header class="top">
+      <header
+        class="top"
+        onKeyDown={(e) => {
+          // Escape (on the button or in the menu) folds the menu away and puts the keyboard back on its button.
+          if (e.key === 'Escape' && menuOpen) {
+            setMenuOpen(false);
+            menuButton.current?.focus();
+          }
+        }}
+      >
         <a class="brand" href={BASE}>
           Partner portal
         </a>
@@ -104,18 +113,7 @@ function App() {
         >
           Menu
         </button>
-        <nav
-          aria-label="Main"
-          id="main-menu"
-          class={menuOpen ? 'open' : undefined}
-          onKeyDown={(e) => {
-            // Escape folds the menu away again and puts the keyboard back on its button.
-            if (e.key === 'Escape' && menuOpen) {
-              setMenuOpen(false);
-              menuButton.current?.focus();
-            }
-          }}
-        >
+        <nav aria-label="Main" id="main-menu" class={menuOpen ? 'open' : undefined}>
           <ul>
             {pages.map((p) => (
               <li key={p.page}>
