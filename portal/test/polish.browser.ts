@@ -178,6 +178,11 @@ describe('portal layout, accessibility and docs hub', () => {
     await page.keyboard.press('Escape');
     expect(await menu.getAttribute('aria-expanded')).toBe('false');
     expect(await menu.evaluate((el) => el === document.activeElement)).toBe(true);
+    // Escape also closes it from the button itself.
+    await page.keyboard.press('Enter');
+    expect(await menu.getAttribute('aria-expanded')).toBe('true');
+    await page.keyboard.press('Escape');
+    expect(await menu.getAttribute('aria-expanded')).toBe('false');
     // Following a link of the menu closes it.
     await menu.click();
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Webhooks' }).click();
@@ -214,7 +219,7 @@ describe('portal layout, accessibility and docs hub', () => {
     await page.setViewportSize(DESKTOP);
   });
 
-  it('gives both explorers the portal header with a way back, and both pass axe', async () => {
+  it('gives both explorers the portal header with a way back, and both pass axe', { timeout: 240_000 }, async () => {
     await page.setViewportSize(DESKTOP);
     await portal.signInPartner(partner.email);
     await page.goto(`${portal.base}/portal/graphiql.html`);
@@ -224,6 +229,12 @@ describe('portal layout, accessibility and docs hub', () => {
     await page.goto(`${portal.base}/portal/rest-explorer.html?spec=platform`);
     await page.locator('.opblock').first().waitFor();
     await portal.audit('rest-explorer');
+    // Also with an operation tried: its parameters, the cURL snippet and the response on screen.
+    const catalogRoute = page.locator('.opblock-get', { hasText: '/api/partner/routes' }).first();
+    await catalogRoute.locator('.opblock-summary').first().click();
+    await catalogRoute.getByRole('button', { name: 'Execute' }).click();
+    await catalogRoute.locator('.live-responses-table .response-col_status').getByText('200').waitFor();
+    await portal.audit('rest-explorer-tried');
     await page.getByRole('link', { name: 'Back to the portal' }).click();
     await page.getByRole('heading', { level: 1, name: 'Dashboard' }).waitFor();
   });
