@@ -16,8 +16,7 @@ if (process.argv.includes('--if-missing') && existsSync(join(dist, 'index.html')
 mkdirSync(dist, { recursive: true });
 for (const file of readdirSync(dist)) rmSync(join(dist, file), { recursive: true, force: true });
 
-const result = await build({
-  entryPoints: { app: join(root, 'src/main.tsx'), graphiql: join(root, 'src/explorer/graphiql.ts'), rest: join(root, 'src/explorer/rest.ts') },
+const common = {
   bundle: true,
   minify: true,
   format: 'esm',
@@ -32,7 +31,20 @@ const result = await build({
   metafile: true,
   legalComments: 'linked',
   logLevel: 'warning',
+} as const;
+
+// The explorers: one file each, as before (their libraries' own lazy imports stay inside them).
+const explorers = await build({ ...common, entryPoints: { graphiql: join(root, 'src/explorer/graphiql.ts'), rest: join(root, 'src/explorer/rest.ts') } });
+// The portal: the docs hub (markdown-it and docs/*.md, bundled as text) is a dynamic import, so it
+// is a chunk of its own, loaded on the first docs page, and the portal's own bundle stays small.
+const app = await build({
+  ...common,
+  entryPoints: { app: join(root, 'src/main.tsx') },
+  loader: { ...common.loader, '.md': 'text' },
+  splitting: true,
+  chunkNames: 'chunk-[hash]',
 });
+const result = { metafile: { outputs: { ...explorers.metafile.outputs, ...app.metafile.outputs } } };
 
 const outputs = Object.keys(result.metafile.outputs).map((p) => basename(p));
 const js = outputs.find((f) => /^app-.*\.js$/.test(f));
@@ -44,6 +56,18 @@ if (!graphiqlJs || !graphiqlCss) throw new Error(`portal build: missing GraphiQL
 const restJs = outputs.find((f) => /^rest-.*\.js$/.test(f));
 const restCss = outputs.find((f) => /^rest-.*\.css$/.test(f));
 if (!restJs || !restCss) throw new Error(`portal build: missing REST explorer outputs (${outputs.join(', ')})`);
+
+const explorerHeader = (current: 'graphiql' | 'rest') => `<header class="explorer-top">
+<a class="brand" href="/portal">Partner portal</a>
+<nav aria-label="Portal">
+<ul>
+<li><a href="/portal">Back to the portal</a></li>
+<li><a href="/portal/docs">Docs</a></li>
+<li><a href="/portal/graphiql.html"${current === 'graphiql' ? ' aria-current="page"' : ''}>GraphQL explorer</a></li>
+<li><a href="/portal/rest-explorer.html"${current === 'rest' ? ' aria-current="page"' : ''}>REST explorer</a></li>
+</ul>
+</nav>
+</header>`;
 
 // The GraphQL explorer is its own page (React + GraphiQL), so the portal's bundle stays small.
 writeFileSync(
@@ -58,7 +82,8 @@ writeFileSync(
 <link rel="stylesheet" href="/portal/${css}">
 <script type="module" src="/portal/${graphiqlJs}"></script>
 </head>
-<body class="explorer">
+<body class="explorer explorer-page">
+${explorerHeader('graphiql')}
 <main id="graphiql" aria-label="GraphQL explorer">Loading the GraphQL explorer…</main>
 </body>
 </html>
@@ -77,7 +102,8 @@ writeFileSync(
 <link rel="stylesheet" href="/portal/${restCss}">
 <script type="module" src="/portal/${restJs}"></script>
 </head>
-<body>
+<body class="explorer-page">
+${explorerHeader('rest')}
 <main id="rest-explorer" aria-label="REST explorer">Loading the REST explorer…</main>
 </body>
 </html>

@@ -1,5 +1,5 @@
 import { render } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import './styles.css';
 import { gql, loadSession, signOut } from './api.js';
 import { BASE, navigate, usePage } from './router.js';
@@ -18,6 +18,8 @@ import { ChangelogPage } from './pages/changelog.js';
 import { TefcaPage } from './pages/tefca.js';
 import { AnalyticsPage } from './pages/analytics.js';
 import { ApplicationsPage, IdentityChangesPage, PartnersPage } from './pages/operator.js';
+import { installBusyButtons, installScrollRegions } from './ui.js';
+import { DocsPage, isDocsPage } from './pages/docs.js';
 import type { FunctionComponent } from 'preact';
 
 export interface Viewer {
@@ -56,6 +58,10 @@ const OPERATOR_PAGES: typeof PARTNER_PAGES = [
 function App() {
   const page = usePage();
   const [viewer, setViewer] = useState<Viewer | null | undefined>(undefined);
+  // Phone width: the navigation folds behind the Menu button (styles.css shows both otherwise).
+  const [menuOpen, setMenuOpen] = useState(false);
+  const menuButton = useRef<HTMLButtonElement>(null);
+  useEffect(() => setMenuOpen(false), [page]);
   const refresh = async () => {
     const session = await loadSession();
     if (!session.signedIn) return setViewer(null);
@@ -82,6 +88,7 @@ function App() {
   let main;
   if (page === 'apply') main = <ApplyPage />;
   else if (page === 'application') main = <ApplicationStatusPage />;
+  else if (isDocsPage(page)) main = <DocsPage page={page} />;
   else if (page === 'changelog' && !viewer) main = <ChangelogPage viewer={{ kind: 'anonymous', partnerGpid: null, scopes: [] }} />;
   else if (!viewer || page === 'sign-in') main = <SignInPage onSignedIn={async () => { await refresh(); navigate(''); }} />;
   else if (current) main = <current.component viewer={viewer} />;
@@ -92,11 +99,30 @@ function App() {
       <a class="skip" href="#main">
         Skip to content
       </a>
-      <header class="top">
+      <header
+        class="top"
+        onKeyDown={(e) => {
+          // Escape (on the button or in the menu) folds the menu away and puts the keyboard back on its button.
+          if (e.key === 'Escape' && menuOpen) {
+            setMenuOpen(false);
+            menuButton.current?.focus();
+          }
+        }}
+      >
         <a class="brand" href={BASE}>
           Partner portal
         </a>
-        <nav aria-label="Main">
+        <button
+          type="button"
+          class="menu-button"
+          ref={menuButton}
+          aria-expanded={menuOpen ? 'true' : 'false'}
+          aria-controls="main-menu"
+          onClick={() => setMenuOpen((open) => !open)}
+        >
+          Menu
+        </button>
+        <nav aria-label="Main" id="main-menu" class={menuOpen ? 'open' : undefined}>
           <ul>
             {pages.map((p) => (
               <li key={p.page}>
@@ -105,6 +131,9 @@ function App() {
                 </a>
               </li>
             ))}
+            <li>
+              <a href={`${BASE}/docs`} aria-current={isDocsPage(page) ? 'page' : undefined}>Docs</a>
+            </li>
             {viewer && (
               <li>
                 <a href={`${BASE}/graphiql.html`}>GraphQL explorer</a>
@@ -116,7 +145,7 @@ function App() {
             {!viewer && (
               <>
                 <li>
-                  <a href={`${BASE}/sign-in`} aria-current={page !== 'apply' && page !== 'changelog' && page !== 'application' ? 'page' : undefined}>Sign in</a>
+                  <a href={`${BASE}/sign-in`} aria-current={page !== 'apply' && page !== 'changelog' && page !== 'application' && !isDocsPage(page) ? 'page' : undefined}>Sign in</a>
                 </li>
                 <li>
                   <a href={`${BASE}/apply`} aria-current={page === 'apply' ? 'page' : undefined}>Apply</a>
@@ -155,4 +184,6 @@ function App() {
   );
 }
 
+installBusyButtons();
+installScrollRegions();
 render(<App />, document.getElementById('app')!);

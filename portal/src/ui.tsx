@@ -123,3 +123,87 @@ export function formValue(form: HTMLFormElement, name: string): string {
 export function when(iso: string | null | undefined): string {
   return iso ? new Date(iso).toLocaleString() : '—';
 }
+
+/** Buttons waiting for the requests they started, each with how many are still running. */
+const running = new WeakMap<HTMLButtonElement, number>();
+
+/**
+ * Every button that starts a request is disabled and marked `aria-busy` until its requests settle,
+ * on every page, with nothing to write per page: a click (or a form's submission) opens a short
+ * window, until the re-render it causes has run its effects, and each `fetch` started inside it is counted
+ * against the button. A request a page starts later by itself (a timer, a live event) is not a
+ * button's. Disabling a focused button drops its focus, so it gets focus back when it is done.
+ * Call once, before the app renders.
+ */
+export function installBusyButtons(): void {
+  let origin: HTMLButtonElement | null = null;
+  const open = (button: HTMLButtonElement | null) => {
+    if (!button || button.disabled) return;
+    origin = button;
+    const close = () => {
+      if (origin === button) origin = null;
+    };
+    // Open until the click's re-render has run its effects (Preact runs them in a timeout after the
+    // next frame: a query a click reloads starts there), or 200 ms when no frame comes (hidden tab).
+    requestAnimationFrame(() => setTimeout(() => setTimeout(close)));
+    setTimeout(close, 200);
+  };
+  document.addEventListener('click', (e) => open((e.target as Element | null)?.closest?.('button') ?? null), true);
+  document.addEventListener('submit', (e) => open(((e as SubmitEvent).submitter as HTMLButtonElement | null) ?? (e.target as HTMLFormElement).querySelector<HTMLButtonElement>('button[type=submit], button:not([type])')), true);
+  const fetchNow = window.fetch.bind(window);
+  window.fetch = (...args: Parameters<typeof fetch>) => {
+    const button = origin;
+    const request = fetchNow(...args);
+    if (button) {
+      busy(button, +1);
+      void request.then(
+        () => busy(button, -1),
+        () => busy(button, -1),
+      );
+    }
+    return request;
+  };
+}
+
+function busy(button: HTMLButtonElement, delta: 1 | -1): void {
+  const count = (running.get(button) ?? 0) + delta;
+  if (delta > 0 && count === 1) {
+    button.disabled = true;
+    button.setAttribute('aria-busy', 'true');
+  }
+  if (count > 0) return void running.set(button, count);
+  running.delete(button);
+  const hadFocus = document.activeElement === document.body || document.activeElement === null;
+  button.disabled = false;
+  button.removeAttribute('aria-busy');
+  // Focus went to the body when the button was disabled; give it back if nothing else took it.
+  if (hadFocus && button.isConnected) button.focus({ preventScroll: true });
+}
+
+/**
+ * A table too wide for the screen scrolls sideways inside its `.table-wrap` box; a keyboard user
+ * must be able to scroll it too (WCAG 2.1.1, axe `scrollable-region-focusable`). Every such box on
+ * every page becomes a focusable region named after its table's caption or the heading before it,
+ * with nothing to write per page. Call once, before the app renders.
+ */
+export function installScrollRegions(): void {
+  const name = (wrap: Element): string => {
+    const caption = wrap.querySelector('caption')?.textContent?.trim();
+    if (caption) return caption;
+    for (let el: Element | null = wrap; el && el !== document.body; el = el.parentElement) {
+      for (let prev = el.previousElementSibling; prev; prev = prev.previousElementSibling) {
+        if (/^H[1-6]$/.test(prev.tagName)) return prev.textContent?.trim() || 'Table';
+      }
+    }
+    return 'Table';
+  };
+  const mark = () => {
+    for (const wrap of document.querySelectorAll('.table-wrap:not([tabindex])')) {
+      wrap.setAttribute('tabindex', '0');
+      wrap.setAttribute('role', 'region');
+      wrap.setAttribute('aria-label', name(wrap));
+    }
+  };
+  new MutationObserver(mark).observe(document.body, { childList: true, subtree: true });
+  mark();
+}

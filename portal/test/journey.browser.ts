@@ -237,7 +237,7 @@ describe('partner portal in a real browser', () => {
     await page.locator('.graphiql-execute-button').click();
     await page.locator('.result-window').getByText('"portal"').waitFor();
     expect(cspErrors).toEqual([]);
-    await portal.shot('graphiql');
+    await portal.audit('graphiql');
 
     // The REST explorer shows our OpenAPI document and tries a route with the same session.
     await page.goto(`${base}/portal/rest-explorer.html?spec=platform`);
@@ -246,7 +246,7 @@ describe('partner portal in a real browser', () => {
     await catalogRoute.getByRole('button', { name: 'Execute' }).click();
     await catalogRoute.locator('.live-responses-table .response-col_status').getByText('200').waitFor();
     expect(cspErrors).toEqual([]);
-    await portal.shot('rest-explorer');
+    await portal.audit('rest-explorer');
 
     // 10. Revoke the token.
     await page.goto(`${base}/portal/tokens`);

@@ -4,6 +4,7 @@ import { GraphiQL } from 'graphiql';
 import { createClient } from 'graphql-ws';
 import { parse, type OperationDefinitionNode } from 'graphql';
 import 'graphiql/graphiql.css';
+import './explorer.css';
 
 /**
  * GraphiQL on the supergraph, bundled here (no CDN) and signed in with the portal's cookie: every
@@ -33,7 +34,30 @@ async function start(): Promise<void> {
   };
 
   const defaultQuery = session.signed_in ? '# Signed in with the portal session.\n{\n  viewer {\n    kind\n    partnerGpid\n    scopes\n  }\n}\n' : '# Not signed in: sign in at /portal/sign-in to use your credentials.\n{\n  releaseHistory {\n    version\n    title\n  }\n}\n';
-  createRoot(root).render(createElement(GraphiQL, { fetcher: fetcher as never, defaultQuery, isHeadersEditorEnabled: false }));
+  // The light theme, whose colours explorer.css brings to AA contrast (whatever the system prefers).
+  createRoot(root).render(createElement(GraphiQL, { fetcher: fetcher as never, defaultQuery, isHeadersEditorEnabled: false, forcedTheme: 'light' }));
+  labelEditors(root);
+}
+
+/**
+ * CodeMirror 5 reads the keyboard through a hidden textarea per editor, which GraphiQL leaves
+ * without a name; each gets one from where it sits, now and whenever GraphiQL renders an editor.
+ */
+function labelEditors(root: HTMLElement): void {
+  const label = () => {
+    for (const textarea of root.querySelectorAll<HTMLTextAreaElement>('.CodeMirror textarea:not([aria-label])')) {
+      const name = textarea.closest('.graphiql-query-editor')
+        ? 'GraphQL query'
+        : textarea.closest('.result-window')
+          ? 'Response'
+          : textarea.closest('.graphiql-editor-tool')
+            ? 'Variables (JSON)'
+            : 'Editor';
+      textarea.setAttribute('aria-label', name);
+    }
+  };
+  new MutationObserver(label).observe(root, { childList: true, subtree: true });
+  label();
 }
 
 void start();

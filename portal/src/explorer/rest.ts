@@ -1,5 +1,6 @@
 import SwaggerUI from 'swagger-ui-dist/swagger-ui-es-bundle.js';
 import 'swagger-ui-dist/swagger-ui.css';
+import './explorer.css';
 
 /**
  * The REST explorer: Swagger UI (bundled here, no CDN) on our own OpenAPI documents, with "Try it
@@ -29,4 +30,24 @@ async function start(): Promise<void> {
   });
 }
 
+/**
+ * Swagger UI leaves its server choice and the parameters' enum choices without a label, and its
+ * code blocks (cURL, response bodies) scroll without being reachable by keyboard; each gets what it
+ * lacks whenever Swagger UI renders it.
+ */
+function labelControls(): void {
+  const root = document.getElementById('rest-explorer')!;
+  const label = () => {
+    const servers = root.querySelector('#servers select, select#servers');
+    if (servers && !servers.hasAttribute('aria-label')) servers.setAttribute('aria-label', 'Server');
+    for (const select of root.querySelectorAll('tr[data-param-name] select:not([aria-label])')) {
+      select.setAttribute('aria-label', `Parameter ${select.closest('tr')!.getAttribute('data-param-name')}`);
+    }
+    for (const code of root.querySelectorAll('.microlight:not([tabindex]), pre:not([tabindex])')) code.setAttribute('tabindex', '0');
+  };
+  new MutationObserver(label).observe(root, { childList: true, subtree: true });
+  label();
+}
+
+labelControls();
 void start();
