@@ -13,6 +13,11 @@ const SIGNING_KEYS_QUERY = '{ oauthServerMetadata { issuer } oauthJwks { kid kty
 
 /** After this event the signing keys are refetched before the next access token is verified. */
 const KEY_ROTATED_EVENT = 'partner.signing_key.rotated';
+/**
+ * After this event the partner's portal sessions are looked up again: their scopes follow the
+ * partner's grant, so a grant changed by an operator reaches an open session on its next request.
+ */
+const SCOPES_UPDATED_EVENT = 'partner.scopes.updated';
 
 /** RFC 9068 access tokens: what the gateway accepts, and the clock difference it tolerates. */
 const ACCESS_TOKEN_TYPE = 'at+jwt';
@@ -90,6 +95,7 @@ export class Authenticator {
   ) {
     this.unsubscribe = bus.subscribe((event) => {
       if (event.type === KEY_ROTATED_EVENT) this.keySet = undefined;
+      if (event.type === SCOPES_UPDATED_EVENT && event.partner_gpid) this.evictSessionsOf(event.partner_gpid);
     });
     this.ownsRevocations = revocations === undefined;
     this.revocations = revocations ?? new RevocationList().follow(bus);
@@ -158,6 +164,15 @@ export class Authenticator {
     const hash = this.hashesByTokenId.get(tokenId);
     if (hash) this.cache.delete(hash);
     this.hashesByTokenId.delete(tokenId);
+  }
+
+  /** Forget every cached portal session of a partner (its grant changed; the next lookup reads the new scopes). */
+  evictSessionsOf(partnerGpid: string): void {
+    for (const [hash, entry] of this.cache) {
+      if (entry.principal.kind !== 'portal' || entry.principal.partnerGpid !== partnerGpid) continue;
+      this.cache.delete(hash);
+      if (entry.principal.tokenId) this.hashesByTokenId.delete(entry.principal.tokenId);
+    }
   }
 
   close(): void {

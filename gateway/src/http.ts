@@ -140,6 +140,9 @@ function executionResultOf(response: { data?: Record<string, unknown> | null; er
 function attachWebSocket(app: FastifyInstance, options: GatewayHttpOptions): void {
   const wss = new WebSocketServer({ noServer: true });
   const principals = new WeakMap<object, Principal>();
+  // The connection's credential, to authenticate each new operation again: a portal session's
+  // scopes follow its partner's grant, so an operation started after a grant sees the new scopes.
+  const authorizations = new WeakMap<object, string | undefined>();
   // Each connection lives only as long as its credential: closed at once on revocation, at expiry.
   const credentials = new ConnectionCredentials(options.revocations ?? options.authenticator.revocations);
   const unwatch = new WeakMap<object, () => void>();
@@ -157,6 +160,7 @@ function attachWebSocket(app: FastifyInstance, options: GatewayHttpOptions): voi
           // The portal's browser connects with its cookie, Origin and the CSRF token as a connection parameter.
           const raw = connectionAuthorization(params, ctx.extra.request.headers);
           principal = await authenticateBearer(options.limiter ?? null, clientAddress, raw, newId('req'), options.authenticator);
+          authorizations.set(ctx, raw);
         } catch {
           return false;
         }
@@ -170,10 +174,20 @@ function attachWebSocket(app: FastifyInstance, options: GatewayHttpOptions): voi
         unwatch.delete(ctx);
       },
       // The same operation limits as over HTTP, checked before anything runs.
-      onSubscribe: (ctx, _id, payload) => {
+      onSubscribe: async (ctx, _id, payload) => {
         const schema = schemaOf();
         const document = options.gateway.guard.parseAndValidate(schema, payload.query);
         if (!('kind' in document)) return [...document];
+        if (principals.get(ctx)!.kind === 'portal') {
+          // Cached by the authenticator (a lookup only after the grant changed or the entry aged).
+          const clientAddress = principals.get(ctx)!.clientAddress ?? 'unknown';
+          try {
+            const fresh = await authenticateBearer(options.limiter ?? null, clientAddress, authorizations.get(ctx), newId('req'), options.authenticator);
+            principals.set(ctx, { ...fresh, clientAddress });
+          } catch (err) {
+            return [err instanceof DomainError ? new GraphQLError(err.message, { extensions: { code: err.code } }) : new GraphQLError('Internal server error', { extensions: { code: 'INTERNAL', status: 500 } })];
+          }
+        }
         const variables = payload.variables ?? null;
         try {
           options.gateway.guard.checkOperation({ schema, document, operationName: payload.operationName, variables, principal: principals.get(ctx)! });

@@ -20,6 +20,8 @@ import { AnalyticsPage } from './pages/analytics.js';
 import { ApplicationsPage, IdentityChangesPage, PartnersPage } from './pages/operator.js';
 import { installBusyButtons, installScrollRegions } from './ui.js';
 import { DocsPage, isDocsPage } from './pages/docs.js';
+import { ScopesPage } from './pages/scopes.js';
+import { ScopeRequestsPage } from './pages/operator-scopes.js';
 import type { FunctionComponent } from 'preact';
 
 export interface Viewer {
@@ -34,6 +36,10 @@ export function isOperator(viewer: Viewer | null): boolean {
   return !!viewer && (viewer.scopes.includes('cms.admin') || viewer.scopes.includes('*'));
 }
 
+function sameViewer(a: Viewer, b: Viewer): boolean {
+  return a.kind === b.kind && a.partnerGpid === b.partnerGpid && a.scopes.join(' ') === b.scopes.join(' ');
+}
+
 type Props = { viewer: Viewer };
 const PARTNER_PAGES: { page: string; title: string; component: FunctionComponent<Props> }[] = [
   { page: '', title: 'Dashboard', component: DashboardPage },
@@ -43,6 +49,7 @@ const PARTNER_PAGES: { page: string; title: string; component: FunctionComponent
   { page: 'pipeline', title: 'Pipeline & usage', component: PipelinePage },
   { page: 'tefca', title: 'TEFCA exchange', component: TefcaPage },
   { page: 'analytics', title: 'Analytics', component: AnalyticsPage as FunctionComponent<Props> },
+  { page: 'scopes', title: 'Scopes', component: ScopesPage },
   { page: 'legal', title: 'Legal & BAA', component: LegalPage },
   { page: 'certification', title: 'Certification', component: CertificationPage },
   { page: 'catalog', title: 'Route catalog', component: CatalogPage },
@@ -53,6 +60,7 @@ const OPERATOR_PAGES: typeof PARTNER_PAGES = [
   { page: 'applications', title: 'Applications', component: ApplicationsPage },
   { page: 'identity-changes', title: 'Merges & splits', component: IdentityChangesPage },
   { page: 'partners', title: 'Partners', component: PartnersPage },
+  { page: 'scope-requests', title: 'Scope requests', component: ScopeRequestsPage },
 ];
 
 function App() {
@@ -80,6 +88,18 @@ function App() {
   useEffect(() => {
     void refresh();
   }, []);
+  // The session's scopes follow the partner's grant: read them again on every page change, so a
+  // scope an operator granted (or removed) shows on the next page without signing in again.
+  useEffect(() => {
+    if (!viewer) return;
+    let live = true;
+    gql<{ viewer: Viewer }>('query Viewer { viewer { kind partnerGpid scopes } }')
+      .then((data) => live && setViewer((v) => (v && sameViewer(v, data.viewer) ? v : data.viewer)))
+      .catch(() => undefined);
+    return () => {
+      live = false;
+    };
+  }, [page]);
 
   if (viewer === undefined) return <p aria-live="polite">Loading…</p>;
   const pages = viewer ? [...(viewer.partnerGpid ? PARTNER_PAGES : PARTNER_PAGES.filter((p) => ['', 'catalog', 'openapi', 'changelog'].includes(p.page))), ...(isOperator(viewer) ? OPERATOR_PAGES : [])] : [];

@@ -6,7 +6,11 @@
 export const SCOPE_CATALOG = [
   { scope: 'cms.fhir.r4.read', description: 'Read FHIR R4 resources' },
   { scope: 'cms.fhir.r5.read', description: 'Read FHIR R5 resources' },
-  { scope: 'cms.fhir.bundle.push', description: 'Push FHIR transaction bundles' },
+  {
+    scope: 'cms.fhir.bundle.push',
+    description:
+      'Push FHIR transaction and batch bundles (POST /fhir/R4, sync jobs). Each entry also needs its own interaction scope: cms.fhir.rest.write to create, update or delete, cms.fhir.r4.read to read or search (system/*.write covers the bundle and its write entries)',
+  },
   { scope: 'cms.fhir.rest.write', description: 'Write individual FHIR resources' },
   { scope: 'cms.sdk.read', description: 'Read SDK catalog' },
   { scope: 'cms.partner.read', description: 'Read partner information' },

@@ -81,6 +81,10 @@ export const CAPABILITIES = {
   'oauth.clients.rotate-secret': capability('oauth.clients.rotate-secret', 'partner-ecosystem', { points: 10, per: 'hour' }, ['Mutation.rotateOAuthClientSecret']),
   // Operators: replace a partner's granted scopes.
   'partners.scopes.update': capability('partners.scopes.update', 'partner-ecosystem', perMinute(30), ['Mutation.updatePartnerScopeGrant']),
+  // Scope requests: a partner asks (held tight: a request waits for a person), anyone reads its own, operators decide.
+  'scope-requests.list': capability('scope-requests.list', 'partner-ecosystem', perMinute(60), ['Query.scopeRequests', 'Query.scopeRequest']),
+  'scope-requests.create': capability('scope-requests.create', 'partner-ecosystem', perMinute(10), ['Mutation.requestScopes']),
+  'scope-requests.decide': capability('scope-requests.decide', 'partner-ecosystem', perMinute(30), ['Mutation.grantScopeRequest', 'Mutation.refuseScopeRequest']),
   // Webhooks: the spec's three routes and their twins; managing one endpoint (test.ping, delivery log, redelivery,
   // secret rotation, enabling) shares one counter on both doors.
   'webhooks.register': capability('webhooks.register', 'partner-ecosystem', perMinute(10), ['Mutation.createWebhook']),

@@ -73,10 +73,11 @@ export function TefcaPage({ viewer }: { viewer: Viewer }) {
   if (!allowed) {
     return (
       <Page title="TEFCA exchange">
-        <p>TEFCA exchange needs the <code>tefca.xcpd.*</code> and <code>tefca.xca.*</code> scopes, which your organization does not hold. An operator can grant them.</p>
+        <p>TEFCA exchange needs the <code>tefca.xcpd.*</code> and <code>tefca.xca.*</code> scopes, which your organization does not hold. <a href="/portal/scopes">Request them</a> on the Scopes page; an operator decides, and the playground opens here as soon as they are granted.</p>
       </Page>
     );
   }
+  // `?.` on each field: right after a grant, the data may still be the placeholder query's.
   const peers = directory.data?.tefcaCommunities ?? [];
   return (
     <Page title="TEFCA exchange">
@@ -141,8 +142,8 @@ export function TefcaPage({ viewer }: { viewer: Viewer }) {
         <table data-testid="tefca-exchanges">
           <thead><tr><th scope="col">When</th><th scope="col">Kind</th><th scope="col">Direction</th><th scope="col">Purpose</th><th scope="col">Outcome</th><th scope="col">Results</th></tr></thead>
           <tbody>
-            {(directory.data?.tefcaExchanges.edges ?? []).map(({ node: x }) => <tr key={x.exchangeId}><td>{when(x.startedAt)}</td><td>{x.kind}</td><td>{x.direction}</td><td>{x.purposeOfUse ?? '—'}</td><td>{x.outcome}</td><td>{x.resultCount}</td></tr>)}
-            {(directory.data?.tefcaExchanges.edges.length ?? 0) === 0 && <tr><td colSpan={6}>No exchanges yet.</td></tr>}
+            {(directory.data?.tefcaExchanges?.edges ?? []).map(({ node: x }) => <tr key={x.exchangeId}><td>{when(x.startedAt)}</td><td>{x.kind}</td><td>{x.direction}</td><td>{x.purposeOfUse ?? '—'}</td><td>{x.outcome}</td><td>{x.resultCount}</td></tr>)}
+            {(directory.data?.tefcaExchanges?.edges.length ?? 0) === 0 && <tr><td colSpan={6}>No exchanges yet.</td></tr>}
           </tbody>
         </table>
       </div>

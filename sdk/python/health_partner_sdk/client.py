@@ -4439,3 +4439,178 @@ class Client:
             headers=headers,
             authenticated=False,
         ).body
+
+    def scope_requests_list(
+        self,
+        *,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        status: Optional[str] = None,
+        partner_gpid: Optional[str] = None,
+        params: Optional[Mapping[str, Any]] = None,
+        headers: Optional[Mapping[str, str]] = None,
+    ) -> Any:
+        """Scope requests, newest first (paged): the partner's own; operators every partner's.
+
+        ``GET /cms/scope-requests``
+
+        Credential: bearer; one of the scopes cms.partner.read, cms.admin. Rate limit: 60/min.
+
+        Args:
+            limit: Items per page.
+            cursor: next_cursor of the previous page.
+            status: Only requests in this state. One of: pending, granted, refused.
+            partner_gpid: Operators: one partner's requests. A partner naming another partner gets
+                an empty page.
+            params: Further query parameters, such as FHIR search parameters.
+            headers: Further request headers, such as X-Svc-Source on identity writes or Prefer.
+
+        Returns:
+            The response body: JSON as dicts and lists, other media types as text, None when empty.
+
+        Raises:
+            ApiError: The API answered an error (429 and 503 are retried first).
+        """
+        return self._transport.send(
+            "GET",
+            "/cms/scope-requests",
+            query={"limit": limit, "cursor": cursor, "status": status, "partner_gpid": partner_gpid, **(params or {})},
+            headers=headers,
+        ).body
+
+    def scope_requests_create(
+        self,
+        body: Any,
+        *,
+        params: Optional[Mapping[str, Any]] = None,
+        headers: Optional[Mapping[str, str]] = None,
+    ) -> Any:
+        """Ask an operator for scopes the partner does not hold, with a reason.
+
+        ``POST /cms/scope-requests``
+
+        Credential: bearer; one of the scopes cms.partner.write. Rate limit: 10/min.
+
+        Args:
+            body: The request body (application/json): a dict or list, sent as JSON (form fields for
+                a form media type), or str or bytes sent as they are.
+            params: Further query parameters, such as FHIR search parameters.
+            headers: Further request headers, such as X-Svc-Source on identity writes or Prefer.
+
+        Returns:
+            The response body: JSON as dicts and lists, other media types as text, None when empty.
+
+        Raises:
+            ApiError: The API answered an error (429 and 503 are retried first).
+        """
+        return self._transport.send(
+            "POST",
+            "/cms/scope-requests",
+            query={**(params or {})},
+            body=body,
+            content_type="application/json",
+            headers=headers,
+        ).body
+
+    def scope_requests_get(
+        self,
+        id: str,
+        *,
+        params: Optional[Mapping[str, Any]] = None,
+        headers: Optional[Mapping[str, str]] = None,
+    ) -> Any:
+        """One scope request.
+
+        ``GET /cms/scope-requests/{id}``
+
+        Credential: bearer; one of the scopes cms.partner.read, cms.admin. Rate limit: 60/min.
+
+        Args:
+            id: The scope request (scr_…).
+            params: Further query parameters, such as FHIR search parameters.
+            headers: Further request headers, such as X-Svc-Source on identity writes or Prefer.
+
+        Returns:
+            The response body: JSON as dicts and lists, other media types as text, None when empty.
+
+        Raises:
+            ApiError: The API answered an error (429 and 503 are retried first).
+        """
+        return self._transport.send(
+            "GET",
+            f"/cms/scope-requests/{path_segment(id)}",
+            query={**(params or {})},
+            headers=headers,
+        ).body
+
+    def scope_requests_grant(
+        self,
+        id: str,
+        body: Any,
+        *,
+        params: Optional[Mapping[str, Any]] = None,
+        headers: Optional[Mapping[str, str]] = None,
+    ) -> Any:
+        """Grant a pending request: its scopes join the partner's grant (operators).
+
+        ``POST /cms/scope-requests/{id}/grant``
+
+        Credential: bearer; one of the scopes cms.admin. Rate limit: 30/min.
+
+        Args:
+            id: The scope request (scr_…).
+            body: The request body (application/json): a dict or list, sent as JSON (form fields for
+                a form media type), or str or bytes sent as they are.
+            params: Further query parameters, such as FHIR search parameters.
+            headers: Further request headers, such as X-Svc-Source on identity writes or Prefer.
+
+        Returns:
+            The response body: JSON as dicts and lists, other media types as text, None when empty.
+
+        Raises:
+            ApiError: The API answered an error (429 and 503 are retried first).
+        """
+        return self._transport.send(
+            "POST",
+            f"/cms/scope-requests/{path_segment(id)}/grant",
+            query={**(params or {})},
+            body=body,
+            content_type="application/json",
+            headers=headers,
+        ).body
+
+    def scope_requests_refuse(
+        self,
+        id: str,
+        body: Any,
+        *,
+        params: Optional[Mapping[str, Any]] = None,
+        headers: Optional[Mapping[str, str]] = None,
+    ) -> Any:
+        """Refuse a pending request with a reason (operators).
+
+        ``POST /cms/scope-requests/{id}/refuse``
+
+        Credential: bearer; one of the scopes cms.admin. Rate limit: 30/min.
+
+        Args:
+            id: The scope request (scr_…).
+            body: The request body (application/json): a dict or list, sent as JSON (form fields for
+                a form media type), or str or bytes sent as they are.
+            params: Further query parameters, such as FHIR search parameters.
+            headers: Further request headers, such as X-Svc-Source on identity writes or Prefer.
+
+        Returns:
+            The response body: JSON as dicts and lists, other media types as text, None when empty.
+
+        Raises:
+            ApiError: The API answered an error (429 and 503 are retried first).
+        """
+        return self._transport.send(
+            "POST",
+            f"/cms/scope-requests/{path_segment(id)}/refuse",
+            query={**(params or {})},
+            body=body,
+            content_type="application/json",
+            headers=headers,
+        ).body

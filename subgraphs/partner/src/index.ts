@@ -6,6 +6,7 @@ import { PortalSessionEntity } from './entities/portal-session.js';
 import { LoginThrottleEntity } from './entities/login-throttle.js';
 import { OAuthClientEntity } from './entities/oauth-client.js';
 import { SigningKeyEntity } from './entities/signing-key.js';
+import { ScopeRequestEntity } from './entities/scope-request.js';
 import { UsedClientAssertionEntity } from './entities/client-assertion.js';
 import { migrations } from './migrations/index.js';
 import { buildPartnerSchema } from './schema/index.js';
@@ -29,6 +30,7 @@ export const partnerSubgraph: SubgraphDefinition = {
         OAuthClientEntity,
         SigningKeyEntity,
         UsedClientAssertionEntity,
+        ScopeRequestEntity,
         ...ONBOARDING_LEGAL_CERTIFICATION_ENTITIES,
       ],
       migrations,

@@ -1435,6 +1435,90 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/cms/scope-requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Scope requests, newest first (paged): the partner's own; operators every partner's
+         * @description Scope requests, newest first (paged): the partner's own; operators every partner's. Credential: bearer; one of the scopes cms.partner.read, cms.admin. Rate limit: 60/min.
+         */
+        get: operations["scope-requests.list"];
+        put?: never;
+        /**
+         * Ask an operator for scopes the partner does not hold, with a reason
+         * @description Ask an operator for scopes the partner does not hold, with a reason. Credential: bearer; one of the scopes cms.partner.write. Rate limit: 10/min.
+         */
+        post: operations["scope-requests.create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/cms/scope-requests/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One scope request
+         * @description One scope request. Credential: bearer; one of the scopes cms.partner.read, cms.admin. Rate limit: 60/min.
+         */
+        get: operations["scope-requests.get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/cms/scope-requests/{id}/grant": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Grant a pending request: its scopes join the partner's grant (operators)
+         * @description Grant a pending request: its scopes join the partner's grant (operators). Credential: bearer; one of the scopes cms.admin. Rate limit: 30/min.
+         */
+        post: operations["scope-requests.grant"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/cms/scope-requests/{id}/refuse": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Refuse a pending request with a reason (operators)
+         * @description Refuse a pending request with a reason (operators). Credential: bearer; one of the scopes cms.admin. Rate limit: 30/min.
+         */
+        post: operations["scope-requests.refuse"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/cms/tokens": {
         parameters: {
             query?: never;
@@ -7889,6 +7973,294 @@ export interface operations {
                         status: "queued" | "running" | "retrying" | "completed" | "failed";
                         /** Format: date-time */
                         updated_at?: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+        };
+    };
+    "scope-requests.list": {
+        parameters: {
+            query?: {
+                /** @description next_cursor of the previous page. */
+                cursor?: string;
+                /** @description Items per page. */
+                limit?: number;
+                /** @description Operators: one partner's requests. A partner naming another partner gets an empty page. */
+                partner_gpid?: string;
+                /** @description Only requests in this state. */
+                status?: "pending" | "granted" | "refused";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Scope requests, newest first (paged): the partner's own; operators every partner's */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        next_cursor: string | null;
+                        scope_requests: {
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            decided_at?: string | null;
+                            /** @description The operator credential that decided. */
+                            decided_by?: string | null;
+                            decision_reason?: string | null;
+                            id: string;
+                            partner_gpid: string;
+                            reason: string;
+                            /** @description The credential that asked (ses_…, tok_… or cli_…). */
+                            requested_by?: string | null;
+                            scopes: string[];
+                            /** @enum {string} */
+                            status: "pending" | "granted" | "refused";
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+        };
+    };
+    "scope-requests.create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Why the partner needs them. */
+                    reason: string;
+                    scopes: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Ask an operator for scopes the partner does not hold, with a reason */
+            201: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        decided_at?: string | null;
+                        /** @description The operator credential that decided. */
+                        decided_by?: string | null;
+                        decision_reason?: string | null;
+                        id: string;
+                        partner_gpid: string;
+                        reason: string;
+                        /** @description The credential that asked (ses_…, tok_… or cli_…). */
+                        requested_by?: string | null;
+                        scopes: string[];
+                        /** @enum {string} */
+                        status: "pending" | "granted" | "refused";
+                    };
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+        };
+    };
+    "scope-requests.get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The scope request (scr_…). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One scope request */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        decided_at?: string | null;
+                        /** @description The operator credential that decided. */
+                        decided_by?: string | null;
+                        decision_reason?: string | null;
+                        id: string;
+                        partner_gpid: string;
+                        reason: string;
+                        /** @description The credential that asked (ses_…, tok_… or cli_…). */
+                        requested_by?: string | null;
+                        scopes: string[];
+                        /** @enum {string} */
+                        status: "pending" | "granted" | "refused";
+                    };
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+        };
+    };
+    "scope-requests.grant": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The scope request (scr_…). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A note to the partner. */
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Grant a pending request: its scopes join the partner's grant (operators) */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        decided_at?: string | null;
+                        /** @description The operator credential that decided. */
+                        decided_by?: string | null;
+                        decision_reason?: string | null;
+                        id: string;
+                        partner_gpid: string;
+                        reason: string;
+                        /** @description The credential that asked (ses_…, tok_… or cli_…). */
+                        requested_by?: string | null;
+                        scopes: string[];
+                        /** @enum {string} */
+                        status: "pending" | "granted" | "refused";
+                    };
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+        };
+    };
+    "scope-requests.refuse": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The scope request (scr_…). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Shown to the partner. */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Refuse a pending request with a reason (operators) */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        decided_at?: string | null;
+                        /** @description The operator credential that decided. */
+                        decided_by?: string | null;
+                        decision_reason?: string | null;
+                        id: string;
+                        partner_gpid: string;
+                        reason: string;
+                        /** @description The credential that asked (ses_…, tok_… or cli_…). */
+                        requested_by?: string | null;
+                        scopes: string[];
+                        /** @enum {string} */
+                        status: "pending" | "granted" | "refused";
                     };
                 };
             };

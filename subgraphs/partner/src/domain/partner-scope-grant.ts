@@ -8,7 +8,7 @@ import type { Partner } from '../entities/partner.js';
 import { creatorOf } from './credential-owner.js';
 import { recordSessionRevoked, recordTokenRevoked } from './credential-revocation.js';
 import { OPERATOR_PARTNER_GPID } from './operator-partner.js';
-import { readScopeList } from './partner-scopes.js';
+import { portalSessionScopes, readScopeList } from './partner-scopes.js';
 
 /** Emitted when an operator changes a partner's grant (outbox, same transaction as the change). */
 export const SCOPES_UPDATED_EVENT = 'partner.scopes.updated';
@@ -84,8 +84,9 @@ export interface ScopeGrantChange {
  * of the partner from now on; an active credential (API token, OAuth client, portal session) that
  * carries a scope the new grant does not cover is revoked in the same transaction, with
  * partner.token.revoked / partner.session.revoked (reason `admin_action`), so least privilege holds
- * from the next request on. Credentials within the new grant are untouched; a widened grant gives
- * existing credentials nothing (new ones may carry the new scopes). Setting the grant it already
+ * from the next request on. API tokens and OAuth clients within the new grant are untouched; a
+ * widened grant gives them nothing (new ones may carry the new scopes). Open portal sessions, whose
+ * scopes derive from the grant, carry the new grant's session scopes from their next request on. Setting the grant it already
  * has (the same set) changes nothing and emits nothing. Call inside a transaction.
  */
 export async function updatePartnerScopeGrant(em: EntityManager, caller: Principal, partnerGpid: string, scopesInput: unknown, now: Date): Promise<ScopeGrantChange> {
@@ -134,6 +135,16 @@ export async function updatePartnerScopeGrant(em: EntityManager, caller: Princip
       eventIds.push(recordSessionRevoked(em, { id: session.id, partnerGpid: partner.gpid, revokedAt: now, reason }));
       revokedCredentials.push({ credentialId: session.id, kind: 'portal_session', exceedingScopes: exceeding });
     }
+  }
+
+  // Open portal sessions follow the grant: a session's scopes are those of its partner's grant now,
+  // not a copy taken at sign-in. The gateways forget their cached principals of this partner's
+  // sessions on partner.scopes.updated, so the next request of an open session carries these.
+  const sessionScopes = portalSessionScopes(scopes);
+  for (const session of await portalSessions.active(em, partner.gpid, now)) {
+    if (session.revokedAt !== null) continue;
+    if (session.scopes.length === sessionScopes.length && session.scopes.every((s) => sessionScopes.includes(s))) continue;
+    session.scopes = [...sessionScopes];
   }
 
   const event = makeEvent(

@@ -6,7 +6,7 @@ export interface PortalSession {
   id: string;
   partnerGpid: string;
   secretHash: string;
-  /** Fixed at sign-in from the partner's grant (see domain/partner-scopes.ts). */
+  /** The session scopes of the partner's grant (see domain/partner-scopes.ts): set at sign-in and again whenever an operator changes the grant. */
   scopes: string[];
   clientAddress: string | null;
   createdAt: Date;

@@ -5,6 +5,7 @@ import { M003OnboardingLegalCertification } from './m003-onboarding-legal-certif
 import { M004OAuthClientPatient } from './m004-oauth-client-patient.js';
 import { M005OAuthClientSecretRotation } from './m005-oauth-client-secret-rotation.js';
 import { M006ApplicationStatusHistory } from './m006-application-status-history.js';
+import { M007ScopeRequests } from './m007-scope-requests.js';
 
 /** The partner subgraph's migration history, in order. Append new entries; never reorder or rename. */
 export const migrations: MigrationEntry[] = [
@@ -14,4 +15,5 @@ export const migrations: MigrationEntry[] = [
   { name: 'm004-oauth-client-patient', class: M004OAuthClientPatient },
   { name: 'm005-oauth-client-secret-rotation', class: M005OAuthClientSecretRotation },
   { name: 'm006-application-status-history', class: M006ApplicationStatusHistory },
+  { name: 'm007-scope-requests', class: M007ScopeRequests },
 ];

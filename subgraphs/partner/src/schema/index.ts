@@ -10,6 +10,7 @@ import { definePartnerCredentials } from './partner-credentials.js';
 import { definePartnerScopeGrant } from './partner-scope-grant.js';
 import { definePortalAccount } from './portal-account.js';
 import { defineRateLimitUsage } from './rate-limit-usage.js';
+import { defineScopeRequests } from './scope-request.js';
 import { defineTokenRevocation } from './token-revocation.js';
 import { defineViewer } from './viewer.js';
 import { defineOnboardingLegalCertification, withCertificationObservation } from './onboarding-legal-certification.js';
@@ -22,6 +23,7 @@ export function buildPartnerSchema(services: SubgraphServices): GraphQLSchema {
   const tokens = defineApiToken(builder, services, revocation);
   const partner = definePartner(builder, services, tokens);
   definePartnerScopeGrant(builder, services, partner);
+  defineScopeRequests(builder, services);
   defineViewer(builder);
   defineOnboardingLegalCertification(builder, services, partner);
   defineCredentialLookups(builder);
