@@ -4,6 +4,7 @@ import { M002Credentials } from './m002-credentials.js';
 import { M003OnboardingLegalCertification } from './m003-onboarding-legal-certification.js';
 import { M004OAuthClientPatient } from './m004-oauth-client-patient.js';
 import { M005OAuthClientSecretRotation } from './m005-oauth-client-secret-rotation.js';
+import { M006RequestLog } from './m006-request-log.js';
 
 /** The partner subgraph's migration history, in order. Append new entries; never reorder or rename. */
 export const migrations: MigrationEntry[] = [
@@ -12,4 +13,5 @@ export const migrations: MigrationEntry[] = [
   { name: 'm003-onboarding-legal-certification', class: M003OnboardingLegalCertification },
   { name: 'm004-oauth-client-patient', class: M004OAuthClientPatient },
   { name: 'm005-oauth-client-secret-rotation', class: M005OAuthClientSecretRotation },
+  { name: 'm006-request-log', class: M006RequestLog },
 ];

@@ -10,6 +10,7 @@ import { definePartnerCredentials } from './partner-credentials.js';
 import { definePartnerScopeGrant } from './partner-scope-grant.js';
 import { definePortalAccount } from './portal-account.js';
 import { defineRateLimitUsage } from './rate-limit-usage.js';
+import { defineRequestLog } from './request-log.js';
 import { defineTokenRevocation } from './token-revocation.js';
 import { defineViewer } from './viewer.js';
 import { defineOnboardingLegalCertification, withCertificationObservation } from './onboarding-legal-certification.js';
@@ -29,6 +30,7 @@ export function buildPartnerSchema(services: SubgraphServices): GraphQLSchema {
   const portalAccount = definePortalAccount(builder, services);
   definePartnerCredentials(builder, partner, { oauthClient, portalAccount });
   defineRateLimitUsage(builder, services, partner);
+  defineRequestLog(builder);
   defineOAuthServer(builder, services, new SigningKeyRing(services.runtime.config.internalSecret, services.runtime.logger, services.publishCommitted));
   return withCertificationObservation(builder.toSubGraphSchema({ linkUrl: 'https://specs.apollo.dev/federation/v2.6' }), services);
 }
