@@ -4272,3 +4272,47 @@ class Client:
             headers=headers,
             authenticated=False,
         ).body
+
+    def requests_log(
+        self,
+        *,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        status_class: Optional[str] = None,
+        method: Optional[str] = None,
+        credential_id: Optional[str] = None,
+        since: Optional[str] = None,
+        until: Optional[str] = None,
+        params: Optional[Mapping[str, Any]] = None,
+        headers: Optional[Mapping[str, str]] = None,
+    ) -> Any:
+        """Your partner's own recent API requests, newest first (paged, filterable; never bodies, query strings or secrets).
+
+        ``GET /api/partner/requests``
+
+        Credential: bearer; one of the scopes cms.tokens.manage, cms.pipeline.read. Rate limit:
+        60/min.
+
+        Args:
+            limit: Items per page.
+            cursor: next_cursor of the previous page.
+            status_class: Only answers of one status class. One of: 2xx, 3xx, 4xx, 5xx.
+            method: Only one HTTP method. One of: GET, POST, PUT, PATCH, DELETE.
+            credential_id: Only the requests of one credential.
+            since: Only requests at or after this instant.
+            until: Only requests before this instant.
+            params: Further query parameters, such as FHIR search parameters.
+            headers: Further request headers, such as X-Svc-Source on identity writes or Prefer.
+
+        Returns:
+            The response body: JSON as dicts and lists, other media types as text, None when empty.
+
+        Raises:
+            ApiError: The API answered an error (429 and 503 are retried first).
+        """
+        return self._transport.send(
+            "GET",
+            "/api/partner/requests",
+            query={"limit": limit, "cursor": cursor, "status_class": status_class, "method": method, "credential_id": credential_id, "since": since, "until": until, **(params or {})},
+            headers=headers,
+        ).body
