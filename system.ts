@@ -18,6 +18,9 @@ import {
   tailAsBus,
   type EventBackbone,
   RateLimiter,
+  recordRequests,
+  RequestLogRecorder,
+  type RequestLogBatch,
   RedisEventBus,
   redisConnected,
   redisReachable,
@@ -228,6 +231,11 @@ export async function startSystem(config: Config, options: { logger?: Logger; no
 
     const app = httpApp(config, logger, metrics, role);
     const shedder = shedLoad(app, config.loadShedding);
+    // Each partner's request log: recorded at this public edge after the answer, written in batches
+    // through the gateway to the partner subgraph, never on the request's path.
+    let writeRequestLog: (batch: RequestLogBatch) => Promise<void> = async () => undefined;
+    const requestLog = new RequestLogRecorder((batch) => writeRequestLog(batch), logger, { flushMs: config.requestLog.flushMs });
+    recordRequests(app, requestLog);
     const internalApp = httpApp(config, logger, metrics, `${role}:internal`);
     serveMetrics(internalApp, metrics);
     let facadeGateway: FacadeGateway;
@@ -291,6 +299,9 @@ export async function startSystem(config: Config, options: { logger?: Logger; no
     if (role === 'all' || role === 'facade') {
       await registerFacade(app, { gateway: facadeGateway, limiter, publicUrl: config.publicUrl, now, sunsets: config.deprecationSunsets, homeCommunityId: config.tefca.homeCommunityId });
     }
+    writeRequestLog = (batch) => facadeGateway.recordRequests(batch);
+    // Closed right after the listeners: what they answered last is written while the gateway still runs.
+    closers.push(() => requestLog.close());
     // Closed first on shutdown: no new requests, in-flight ones finish, then the parts behind it stop.
     closers.push(() => Promise.all([app.close(), internalApp.close()]));
     return { app, internalApp, logger, stop: stopAll };

@@ -222,6 +222,10 @@ describe('scoped API tokens', () => {
       scopes: ['cms.pipeline.read', 'cms.tokens.manage'],
       created_at: expect.any(String),
       expires_at: expect.any(String),
+      // Not used yet; it works only in the environment that issued it.
+      last_used_at: null,
+      last_used_route: null,
+      environment: 'sandbox',
     });
     const days = (Date.parse(body.expires_at) - Date.parse(body.created_at)) / 86_400_000;
     expect(Math.round(days)).toBe(30);

@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { WebSocketServer } from 'ws';
 import { useServer } from 'graphql-ws/use/ws';
 import { GraphQLError, print, type ExecutionResult, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
-import { authenticateBearer, connectionAuthorization, DomainError, requestAuthorization, errorDocument, INTERNAL_PRINCIPAL_HEADER, newId, queryCredentialRefusal, writeErrorDocument, RETRY_AFTER_SECONDS, RevocationList, type Logger, type Principal, type RateLimiter } from '@svc/platform';
+import { authenticateBearer, connectionAuthorization, noteRequestPrincipal, DomainError, requestAuthorization, errorDocument, INTERNAL_PRINCIPAL_HEADER, newId, queryCredentialRefusal, writeErrorDocument, RETRY_AFTER_SECONDS, RevocationList, type Logger, type Principal, type RateLimiter } from '@svc/platform';
 import type { Gateway, GatewayContext } from './gateway.js';
 import type { Authenticator } from './authenticate.js';
 import { SubscriptionHub, withSubscriptions } from './subscriptions.js';
@@ -44,6 +44,8 @@ async function publicCallerOf(req: FastifyRequest, options: GatewayHttpOptions, 
   // A browser signed in to the portal sends its credential as a cookie, with the CSRF token (portal-cookie.ts).
   const authorization = requestAuthorization(req.method, req.headers, true);
   const principal = await authenticateBearer(options.limiter ?? null, req.ip, authorization, requestId, options.authenticator);
+  // The partner's request log attributes the answer to this credential, once it is sent.
+  if (principal.kind !== 'anonymous') noteRequestPrincipal(req.raw, principal, requestId);
   return { principal: { ...principal, clientAddress: req.ip }, ...(options.limiter ? { publicRequest: { clientAddress: req.ip } } : {}) };
 }
 

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { DomainError, INTERNAL_PRINCIPAL_HEADER, signPrincipal, verifyPrincipal, type RevocationList } from '@svc/platform';
+import { DomainError, INTERNAL_PRINCIPAL_HEADER, INTERNAL_SCOPE, signPrincipal, verifyPrincipal, type RevocationList } from '@svc/platform';
+import { INTERNAL_PRINCIPAL } from './authenticate.js';
 import { graphqlError, graphqlHttpHandler, requestIdOf, setRetryAfter, type GatewayHttpOptions } from './http.js';
 
 /**
@@ -28,6 +29,26 @@ export function registerInternalGatewayRoutes(app: FastifyInstance, options: Gat
       setRetryAfter(reply, err, status);
       return reply.code(status).send(body);
     }
+  });
+
+  // A facade's batch of request-log entries, for the partner subgraph (only the internal principal may send one).
+  app.post('/internal/request-log', async (req, reply) => {
+    const requestId = requestIdOf(req);
+    const forwarded = req.headers[INTERNAL_PRINCIPAL_HEADER];
+    let principal;
+    try {
+      principal = typeof forwarded === 'string' ? await verifyPrincipal(forwarded, options.internalSecret, options.revocations) : null;
+    } catch {
+      principal = null;
+    }
+    if (!principal?.scopes.includes(INTERNAL_SCOPE)) return reply.code(401).send({ errors: [{ message: 'The internal principal is required.', extensions: { code: 'UNAUTHENTICATED' } }] });
+    const response = await options.gateway.callSubgraph(
+      'partner',
+      { query: 'mutation RecordApiRequests($batch: String!) { recordApiRequests(batch: $batch) }', variables: { batch: JSON.stringify(req.body) } },
+      { principal: INTERNAL_PRINCIPAL, requestId },
+    );
+    if (response.errors?.length) return reply.code(502).send({ errors: response.errors });
+    return reply.code(204).send();
   });
 
   app.post(

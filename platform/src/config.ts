@@ -111,6 +111,12 @@ export interface Config {
   deprecationSunsets: Readonly<Record<string, string>>;
   /** TEFCA exchange: our home community, the peer directory seed, time limits (`SVC_TEFCA_*`, see tefca/settings.ts). */
   tefca: TefcaSettings;
+  /**
+   * Each partner's log of its own recent API requests (`SVC_REQUEST_LOG_*`): how long an entry is
+   * kept, at most how many are kept per partner, how often the process writes its buffered entries,
+   * and how often the partner subgraph prunes what is beyond either bound.
+   */
+  requestLog: { retentionHours: number; maxPerPartner: number; flushMs: number; pruneIntervalMs: number };
 }
 
 export class ConfigError extends Error {
@@ -291,6 +297,12 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     webhooks: readWebhookSettings(int, bool),
     deprecationSunsets: parseDeprecationSunsets(str('SVC_DEPRECATION_SUNSETS'), problems),
     tefca: readTefcaSettings(str, int, bool, problems),
+    requestLog: {
+      retentionHours: int('SVC_REQUEST_LOG_RETENTION_HOURS', 72, 1, 24 * 90),
+      maxPerPartner: int('SVC_REQUEST_LOG_MAX_PER_PARTNER', 10_000, 100, 1_000_000),
+      flushMs: int('SVC_REQUEST_LOG_FLUSH_MS', 1_000, 10, 60_000),
+      pruneIntervalMs: int('SVC_REQUEST_LOG_PRUNE_INTERVAL_MS', 300_000, 1_000, 86_400_000),
+    },
   };
   if (role === 'gateway' && !config.supergraphPath) {
     for (const name of SUBGRAPH_NAMES) {

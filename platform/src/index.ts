@@ -56,3 +56,4 @@ export * from './redis-client.js';
 export * from './tefca/index.js';
 export * from './seeded-random.js';
 export * from './jobs/job-thread.js';
+export * from './request-log.js';

@@ -8,6 +8,7 @@ import { ApplyPage } from './pages/apply.js';
 import { ApplicationStatusPage } from './pages/application.js';
 import { DashboardPage } from './pages/dashboard.js';
 import { TokensPage } from './pages/tokens.js';
+import { RequestsPage } from './pages/requests.js';
 import { OAuthClientsPage } from './pages/oauth-clients.js';
 import { LegalPage } from './pages/legal.js';
 import { CertificationPage } from './pages/certification.js';
@@ -44,6 +45,7 @@ type Props = { viewer: Viewer };
 const PARTNER_PAGES: { page: string; title: string; component: FunctionComponent<Props> }[] = [
   { page: '', title: 'Dashboard', component: DashboardPage },
   { page: 'tokens', title: 'API tokens', component: TokensPage },
+  { page: 'requests', title: 'Request log', component: RequestsPage },
   { page: 'oauth-clients', title: 'OAuth clients', component: OAuthClientsPage },
   { page: 'webhooks', title: 'Webhooks', component: WebhooksPage },
   { page: 'pipeline', title: 'Pipeline & usage', component: PipelinePage },

@@ -87,16 +87,42 @@ export function Loading({ state }: { state: Loaded<unknown> }) {
   return <ErrorBox error={state.error} />;
 }
 
-/** A secret the service shows once: shown with a warning, selectable, never stored by the page. */
+/** A button that copies `text` to the clipboard and says so (or says it could not). */
+export function CopyButton({ text, label }: { text: string; label: string }) {
+  const [said, setSaid] = useState('');
+  return (
+    <>
+      <button
+        type="button"
+        class="copy"
+        aria-label={label}
+        onClick={() =>
+          navigator.clipboard
+            .writeText(text)
+            .then(() => setSaid('Copied'))
+            .catch(() => setSaid('Copy failed: select the text instead'))
+        }
+      >
+        Copy
+      </button>
+      <span class="copied" role="status">
+        {said}
+      </span>
+    </>
+  );
+}
+
+/** A secret the service shows once: shown with a warning, selectable, with a copy button, never stored by the page. */
 export function SecretOnce({ label, secret }: { label: string; secret: string }) {
   return (
-    <div class="secret" role="status">
-      <p>
+    <div class="secret">
+      <p role="status">
         <strong>{label}</strong>: copy it now; it is shown only once.
       </p>
       <code class="secret-value" data-testid="secret">
         {secret}
       </code>
+      <CopyButton text={secret} label={`Copy the ${label.toLowerCase()}`} />
     </div>
   );
 }

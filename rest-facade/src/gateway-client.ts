@@ -1,5 +1,5 @@
-import { DependencyUnavailable, DomainError, signPrincipal, INTERNAL_PRINCIPAL_HEADER, type DependencyHealth, type GraphQLRequest, type Principal } from '@svc/platform';
-import type { Authenticator, Gateway, SubgraphResponse } from '@svc/gateway';
+import { DependencyUnavailable, DomainError, newId, signPrincipal, INTERNAL_PRINCIPAL_HEADER, type DependencyHealth, type GraphQLRequest, type Principal, type RequestLogBatch } from '@svc/platform';
+import { INTERNAL_PRINCIPAL, type Authenticator, type Gateway, type SubgraphResponse } from '@svc/gateway';
 
 /** The facade's one way into the platform: authenticate a caller, then run a gateway operation. */
 export interface FacadeGateway {
@@ -7,7 +7,11 @@ export interface FacadeGateway {
   /** The principal only when the gateway can prove the credential valid without a database query; else null. */
   authenticateWithoutLookup(authorization: string | undefined, requestId: string): Promise<Principal | null>;
   execute(request: GraphQLRequest, principal: Principal, requestId: string): Promise<SubgraphResponse>;
+  /** Write a batch of the edge's request-log entries (the partner subgraph's internal mutation); rejects when it was not written. */
+  recordRequests(batch: RequestLogBatch): Promise<void>;
 }
+
+const RECORD_REQUESTS = 'mutation RecordApiRequests($batch: String!) { recordApiRequests(batch: $batch) }';
 
 /** The embedded mode: the gateway in the same process. */
 export function inProcessGateway(gateway: Gateway, authenticator: Authenticator): FacadeGateway {
@@ -15,6 +19,10 @@ export function inProcessGateway(gateway: Gateway, authenticator: Authenticator)
     authenticate: (authorization, requestId) => authenticator.authenticate(authorization, requestId),
     authenticateWithoutLookup: (authorization, requestId) => authenticator.authenticateWithoutLookup(authorization, requestId),
     execute: (request, principal, requestId) => gateway.execute(request, { principal, requestId }),
+    async recordRequests(batch) {
+      const response = await gateway.callSubgraph('partner', { query: RECORD_REQUESTS, variables: { batch: JSON.stringify(batch) } }, { principal: INTERNAL_PRINCIPAL, requestId: newId('req') });
+      if (response.errors?.length) throw new Error(`the request log was not written: ${response.errors[0]!.message}`);
+    },
   };
 }
 
@@ -68,6 +76,17 @@ export function httpGateway(baseUrl: string, internalSecret: string, options: { 
         throw unavailable(new Error(`the gateway answered HTTP ${response.status} without a GraphQL response`));
       }
       return body;
+    },
+    async recordRequests(batch) {
+      // The gateway's internal listener forwards the batch to the partner subgraph (internal-routes.ts).
+      const response = await fetch(`${base}/internal/request-log`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', [INTERNAL_PRINCIPAL_HEADER]: await signPrincipal(INTERNAL_PRINCIPAL, internalSecret) },
+        body: JSON.stringify(batch),
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      await response.body?.cancel();
+      if (!response.ok) throw new Error(`the gateway answered HTTP ${response.status} to a request-log batch`);
     },
   };
 }

@@ -14,6 +14,7 @@ import {
   isAuthenticated,
   isConnectionFailure,
   isErrorCode,
+  noteRequestPrincipal,
   portalCookieSecure,
   RETRY_AFTER_SECONDS,
   rateLimitedError,
@@ -109,6 +110,8 @@ export function routeHandler(route: RouteSpec, deps: HandlerDeps) {
       // The portal's cookie stands for the same bearer, after its CSRF and Origin checks (platform portal-cookie.ts).
       const principal = route.auth === 'none' ? ANONYMOUS : await authenticateBearer(deps.limiter, req.ip, requestAuthorization(req.method, req.headers), requestId, deps.gateway);
       req.log = deferredChild(req.log as Logger, { partner: principal.partnerGpid, tokenId: principal.tokenId });
+      // The partner's request log attributes the answer to this credential, once it is sent.
+      if (isAuthenticated(principal)) noteRequestPrincipal(req.raw, principal, requestId);
       const input: RouteInput = {
         params: (req.params ?? {}) as Record<string, string>,
         query: (req.query ?? {}) as RouteInput['query'],

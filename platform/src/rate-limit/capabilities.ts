@@ -102,6 +102,8 @@ export const CAPABILITIES = {
     'Mutation.sendWebhookSample',
   ]),
   'webhooks.event-types': capability('webhooks.event-types', 'partner-ecosystem', perMinute(60), ['Query.webhookEventTypes']),
+  // The partner's own request log (the portal's Request log page).
+  'requests.log': capability('requests.log', 'partner-ecosystem', perMinute(60), ['Query.apiRequestLog']),
   // The partner's own onboarding application, as the partner reads it once approved.
   'partners.application': capability('partners.application', 'partner-ecosystem', perMinute(30), ['Query.partner.application']),
   // Identity

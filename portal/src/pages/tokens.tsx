@@ -2,17 +2,22 @@ import { useState } from 'preact/hooks';
 import { SCOPE_CATALOG } from '../../../platform/src/auth/scope-catalog.js';
 import { gql } from '../api.js';
 import type { Viewer } from '../main.js';
-import { ErrorBox, Field, formValue, Loading, Page, SecretOnce, useAction, useQuery, when } from '../ui.js';
+import { CopyButton, ErrorBox, Field, formValue, Loading, Page, SecretOnce, useAction, useQuery, when } from '../ui.js';
 
-const LIST = `query Tokens($gpid: ID!) { partner(gpid: $gpid) { grantedScopes apiTokens { tokenId name scopes createdAt expiresAt } } }`;
+const LIST = `query Tokens($gpid: ID!) { partner(gpid: $gpid) { grantedScopes apiTokens { tokenId name scopes createdAt expiresAt lastUsedAt lastUsedRoute environment } } }`;
 const CREATE = `mutation CreateToken($input: CreateApiTokenInput!) { createApiToken(input: $input) { secret token { tokenId } } }`;
 const REVOKE = `mutation RevokeToken($tokenId: ID!) { revokeApiToken(tokenId: $tokenId) { tokenId revokedAt } }`;
 
-interface Token { tokenId: string; name: string; scopes: string[]; createdAt: string; expiresAt: string | null }
+interface Token { tokenId: string; name: string; scopes: string[]; createdAt: string; expiresAt: string | null; lastUsedAt: string | null; lastUsedRoute: string | null; environment: string }
 
 /** What a scope allows, from the platform's scope catalog (bundled: the same text as the OpenAPI documents). */
 export function scopeDescription(scope: string): string {
   return SCOPE_CATALOG.find((s) => s.scope === scope)?.description ?? '';
+}
+
+/** sandbox or production: where the token works. */
+export function EnvironmentBadge({ environment }: { environment: string }) {
+  return <span class={`badge badge-${environment === 'production' ? 'production' : 'sandbox'}`}>{environment === 'production' ? 'Production' : 'Sandbox'}</span>;
 }
 
 export function TokensPage({ viewer }: { viewer: Viewer }) {
@@ -55,20 +60,26 @@ export function TokensPage({ viewer }: { viewer: Viewer }) {
       <h2>Your tokens</h2>
       <ErrorBox error={revoke.error} />
       <div class="table-wrap">
-        <table>
+        <table class="stack tokens">
           <caption class="sr-only">API tokens</caption>
-          <thead><tr><th scope="col">Name</th><th scope="col">Id</th><th scope="col">Scopes</th><th scope="col">Created</th><th scope="col">Expires</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
+          <thead><tr><th scope="col">Name</th><th scope="col">Id</th><th scope="col">Scopes</th><th scope="col">Last used</th><th scope="col">Created</th><th scope="col">Expires</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
           <tbody>
             {tokens.map((t) => (
               <tr key={t.tokenId}>
-                <td>{t.name}</td><td><code>{t.tokenId}</code></td><td>{t.scopes.join(', ')}</td><td>{when(t.createdAt)}</td><td>{when(t.expiresAt)}</td>
-                <td><button type="button" class="danger" aria-label={`Revoke ${t.name}`} onClick={() => confirm(`Revoke ${t.name}? Calls using it stop at once.`) && void revoke.run(t.tokenId)}>Revoke</button></td>
+                <td data-label="Name">{t.name} <EnvironmentBadge environment={t.environment} /></td>
+                <td data-label="Id"><code class="token-id">{t.tokenId}</code> <CopyButton text={t.tokenId} label={`Copy the id of ${t.name}`} /></td>
+                <td data-label="Scopes">{t.scopes.join(', ')}</td>
+                <td data-label="Last used" data-testid="last-used">{t.lastUsedAt ? <>{when(t.lastUsedAt)}<br /><code>{t.lastUsedRoute}</code></> : 'Never'}</td>
+                <td data-label="Created">{when(t.createdAt)}</td>
+                <td data-label="Expires">{t.expiresAt ? when(t.expiresAt) : 'Never'}</td>
+                <td data-label="Actions"><button type="button" class="danger" aria-label={`Revoke ${t.name}`} disabled={revoke.busy} onClick={() => confirm(`Revoke ${t.name}? Calls using it stop at once.`) && void revoke.run(t.tokenId)}>Revoke</button></td>
               </tr>
             ))}
-            {tokens.length === 0 && <tr><td colSpan={6}>No tokens yet.</td></tr>}
+            {tokens.length === 0 && <tr><td colSpan={7}>No tokens yet.</td></tr>}
           </tbody>
         </table>
       </div>
+      <p class="hint">Last use is recorded at most about once a minute per token. Every request is in the <a href="/portal/requests">request log</a>.</p>
     </Page>
   );
 }

@@ -10,7 +10,7 @@ import { NO_STORE } from './no-store.js';
  */
 
 
-const TOKEN_FIELDS = 'tokenId partnerGpid name scopes createdAt expiresAt';
+const TOKEN_FIELDS = 'tokenId partnerGpid name scopes createdAt expiresAt lastUsedAt lastUsedRoute environment';
 const CLIENT_FIELDS = 'clientId partnerGpid clientName scopes tokenEndpointAuthMethod grantTypes jwks patient createdAt';
 const REVOCATION_FIELDS = 'tokenId partnerGpid revokedAt reason';
 
@@ -95,7 +95,7 @@ export const createToken: GatewayOperation = {
 
 const TOKEN_SCHEMA: JsonSchema = {
   type: 'object',
-  required: ['token_id', 'partner_gpid', 'name', 'scopes', 'created_at', 'expires_at'],
+  required: ['token_id', 'partner_gpid', 'name', 'scopes', 'created_at', 'expires_at', 'last_used_at', 'last_used_route', 'environment'],
   properties: {
     token_id: { type: 'string', pattern: '^tok_[0-9a-z]{26}$' },
     partner_gpid: PARTNER_GPID,
@@ -103,6 +103,9 @@ const TOKEN_SCHEMA: JsonSchema = {
     scopes: { type: 'array', items: { type: 'string' } },
     created_at: TIMESTAMP,
     expires_at: { ...TIMESTAMP, type: ['string', 'null'] },
+    last_used_at: { ...TIMESTAMP, type: ['string', 'null'], description: 'When the token last authenticated a request (null: never); recorded at most about once a minute per token.' },
+    last_used_route: { type: ['string', 'null'], description: 'The method and route template of that request, e.g. "GET /cms/tokens".' },
+    environment: { type: 'string', enum: ['sandbox', 'production'], description: 'The environment of the service that issued the token; it authenticates only there.' },
   },
 };
 

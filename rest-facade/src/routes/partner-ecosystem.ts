@@ -23,7 +23,7 @@ import { updatePartnerScopes, updatePartnerScopesSchemas } from './partner-scope
 import { listClients, listClientsSchemas, rotateClientSecret, rotateClientSecretSchemas } from './oauth-client-operations.js';
 import { rateLimitUsage, rateLimitUsageSchemas } from './rate-limit-usage-operation.js';
 
-const TOKEN_FIELDS = 'tokenId partnerGpid name scopes createdAt expiresAt';
+const TOKEN_FIELDS = 'tokenId partnerGpid name scopes createdAt expiresAt lastUsedAt lastUsedRoute environment';
 const METRIC_FIELDS = 'window since jobsTotal jobsCompleted jobsFailed jobsInFlight recordsProcessed successRate lastCompletedAt lastFailedAt errorCodes { code count }';
 const PIPELINE_PARTNERS_DOC = `query PipelinePartners($first: Int, $after: String, $window: String) { partners(first: $first, after: $after) { edges { node { gpid legalName pipelineMetrics(window: $window) { ${METRIC_FIELDS} } } } pageInfo { hasNextPage endCursor } } }`;
 const PIPELINE_PARTNER_DOC = `query PipelinePartner($gpid: ID!, $window: String) { partner(gpid: $gpid) { gpid legalName pipelineMetrics(window: $window) { ${METRIC_FIELDS} } } }`;

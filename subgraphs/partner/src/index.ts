@@ -13,6 +13,7 @@ import { buildPartnerSchema } from './schema/index.js';
 import { ensureBootstrapOperator, revokeStoredBootstrapOperators } from './domain/bootstrap-operator.js';
 import { ONBOARDING_LEGAL_CERTIFICATION_ENTITIES } from './entities/onboarding-legal-certification-entities.js';
 import { certificationObserverFor } from './domain/certification-observations.js';
+import { startRequestLogPruning } from './domain/request-log.js';
 
 /** Partners, onboarding, credentials, legal documents, certification, SDK catalog. */
 export const partnerSubgraph: SubgraphDefinition = {
@@ -44,7 +45,12 @@ export const partnerSubgraph: SubgraphDefinition = {
         // Certification evidence from other components' events (idempotent by event id).
         const observer = certificationObserverFor(services);
         const stopObserving = rt.stream.consume('certification', (event) => observer.onEvent(event));
-        return stopObserving;
+        // The request log stays within its bounds (SVC_REQUEST_LOG_RETENTION_HOURS, _MAX_PER_PARTNER).
+        const stopPruning = startRequestLogPruning(() => orm.em.fork(), rt.config.requestLog, rt.logger);
+        return () => {
+          stopPruning();
+          return stopObserving();
+        };
       },
     }),
 };

@@ -855,6 +855,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/partner/requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your partner's own recent API requests, newest first (paged, filterable; never bodies, query strings or secrets)
+         * @description Your partner's own recent API requests, newest first (paged, filterable; never bodies, query strings or secrets). Credential: bearer; one of the scopes cms.tokens.manage, cms.pipeline.read. Rate limit: 60/min.
+         */
+        get: operations["requests.log"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/partner/routes": {
         parameters: {
             query?: never;
@@ -5844,6 +5864,71 @@ export interface operations {
             503: components["responses"]["Problem503"];
         };
     };
+    "requests.log": {
+        parameters: {
+            query?: {
+                /** @description Only the requests of one credential. */
+                credential_id?: string;
+                /** @description next_cursor of the previous page. */
+                cursor?: string;
+                /** @description Items per page. */
+                limit?: number;
+                /** @description Only one HTTP method. */
+                method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+                /** @description Only requests at or after this instant. */
+                since?: string;
+                /** @description Only answers of one status class. */
+                status_class?: "2xx" | "3xx" | "4xx" | "5xx";
+                /** @description Only requests before this instant. */
+                until?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Your partner's own recent API requests, newest first (paged, filterable; never bodies, query strings or secrets) */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        next_cursor: string | null;
+                        requests: {
+                            /** @description tok_… (API token), cli_… (OAuth client), ses_… (portal session). */
+                            credential_id: string | null;
+                            /** @enum {string} */
+                            credential_kind: "api_token" | "oauth_client" | "portal_session" | "operator";
+                            latency_ms: number;
+                            method: string;
+                            /** Format: date-time */
+                            occurred_at: string;
+                            /** @description The X-Request-Id of the answer. */
+                            request_id: string;
+                            /** @description The route template (/api/identity/{gpid}, /graphql), never the query string. */
+                            route: string;
+                            status: number;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+        };
+    };
     "catalog.routes": {
         parameters: {
             query?: {
@@ -8298,8 +8383,20 @@ export interface operations {
                         tokens: {
                             /** Format: date-time */
                             created_at: string;
+                            /**
+                             * @description The environment of the service that issued the token; it authenticates only there.
+                             * @enum {string}
+                             */
+                            environment: "sandbox" | "production";
                             /** Format: date-time */
                             expires_at: string | null;
+                            /**
+                             * Format: date-time
+                             * @description When the token last authenticated a request (null: never); recorded at most about once a minute per token.
+                             */
+                            last_used_at: string | null;
+                            /** @description The method and route template of that request, e.g. "GET /cms/tokens". */
+                            last_used_route: string | null;
                             name: string;
                             /** @description CMS GPID. */
                             partner_gpid: string;
@@ -8358,8 +8455,20 @@ export interface operations {
                     "application/json": {
                         /** Format: date-time */
                         created_at: string;
+                        /**
+                         * @description The environment of the service that issued the token; it authenticates only there.
+                         * @enum {string}
+                         */
+                        environment: "sandbox" | "production";
                         /** Format: date-time */
                         expires_at: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When the token last authenticated a request (null: never); recorded at most about once a minute per token.
+                         */
+                        last_used_at: string | null;
+                        /** @description The method and route template of that request, e.g. "GET /cms/tokens". */
+                        last_used_route: string | null;
                         name: string;
                         /** @description CMS GPID. */
                         partner_gpid: string;

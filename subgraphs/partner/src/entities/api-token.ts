@@ -18,6 +18,10 @@ export interface ApiToken {
   revokedReason: string | null;
   /** The credential (tok_…, ses_… or cli_…) that created this one; null for platform-made ones. */
   createdBy?: string | null;
+  /** When the token last authenticated a request (written at most about once a minute per token). */
+  lastUsedAt?: Date | null;
+  /** `GET /cms/tokens`: the method and route template of that request. */
+  lastUsedRoute?: string | null;
 }
 
 export const ApiTokenEntity = new EntitySchema<ApiToken>({
@@ -35,5 +39,7 @@ export const ApiTokenEntity = new EntitySchema<ApiToken>({
     revokedAt: { type: 'datetime', nullable: true },
     revokedReason: { type: 'string', nullable: true },
     createdBy: { type: 'string', nullable: true },
+    lastUsedAt: { type: 'datetime', nullable: true },
+    lastUsedRoute: { type: 'string', nullable: true },
   },
 });

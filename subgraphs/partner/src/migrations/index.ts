@@ -6,6 +6,7 @@ import { M004OAuthClientPatient } from './m004-oauth-client-patient.js';
 import { M005OAuthClientSecretRotation } from './m005-oauth-client-secret-rotation.js';
 import { M006ApplicationStatusHistory } from './m006-application-status-history.js';
 import { M007ScopeRequests } from './m007-scope-requests.js';
+import { M008RequestLog } from './m008-request-log.js';
 
 /** The partner subgraph's migration history, in order. Append new entries; never reorder or rename. */
 export const migrations: MigrationEntry[] = [
@@ -16,4 +17,5 @@ export const migrations: MigrationEntry[] = [
   { name: 'm005-oauth-client-secret-rotation', class: M005OAuthClientSecretRotation },
   { name: 'm006-application-status-history', class: M006ApplicationStatusHistory },
   { name: 'm007-scope-requests', class: M007ScopeRequests },
+  { name: 'm008-request-log', class: M008RequestLog },
 ];

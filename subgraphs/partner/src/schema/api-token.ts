@@ -17,6 +17,17 @@ export function defineApiToken(builder: Builder, services: SubgraphServices, rev
       scopes: t.exposeStringList('scopes'),
       createdAt: t.expose('createdAt', { type: 'DateTime' }),
       expiresAt: t.expose('expiresAt', { type: 'DateTime', nullable: true }),
+      lastUsedAt: t.field({
+        type: 'DateTime',
+        nullable: true,
+        description: 'When the token last authenticated a request (null: never). Recorded at most about once a minute per token, so it may lag by up to a minute.',
+        resolve: (tok) => tok.lastUsedAt ?? null,
+      }),
+      lastUsedRoute: t.string({ nullable: true, description: 'The method and route template of that request, e.g. "GET /cms/tokens".', resolve: (tok) => tok.lastUsedRoute ?? null }),
+      environment: t.string({
+        description: 'sandbox or production: the environment of the service that issued the token (SVC_ENVIRONMENT); it authenticates only there.',
+        resolve: () => services.runtime.config.environment,
+      }),
     }),
   });
 

@@ -11,6 +11,7 @@ import { definePartnerScopeGrant } from './partner-scope-grant.js';
 import { definePortalAccount } from './portal-account.js';
 import { defineRateLimitUsage } from './rate-limit-usage.js';
 import { defineScopeRequests } from './scope-request.js';
+import { defineRequestLog } from './request-log.js';
 import { defineTokenRevocation } from './token-revocation.js';
 import { defineViewer } from './viewer.js';
 import { defineOnboardingLegalCertification, withCertificationObservation } from './onboarding-legal-certification.js';
@@ -31,6 +32,7 @@ export function buildPartnerSchema(services: SubgraphServices): GraphQLSchema {
   const portalAccount = definePortalAccount(builder, services);
   definePartnerCredentials(builder, partner, { oauthClient, portalAccount });
   defineRateLimitUsage(builder, services, partner);
+  defineRequestLog(builder);
   defineOAuthServer(builder, services, new SigningKeyRing(services.runtime.config.internalSecret, services.runtime.logger, services.publishCommitted));
   return withCertificationObservation(builder.toSubGraphSchema({ linkUrl: 'https://specs.apollo.dev/federation/v2.6' }), services);
 }
