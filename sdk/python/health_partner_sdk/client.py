@@ -967,11 +967,11 @@ class Client:
         params: Optional[Mapping[str, Any]] = None,
         headers: Optional[Mapping[str, str]] = None,
     ) -> Any:
-        """Verify the identity audit chain: walk it from its first entry, recomputing every hash (tamper evidence).
+        """Verify the identity audit chain: walk it from its first entry, recomputing every hash (tamper evidence). Operators only: the chain holds every partner's changes.
 
         ``GET /api/identity/audit/verification``
 
-        Credential: bearer; one of the scopes cms.admin, identity.approve. Rate limit: 10/min.
+        Credential: bearer; one of the scopes cms.admin. Rate limit: 10/min.
 
         Args:
             params: Further query parameters, such as FHIR search parameters.
@@ -3292,6 +3292,66 @@ class Client:
             headers=headers,
         ).body
 
+    def portal_origin(
+        self,
+        *,
+        params: Optional[Mapping[str, Any]] = None,
+        headers: Optional[Mapping[str, str]] = None,
+    ) -> Any:
+        """The bare origin: a browser (Accept: text/html) gets 302 to the partner portal (/portal/); any other client gets the 404 problem document.
+
+        ``GET /``
+
+        No credential needed. Rate limit: 600/min.
+
+        Args:
+            params: Further query parameters, such as FHIR search parameters.
+            headers: Further request headers, such as X-Svc-Source on identity writes or Prefer.
+
+        Returns:
+            The response body: JSON as dicts and lists, other media types as text, None when empty.
+
+        Raises:
+            ApiError: The API answered an error (429 and 503 are retried first).
+        """
+        return self._transport.send(
+            "GET",
+            "/",
+            query={**(params or {})},
+            headers=headers,
+            authenticated=False,
+        ).body
+
+    def portal_favicon(
+        self,
+        *,
+        params: Optional[Mapping[str, Any]] = None,
+        headers: Optional[Mapping[str, str]] = None,
+    ) -> Any:
+        """The portal's icon (SVG), where browsers look for it.
+
+        ``GET /favicon.ico``
+
+        No credential needed. Rate limit: 600/min.
+
+        Args:
+            params: Further query parameters, such as FHIR search parameters.
+            headers: Further request headers, such as X-Svc-Source on identity writes or Prefer.
+
+        Returns:
+            The response body: JSON as dicts and lists, other media types as text, None when empty.
+
+        Raises:
+            ApiError: The API answered an error (429 and 503 are retried first).
+        """
+        return self._transport.send(
+            "GET",
+            "/favicon.ico",
+            query={**(params or {})},
+            headers=headers,
+            authenticated=False,
+        ).body
+
     def portal_app(
         self,
         *,
@@ -3510,6 +3570,78 @@ class Client:
             "GET",
             f"/api/partner/webhooks/{path_segment(webhook_id)}",
             query={**(params or {})},
+            headers=headers,
+        ).body
+
+    def webhooks_update(
+        self,
+        webhook_id: str,
+        body: Any,
+        *,
+        params: Optional[Mapping[str, Any]] = None,
+        headers: Optional[Mapping[str, str]] = None,
+    ) -> Any:
+        """Change an endpoint's URL, event types or description (same rules as registration).
+
+        ``PATCH /api/partner/webhooks/{webhook_id}``
+
+        Credential: bearer; one of the scopes cms.webhooks.manage, cms.admin. Rate limit: 60/min.
+
+        Args:
+            webhook_id: The endpoint (whk_…).
+            body: The request body (application/json): a dict or list, sent as JSON (form fields for
+                a form media type), or str or bytes sent as they are.
+            params: Further query parameters, such as FHIR search parameters.
+            headers: Further request headers, such as X-Svc-Source on identity writes or Prefer.
+
+        Returns:
+            The response body: JSON as dicts and lists, other media types as text, None when empty.
+
+        Raises:
+            ApiError: The API answered an error (429 and 503 are retried first).
+        """
+        return self._transport.send(
+            "PATCH",
+            f"/api/partner/webhooks/{path_segment(webhook_id)}",
+            query={**(params or {})},
+            body=body,
+            content_type="application/json",
+            headers=headers,
+        ).body
+
+    def webhooks_sample(
+        self,
+        webhook_id: str,
+        body: Any,
+        *,
+        params: Optional[Mapping[str, Any]] = None,
+        headers: Optional[Mapping[str, str]] = None,
+    ) -> Any:
+        """Queue a signed sample of any catalog event type to the endpoint (one attempt, "sample": true in the body); follow it in the delivery log.
+
+        ``POST /api/partner/webhooks/{webhook_id}/samples``
+
+        Credential: bearer; one of the scopes cms.webhooks.manage, cms.admin. Rate limit: 60/min.
+
+        Args:
+            webhook_id: The endpoint (whk_…).
+            body: The request body (application/json): a dict or list, sent as JSON (form fields for
+                a form media type), or str or bytes sent as they are.
+            params: Further query parameters, such as FHIR search parameters.
+            headers: Further request headers, such as X-Svc-Source on identity writes or Prefer.
+
+        Returns:
+            The response body: JSON as dicts and lists, other media types as text, None when empty.
+
+        Raises:
+            ApiError: The API answered an error (429 and 503 are retried first).
+        """
+        return self._transport.send(
+            "POST",
+            f"/api/partner/webhooks/{path_segment(webhook_id)}/samples",
+            query={**(params or {})},
+            body=body,
+            content_type="application/json",
             headers=headers,
         ).body
 
@@ -4243,6 +4375,41 @@ class Client:
             authenticated=False,
         ).body
 
+    def partners_applications_sign_in(
+        self,
+        body: Any,
+        *,
+        params: Optional[Mapping[str, Any]] = None,
+        headers: Optional[Mapping[str, str]] = None,
+    ) -> Any:
+        """Open an application with the applicant's contact e-mail and portal password (no e-mail is sent): its status, history and a fresh resume_token (the previous one stops working). The same counters, lockout and answers as POST /cms/partner-login: 401 alike for an unknown e-mail and a wrong password, 423 and 429 with Retry-After.
+
+        ``POST /api/partner/applications/sign-in``
+
+        No credential needed. Rate limit: 10/min.
+
+        Args:
+            body: The request body (application/json): a dict or list, sent as JSON (form fields for
+                a form media type), or str or bytes sent as they are.
+            params: Further query parameters, such as FHIR search parameters.
+            headers: Further request headers, such as X-Svc-Source on identity writes or Prefer.
+
+        Returns:
+            The response body: JSON as dicts and lists, other media types as text, None when empty.
+
+        Raises:
+            ApiError: The API answered an error (429 and 503 are retried first).
+        """
+        return self._transport.send(
+            "POST",
+            "/api/partner/applications/sign-in",
+            query={**(params or {})},
+            body=body,
+            content_type="application/json",
+            headers=headers,
+            authenticated=False,
+        ).body
+
     def certification_checklists(
         self,
         *,
@@ -4271,6 +4438,181 @@ class Client:
             query={**(params or {})},
             headers=headers,
             authenticated=False,
+        ).body
+
+    def scope_requests_list(
+        self,
+        *,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        status: Optional[str] = None,
+        partner_gpid: Optional[str] = None,
+        params: Optional[Mapping[str, Any]] = None,
+        headers: Optional[Mapping[str, str]] = None,
+    ) -> Any:
+        """Scope requests, newest first (paged): the partner's own; operators every partner's.
+
+        ``GET /cms/scope-requests``
+
+        Credential: bearer; one of the scopes cms.partner.read, cms.admin. Rate limit: 60/min.
+
+        Args:
+            limit: Items per page.
+            cursor: next_cursor of the previous page.
+            status: Only requests in this state. One of: pending, granted, refused.
+            partner_gpid: Operators: one partner's requests. A partner naming another partner gets
+                an empty page.
+            params: Further query parameters, such as FHIR search parameters.
+            headers: Further request headers, such as X-Svc-Source on identity writes or Prefer.
+
+        Returns:
+            The response body: JSON as dicts and lists, other media types as text, None when empty.
+
+        Raises:
+            ApiError: The API answered an error (429 and 503 are retried first).
+        """
+        return self._transport.send(
+            "GET",
+            "/cms/scope-requests",
+            query={"limit": limit, "cursor": cursor, "status": status, "partner_gpid": partner_gpid, **(params or {})},
+            headers=headers,
+        ).body
+
+    def scope_requests_create(
+        self,
+        body: Any,
+        *,
+        params: Optional[Mapping[str, Any]] = None,
+        headers: Optional[Mapping[str, str]] = None,
+    ) -> Any:
+        """Ask an operator for scopes the partner does not hold, with a reason.
+
+        ``POST /cms/scope-requests``
+
+        Credential: bearer; one of the scopes cms.partner.write. Rate limit: 10/min.
+
+        Args:
+            body: The request body (application/json): a dict or list, sent as JSON (form fields for
+                a form media type), or str or bytes sent as they are.
+            params: Further query parameters, such as FHIR search parameters.
+            headers: Further request headers, such as X-Svc-Source on identity writes or Prefer.
+
+        Returns:
+            The response body: JSON as dicts and lists, other media types as text, None when empty.
+
+        Raises:
+            ApiError: The API answered an error (429 and 503 are retried first).
+        """
+        return self._transport.send(
+            "POST",
+            "/cms/scope-requests",
+            query={**(params or {})},
+            body=body,
+            content_type="application/json",
+            headers=headers,
+        ).body
+
+    def scope_requests_get(
+        self,
+        id: str,
+        *,
+        params: Optional[Mapping[str, Any]] = None,
+        headers: Optional[Mapping[str, str]] = None,
+    ) -> Any:
+        """One scope request.
+
+        ``GET /cms/scope-requests/{id}``
+
+        Credential: bearer; one of the scopes cms.partner.read, cms.admin. Rate limit: 60/min.
+
+        Args:
+            id: The scope request (scr_…).
+            params: Further query parameters, such as FHIR search parameters.
+            headers: Further request headers, such as X-Svc-Source on identity writes or Prefer.
+
+        Returns:
+            The response body: JSON as dicts and lists, other media types as text, None when empty.
+
+        Raises:
+            ApiError: The API answered an error (429 and 503 are retried first).
+        """
+        return self._transport.send(
+            "GET",
+            f"/cms/scope-requests/{path_segment(id)}",
+            query={**(params or {})},
+            headers=headers,
+        ).body
+
+    def scope_requests_grant(
+        self,
+        id: str,
+        body: Any,
+        *,
+        params: Optional[Mapping[str, Any]] = None,
+        headers: Optional[Mapping[str, str]] = None,
+    ) -> Any:
+        """Grant a pending request: its scopes join the partner's grant (operators).
+
+        ``POST /cms/scope-requests/{id}/grant``
+
+        Credential: bearer; one of the scopes cms.admin. Rate limit: 30/min.
+
+        Args:
+            id: The scope request (scr_…).
+            body: The request body (application/json): a dict or list, sent as JSON (form fields for
+                a form media type), or str or bytes sent as they are.
+            params: Further query parameters, such as FHIR search parameters.
+            headers: Further request headers, such as X-Svc-Source on identity writes or Prefer.
+
+        Returns:
+            The response body: JSON as dicts and lists, other media types as text, None when empty.
+
+        Raises:
+            ApiError: The API answered an error (429 and 503 are retried first).
+        """
+        return self._transport.send(
+            "POST",
+            f"/cms/scope-requests/{path_segment(id)}/grant",
+            query={**(params or {})},
+            body=body,
+            content_type="application/json",
+            headers=headers,
+        ).body
+
+    def scope_requests_refuse(
+        self,
+        id: str,
+        body: Any,
+        *,
+        params: Optional[Mapping[str, Any]] = None,
+        headers: Optional[Mapping[str, str]] = None,
+    ) -> Any:
+        """Refuse a pending request with a reason (operators).
+
+        ``POST /cms/scope-requests/{id}/refuse``
+
+        Credential: bearer; one of the scopes cms.admin. Rate limit: 30/min.
+
+        Args:
+            id: The scope request (scr_…).
+            body: The request body (application/json): a dict or list, sent as JSON (form fields for
+                a form media type), or str or bytes sent as they are.
+            params: Further query parameters, such as FHIR search parameters.
+            headers: Further request headers, such as X-Svc-Source on identity writes or Prefer.
+
+        Returns:
+            The response body: JSON as dicts and lists, other media types as text, None when empty.
+
+        Raises:
+            ApiError: The API answered an error (429 and 503 are retried first).
+        """
+        return self._transport.send(
+            "POST",
+            f"/cms/scope-requests/{path_segment(id)}/refuse",
+            query={**(params or {})},
+            body=body,
+            content_type="application/json",
+            headers=headers,
         ).body
 
     def requests_log(
