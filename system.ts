@@ -43,13 +43,18 @@ import {
   httpClient,
   inProcessClient,
   loadSupergraph,
+  loadTrustedDocuments,
+  persistedQueryStore,
+  PORTAL_TRUSTED_DOCUMENTS,
   registerGatewayRoutes,
   registerInternalGatewayRoutes,
   SubscriptionHub,
   SUBGRAPHS,
   subgraphsSharingQueries,
+  TrustedDocumentPolicy,
   type SubgraphClient,
 } from '@svc/gateway';
+import type { Redis } from 'ioredis';
 import { httpGateway, inProcessGateway, registerFacade, type FacadeGateway } from '@svc/rest-facade';
 
 /** A running component (or the whole embedded system): its HTTP app and how to stop it. */
@@ -149,7 +154,8 @@ function subgraphProbe(url: string, ours: boolean): () => Promise<boolean> {
   };
 }
 
-async function gatewayParts(runtime: SubgraphRuntime, clients: SubgraphClient[], supergraphSdl: string, limiter: RateLimiter | null, revocations: RevocationList) {
+async function gatewayParts(runtime: SubgraphRuntime, clients: SubgraphClient[], supergraphSdl: string, limiter: RateLimiter | null, revocations: RevocationList, redis: Redis | undefined) {
+  const { apq } = runtime.config.graphqlDocuments;
   const gateway = await createGateway({
     supergraphSdl,
     clients,
@@ -157,13 +163,20 @@ async function gatewayParts(runtime: SubgraphRuntime, clients: SubgraphClient[],
     limits: runtime.config.operationLimits,
     environment: runtime.config.environment,
     plugins: limiter ? [graphqlRateLimitPlugin(limiter)] : [],
+    // APQ: shared through Redis in the distributed mode, Apollo's bounded LRU in process otherwise.
+    persistedQueries: apq.enabled && { cache: persistedQueryStore({ bounds: apq, redis, redisPrefix: runtime.config.redisPrefix, logger: runtime.logger }), ttlSeconds: apq.ttlSeconds },
   });
+  const documents = new TrustedDocumentPolicy(
+    loadTrustedDocuments([PORTAL_TRUSTED_DOCUMENTS, ...runtime.config.graphqlDocuments.manifests]),
+    runtime.config.graphqlDocuments.trusted,
+    runtime.metrics.untrustedDocuments,
+  );
   // Live fan-out from the stream's tail: after a Redis outage it resumes from the last event seen.
   const fanout = tailAsBus(runtime.backbone!);
   const authenticator = new Authenticator(gateway, fanout, runtime.logger, undefined, undefined, revocations);
   // Subscriptions read the stream itself: its tail with positions, and reads back for a resume.
   const hub = new SubscriptionHub(gateway, runtime.backbone!, runtime.logger, revocations);
-  return { gateway, authenticator, hub };
+  return { gateway, authenticator, hub, documents };
 }
 
 /**
@@ -278,13 +291,13 @@ export async function startSystem(config: Config, options: { logger?: Logger; no
           ? loadSupergraph(config.supergraphPath).supergraphSdl
           : supergraphOf(subgraphs.map((s) => ({ name: s.name, url: `in-process://${s.name}`, sdl: printSubgraphSchema(s.schema) })));
       }
-      const { gateway, authenticator, hub } = await gatewayParts(runtime, clients, supergraphSdl, limiter, revocations);
+      const { gateway, authenticator, hub, documents } = await gatewayParts(runtime, clients, supergraphSdl, limiter, revocations, redis);
       closers.push(async () => {
         hub.close();
         authenticator.close();
         await gateway.stop();
       });
-      const routeOptions = { gateway, authenticator, hub, internalSecret: config.internalSecret, logger, limiter, revocations };
+      const routeOptions = { gateway, authenticator, hub, internalSecret: config.internalSecret, logger, limiter, revocations, documents };
       await registerGatewayRoutes(app, routeOptions);
       // The facade's hop exists only between separate processes: the embedded default has none.
       if (role === 'gateway') registerInternalGatewayRoutes(internalApp, routeOptions);

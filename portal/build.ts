@@ -7,6 +7,7 @@ import { build } from 'esbuild';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { extractTrustedDocuments, manifestText, TRUSTED_DOCUMENTS_MANIFEST } from './trusted-documents.js';
 
 const root = dirname(fileURLToPath(import.meta.url));
 const dist = join(root, 'dist');
@@ -35,12 +36,18 @@ const common = {
 
 // The explorers: one file each, as before (their libraries' own lazy imports stay inside them).
 const explorers = await build({ ...common, entryPoints: { graphiql: join(root, 'src/explorer/graphiql.ts'), rest: join(root, 'src/explorer/rest.ts') } });
+// The trusted documents: the portal's operations by id, written beside the sources for the gateway,
+// and bundled as text → id so that the portal sends `documentId` instead of the text.
+const trustedDocuments = extractTrustedDocuments();
+writeFileSync(TRUSTED_DOCUMENTS_MANIFEST, manifestText(trustedDocuments));
+const documentIds = Object.fromEntries(Object.entries(trustedDocuments).map(([id, text]) => [text, id]));
 // The portal: the docs hub (markdown-it and docs/*.md, bundled as text) is a dynamic import, so it
 // is a chunk of its own, loaded on the first docs page, and the portal's own bundle stays small.
 const app = await build({
   ...common,
   entryPoints: { app: join(root, 'src/main.tsx') },
   loader: { ...common.loader, '.md': 'text' },
+  define: { ...common.define, __TRUSTED_DOCUMENT_IDS__: JSON.stringify(documentIds) },
   splitting: true,
   chunkNames: 'chunk-[hash]',
 });

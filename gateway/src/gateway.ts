@@ -1,4 +1,5 @@
 import { ApolloServer, type ApolloServerPlugin, type GraphQLResponse } from '@apollo/server';
+import type { KeyValueCache } from '@apollo/utils.keyvaluecache';
 import { ApolloGateway, type GraphQLDataSource } from '@apollo/gateway';
 import type { GraphQLFormattedError, GraphQLSchema } from 'graphql';
 import { ANONYMOUS, DEFAULT_OPERATION_LIMITS, newId, RETRY_AFTER_SECONDS, type Environment, type EventEnvelope, type GraphQLRequest, type Logger, type OperationLimits, type Principal } from '@svc/platform';
@@ -101,6 +102,11 @@ export async function createGateway(options: {
   limits?: OperationLimits;
   environment?: Environment;
   plugins?: ApolloServerPlugin<GatewayContext>[];
+  /**
+   * Automatic persisted queries: the store (persisted-query-store.ts) and how long an entry is kept,
+   * or false to answer PERSISTED_QUERY_NOT_SUPPORTED. Apollo's unbounded-by-configuration default when omitted.
+   */
+  persistedQueries?: { cache: KeyValueCache<string>; ttlSeconds: number } | false;
 }): Promise<Gateway> {
   const guard = new OperationGuard({ limits: options.limits ?? DEFAULT_OPERATION_LIMITS, environment: options.environment ?? 'sandbox', supergraphSdl: options.supergraphSdl });
   const clients = new Map(options.clients.map((c) => [c.name, c]));
@@ -121,6 +127,7 @@ export async function createGateway(options: {
   const server = new ApolloServer<GatewayContext>({
     gateway: apollo,
     includeStacktraceInErrorResponses: false,
+    ...(options.persistedQueries === undefined ? {} : { persistedQueries: options.persistedQueries && { cache: options.persistedQueries.cache, ttl: options.persistedQueries.ttlSeconds } }),
     // server.ts stops the whole process on SIGTERM/SIGINT (this server included); Apollo's own handler
     // would stop it a second time and re-send the signal.
     stopOnTerminationSignals: false,

@@ -8,6 +8,7 @@ import type { Gateway, GatewayContext } from './gateway.js';
 import type { Authenticator } from './authenticate.js';
 import { SubscriptionHub, withSubscriptions } from './subscriptions.js';
 import { ConnectionCredentials } from './connection-credentials.js';
+import type { DocumentReference, TrustedDocumentPolicy } from './trusted-documents.js';
 
 export interface GatewayHttpOptions {
   gateway: Gateway;
@@ -19,6 +20,8 @@ export interface GatewayHttpOptions {
   limiter?: RateLimiter | null;
   /** The process's revocation list (the authenticator's when omitted). */
   revocations?: RevocationList;
+  /** Trusted documents of the public /graphql (HTTP and WebSocket); the internal hop has none. */
+  documents?: TrustedDocumentPolicy;
 }
 
 /** Who runs an operation, and whether it came in on the public /graphql (then its twin fields are rate limited). */
@@ -62,15 +65,69 @@ export function setRetryAfter(reply: FastifyReply, err: unknown, status: number)
 }
 
 /** The document of a GraphQL request over HTTP: the POST body's `query`, or GET's `query` parameter. */
-function queryTextOf(req: FastifyRequest): unknown {
-  if (req.method === 'GET') return (req.query as Record<string, unknown> | undefined)?.['query'];
-  return typeof req.body === 'object' && req.body !== null ? (req.body as Record<string, unknown>)['query'] : undefined;
+function queryTextOf(method: string, body: unknown, search: string): unknown {
+  if (method === 'GET') return new URLSearchParams(search).get('query') ?? undefined;
+  return typeof body === 'object' && body !== null ? (body as Record<string, unknown>)['query'] : undefined;
 }
 
-/** A /graphql HTTP handler (Apollo's request handling) for callers identified by `callerOf`. */
+function objectOf(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}
+
+/** GET's `extensions` parameter (JSON), or undefined when absent or not an object (Apollo answers that). */
+function parsedExtensions(value: unknown): Record<string, unknown> | undefined {
+  if (typeof value !== 'string') return undefined;
+  try {
+    return objectOf(JSON.parse(value));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The request as Apollo should see it once its document is resolved: a trusted document's id, or its
+ * APQ hash, replaced by the document's text (and the APQ extension dropped, so Apollo neither looks it
+ * up nor stores it again). Throws the policy's refusal.
+ */
+function withTrustedDocument(req: FastifyRequest, documents: TrustedDocumentPolicy, principal: Principal): { body: unknown; search: string } {
+  const url = new URL(req.url, 'http://gateway');
+  if (req.method === 'GET') {
+    const params = url.searchParams;
+    const extensions = parsedExtensions(params.get('extensions') ?? undefined);
+    const reference: DocumentReference = { query: params.get('query') ?? undefined, documentId: params.get('documentId') ?? undefined, persistedQuery: extensions?.['persistedQuery'] };
+    const resolution = documents.resolve(reference, principal);
+    if (resolution.kind === 'listed') {
+      params.delete('documentId');
+      params.set('query', resolution.query);
+      if (extensions) {
+        delete extensions['persistedQuery'];
+        params.set('extensions', JSON.stringify(extensions));
+      }
+    }
+    return { body: req.body, search: url.search };
+  }
+  const body = objectOf(req.body);
+  if (!body) return { body: req.body, search: url.search };
+  const extensions = objectOf(body['extensions']);
+  const resolution = documents.resolve({ query: body['query'], documentId: body['documentId'], persistedQuery: extensions?.['persistedQuery'] }, principal);
+  if (resolution.kind !== 'listed') return { body, search: url.search };
+  const { documentId: _id, ...rest } = body;
+  const resolved: Record<string, unknown> = { ...rest, query: resolution.query };
+  if (extensions) {
+    const { persistedQuery: _apq, ...otherExtensions } = extensions;
+    resolved['extensions'] = otherExtensions;
+  }
+  return { body: resolved, search: url.search };
+}
+
+/**
+ * A /graphql HTTP handler (Apollo's request handling) for callers identified by `callerOf`; with
+ * `documents`, requests are resolved and checked against the trusted documents first.
+ */
 export function graphqlHttpHandler(
   options: Pick<GatewayHttpOptions, 'gateway' | 'logger'>,
   callerOf: (req: FastifyRequest, requestId: string) => Promise<Caller>,
+  documents?: TrustedDocumentPolicy,
 ): (req: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply> {
   const { gateway } = options;
   return async (req, reply) => {
@@ -86,7 +143,17 @@ export function graphqlHttpHandler(
       setRetryAfter(reply, err, status);
       return reply.code(status).type('application/json').send(body);
     }
-    const tooDeep = gateway.guard.nestingRefusal(queryTextOf(req));
+    let body: unknown = req.body;
+    let search = new URL(req.url, 'http://gateway').search;
+    if (documents) {
+      try {
+        ({ body, search } = withTrustedDocument(req, documents, caller.principal));
+      } catch (err) {
+        const { status, body: refusal } = graphqlError(err);
+        return reply.code(status).type('application/json').send(refusal);
+      }
+    }
+    const tooDeep = gateway.guard.nestingRefusal(queryTextOf(req.method, body, search));
     if (tooDeep) return reply.code(400).type('application/json').send({ errors: [tooDeep] });
     const headers = new HeaderMap();
     for (const [key, value] of Object.entries(req.headers)) {
@@ -94,7 +161,7 @@ export function graphqlHttpHandler(
       else if (Array.isArray(value)) headers.set(key, value.join(', '));
     }
     const response = await gateway.server.executeHTTPGraphQLRequest({
-      httpGraphQLRequest: { method: req.method.toUpperCase(), headers, search: new URL(req.url, 'http://gateway').search, body: req.body },
+      httpGraphQLRequest: { method: req.method.toUpperCase(), headers, search, body },
       context: async (): Promise<GatewayContext> => ({ principal: caller.principal, requestId, answerSizeCheckedOnSend: true, ...(caller.publicRequest ? { publicRequest: caller.publicRequest } : {}) }),
     });
     for (const [key, value] of response.headers) reply.header(key, value);
@@ -115,7 +182,7 @@ export function graphqlHttpHandler(
  * bearer credential; the internal hop lives on the internal listener (see internal-routes.ts).
  */
 export async function registerGatewayRoutes(app: FastifyInstance, options: GatewayHttpOptions): Promise<void> {
-  const handle = graphqlHttpHandler(options, (req, requestId) => publicCallerOf(req, options, requestId));
+  const handle = graphqlHttpHandler(options, (req, requestId) => publicCallerOf(req, options, requestId), options.documents);
   app.post('/graphql', handle);
   app.get('/graphql', handle);
   attachWebSocket(app, options);
@@ -177,6 +244,11 @@ function attachWebSocket(app: FastifyInstance, options: GatewayHttpOptions): voi
       },
       // The same operation limits as over HTTP, checked before anything runs.
       onSubscribe: async (ctx, _id, payload) => {
+        try {
+          options.documents?.checkText(payload.query, principals.get(ctx)!);
+        } catch (err) {
+          return [err instanceof DomainError ? new GraphQLError(err.message, { extensions: { ...err.details, code: err.code, status: err.status } }) : new GraphQLError('Internal server error', { extensions: { code: 'INTERNAL', status: 500 } })];
+        }
         const schema = schemaOf();
         const document = options.gateway.guard.parseAndValidate(schema, payload.query);
         if (!('kind' in document)) return [...document];

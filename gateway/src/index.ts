@@ -13,3 +13,5 @@ export * from './operation-guard.js';
 export * from './internal-routes.js';
 export * from './connection-credentials.js';
 export { gatewayWorkers, runGatewayPrimary } from './workers.js';
+export * from './trusted-documents.js';
+export * from './persisted-query-store.js';

@@ -40,6 +40,10 @@ export const ERROR_STATUS = {
   PAGE_SIZE_TOO_LARGE: 400,
   OPERATION_TOO_COSTLY: 400,
   RESPONSE_TOO_LARGE: 400,
+  // Trusted documents and persisted queries at the public /graphql (gateway/src/trusted-documents.ts).
+  TRUSTED_DOCUMENT_REQUIRED: 403,
+  PERSISTED_QUERY_NOT_LISTED: 400,
+  PERSISTED_QUERY_HASH_MISMATCH: 400,
   // Waiting for an event (Query.event(waitMs)): too many waits in one request, or in the whole process.
   TOO_MANY_WAITERS: 400,
   SERVER_BUSY: 503,

@@ -40,6 +40,7 @@ export * from './events/event-types.js';
 export * from './webhook-settings.js';
 export * from './graphql/errors.js';
 export * from './graphql/operation-limits.js';
+export * from './graphql/document-settings.js';
 export * from './graphql/executor.js';
 export * from './graphql/scope-auth.js';
 export * from './graphql/connection.js';

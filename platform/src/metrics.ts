@@ -18,6 +18,8 @@ export interface Metrics {
   jobThreadCalls: Histogram<'thread' | 'call' | 'outcome'>;
   /** Job threads that ended without being asked to (a crash, an out-of-memory abort) and were started again. */
   jobThreadRestarts: Counter<'thread'>;
+  /** Public GraphQL operations that are none of the trusted documents, run (mode `allow`) or refused (`require`), by principal class. */
+  untrustedDocuments: Counter<'principal_class' | 'outcome'>;
 }
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
@@ -61,6 +63,12 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       name: 'svc_job_thread_restarts_total',
       help: 'Job threads that ended without being asked to and were started again, by thread.',
       labelNames: ['thread'],
+      registers: [registry],
+    }),
+    untrustedDocuments: new Counter({
+      name: 'svc_graphql_untrusted_documents_total',
+      help: 'Operations on the public /graphql that are none of the trusted documents, by principal class and outcome (run under SVC_GRAPHQL_TRUSTED_DOCUMENTS=allow, refused under require).',
+      labelNames: ['principal_class', 'outcome'],
       registers: [registry],
     }),
   };

@@ -4,7 +4,7 @@ import './onboarding.css';
 import { toApiError, ErrorBox } from './ui.js';
 import type { ApiError } from './api.js';
 
-const DOCUMENT = 'query AgreementText($id: ID!) { legalDocument(id: $id) { id title version fileName sha256 content } }';
+const DOCUMENT = /* GraphQL */ `query AgreementText($id: ID!) { legalDocument(id: $id) { id title version fileName sha256 content } }`;
 
 interface Text {
   id: string;

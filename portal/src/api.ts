@@ -25,6 +25,19 @@ export interface Session {
 
 let session: Session = { signedIn: false };
 
+/** The portal's own operations (text → id), put in by the build from the trusted-documents manifest. */
+declare const __TRUSTED_DOCUMENT_IDS__: Readonly<Record<string, string>> | undefined;
+const documentIds: Readonly<Record<string, string>> = typeof __TRUSTED_DOCUMENT_IDS__ === 'undefined' ? {} : __TRUSTED_DOCUMENT_IDS__;
+
+/**
+ * The body of a GraphQL request: a trusted document goes by id (`documentId`), so the gateway runs
+ * exactly the text it holds for it; anything else (the explorers' operations) as text.
+ */
+export function operationBody(query: string, variables: Record<string, unknown>): { documentId: string; variables: Record<string, unknown> } | { query: string; variables: Record<string, unknown> } {
+  const documentId = Object.prototype.hasOwnProperty.call(documentIds, query) ? documentIds[query] : undefined;
+  return documentId ? { documentId, variables } : { query, variables };
+}
+
 /** Ask the facade whether this browser holds a portal cookie, and learn its CSRF token. */
 export async function loadSession(): Promise<Session> {
   const res = await fetch('/portal/session', { credentials: 'same-origin', headers: { accept: 'application/json' } });
@@ -67,7 +80,7 @@ export async function gql<T>(query: string, variables: Record<string, unknown> =
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
   if (bearer) headers['authorization'] = `Bearer ${bearer}`;
   else if (session.csrfToken) headers['x-csrf-token'] = session.csrfToken;
-  const res = await fetch('/graphql', { method: 'POST', credentials: bearer ? 'omit' : 'same-origin', headers, body: JSON.stringify({ query, variables }) });
+  const res = await fetch('/graphql', { method: 'POST', credentials: bearer ? 'omit' : 'same-origin', headers, body: JSON.stringify(operationBody(query, variables)) });
   const body = (await res.json().catch(() => ({}))) as { data?: T; errors?: GqlError[] };
   if (body.errors && body.errors.length > 0) {
     const first = body.errors[0]!;

@@ -76,10 +76,10 @@ function App() {
     const session = await loadSession();
     if (!session.signedIn) return setViewer(null);
     try {
-      const { viewer: who } = await gql<{ viewer: Viewer }>('query Viewer { viewer { kind partnerGpid scopes } }');
+      const { viewer: who } = await gql<{ viewer: Viewer }>(/* GraphQL */ `query Viewer { viewer { kind partnerGpid scopes } }`);
       // The organisation's name reads better in the header than its GPID; a failed read keeps the GPID.
       const named = who.partnerGpid
-        ? await gql<{ partner: { legalName: string } | null }>('query ViewerPartner($gpid: ID!) { partner(gpid: $gpid) { legalName } }', { gpid: who.partnerGpid }).catch(() => null)
+        ? await gql<{ partner: { legalName: string } | null }>(/* GraphQL */ `query ViewerPartner($gpid: ID!) { partner(gpid: $gpid) { legalName } }`, { gpid: who.partnerGpid }).catch(() => null)
         : null;
       setViewer({ ...who, partnerName: named?.partner?.legalName ?? null });
     } catch {
@@ -95,7 +95,7 @@ function App() {
   useEffect(() => {
     if (!viewer) return;
     let live = true;
-    gql<{ viewer: Viewer }>('query Viewer { viewer { kind partnerGpid scopes } }')
+    gql<{ viewer: Viewer }>(/* GraphQL */ `query Viewer { viewer { kind partnerGpid scopes } }`)
       .then((data) => live && setViewer((v) => (v && sameViewer(v, data.viewer) ? v : data.viewer)))
       .catch(() => undefined);
     return () => {

@@ -2,10 +2,10 @@ import { useState } from 'preact/hooks';
 import { gql } from '../api.js';
 import { ErrorBox, Field, formValue, Page, useAction } from '../ui.js';
 
-const INTERPRET = `mutation Interpret($question: String!, $purposeOfUse: String!) {
+const INTERPRET = /* GraphQL */ `mutation Interpret($question: String!, $purposeOfUse: String!) {
   analyticsQueryInterpret(question: $question, purposeOfUse: $purposeOfUse) { id summary structuredQuery readings { text meaning } expiresAt }
 }`;
-const EXECUTE = `query Execute($id: ID!) {
+const EXECUTE = /* GraphQL */ `query Execute($id: ID!) {
   analyticsQueryExecute(queryId: $id) { measure value unit patients observations observationsInOtherUnits asOf series { period value patients observations } }
 }`;
 

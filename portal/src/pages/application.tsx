@@ -6,8 +6,8 @@ import { DRAFT_KEY, storedDraft, type Draft } from './apply.js';
 import '../onboarding.css';
 
 // Written out in each document (not interpolated): test/portal-documents.test.ts validates them as they stand.
-const READ = `query ApplicationStatus($id: ID!, $token: String) { partnerApplication(id: $id, resumeToken: $token) { id status decisionReason submittedAt decidedAt reviewTime expectedReviewBy history { event at reason } organization } }`;
-const OPEN = `mutation OpenApplication($email: String!, $password: String!) { openPartnerApplication(email: $email, password: $password) { resumeToken application { id status decisionReason submittedAt decidedAt reviewTime expectedReviewBy history { event at reason } organization } } }`;
+const READ = /* GraphQL */ `query ApplicationStatus($id: ID!, $token: String) { partnerApplication(id: $id, resumeToken: $token) { id status decisionReason submittedAt decidedAt reviewTime expectedReviewBy history { event at reason } organization } }`;
+const OPEN = /* GraphQL */ `mutation OpenApplication($email: String!, $password: String!) { openPartnerApplication(email: $email, password: $password) { resumeToken application { id status decisionReason submittedAt decidedAt reviewTime expectedReviewBy history { event at reason } organization } } }`;
 
 interface Application {
   id: string;

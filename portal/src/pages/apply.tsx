@@ -21,20 +21,20 @@ interface Saved {
   savePartnerApplicationStep: { valid: boolean; fieldErrors: { field: string; message: string }[]; application: { status: string; progress: { nextStep: Step | null; complete: boolean } } };
 }
 
-const START = 'mutation StartApplication { startPartnerApplication { resumeToken application { id } } }';
-const SAVE = `mutation SaveStep($id: ID!, $token: String!, $step: OnboardingStep!, $input: JSONObject!) {
+const START = /* GraphQL */ `mutation StartApplication { startPartnerApplication { resumeToken application { id } } }`;
+const SAVE = /* GraphQL */ `mutation SaveStep($id: ID!, $token: String!, $step: OnboardingStep!, $input: JSONObject!) {
   savePartnerApplicationStep(applicationId: $id, resumeToken: $token, step: $step, input: $input) {
     valid fieldErrors { field message } application { status progress { nextStep complete } }
   }
 }`;
-const SUBMIT = 'mutation SubmitApplication($id: ID!, $token: String!) { submitPartnerApplication(applicationId: $id, resumeToken: $token) { id status reviewTime expectedReviewBy } }';
+const SUBMIT = /* GraphQL */ `mutation SubmitApplication($id: ID!, $token: String!) { submitPartnerApplication(applicationId: $id, resumeToken: $token) { id status reviewTime expectedReviewBy } }`;
 interface Submitted {
   id: string;
   status: string;
   reviewTime: string;
   expectedReviewBy: string | null;
 }
-const RESUME = 'query ResumeApplication($id: ID!, $token: String) { partnerApplication(id: $id, resumeToken: $token) { status progress { nextStep complete } } }';
+const RESUME = /* GraphQL */ `query ResumeApplication($id: ID!, $token: String) { partnerApplication(id: $id, resumeToken: $token) { status progress { nextStep complete } } }`;
 
 
 type FieldErrorList = { field: string; message: string }[];

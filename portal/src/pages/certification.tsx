@@ -2,11 +2,11 @@ import { gql } from '../api.js';
 import type { Viewer } from '../main.js';
 import { ErrorBox, Loading, Page, useAction, useQuery, when } from '../ui.js';
 
-const QUERY = `query Certification($gpid: ID!) {
+const QUERY = /* GraphQL */ `query Certification($gpid: ID!) {
   certificationChecklists { id title description items { id title description evidenceKind required observation } }
   partner(gpid: $gpid) { certification { status checklists { id complete requiredTotal requiredCompleted submittedAt items { id } } evidence { itemId observedAt detail } } }
 }`;
-const SUBMIT = 'mutation SubmitCertification($id: ID!) { submitCertification(checklistId: $id) { status } }';
+const SUBMIT = /* GraphQL */ `mutation SubmitCertification($id: ID!) { submitCertification(checklistId: $id) { status } }`;
 
 interface Checklist { id: string; title: string; description: string; items: { id: string; title: string; description: string; evidenceKind: string; required: boolean; observation: string | null }[] }
 interface State { status: string; checklists: { id: string; complete: boolean; requiredTotal: number; requiredCompleted: number; submittedAt: string | null }[]; evidence: { itemId: string; observedAt: string; detail: string | null }[] }

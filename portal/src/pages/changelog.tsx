@@ -1,7 +1,7 @@
 import type { Viewer } from '../main.js';
 import { Loading, Page, useQuery } from '../ui.js';
 
-const QUERY = 'query Changelog { releaseHistory { version title releasedAt highlights } }';
+const QUERY = /* GraphQL */ `query Changelog { releaseHistory { version title releasedAt highlights } }`;
 
 export function ChangelogPage(_props: { viewer: Viewer }) {
   const state = useQuery<{ releaseHistory: { version: string; title: string; releasedAt: string; highlights: string[] }[] }>(QUERY);

@@ -1,7 +1,7 @@
 import type { Viewer } from '../main.js';
 import { Loading, Page, useQuery } from '../ui.js';
 
-const QUERY = `query Dashboard($gpid: ID!) {
+const QUERY = /* GraphQL */ `query Dashboard($gpid: ID!) {
   partner(gpid: $gpid) { gpid legalName organizationType status grantedScopes
     certification { status }
     apiTokens { tokenId }

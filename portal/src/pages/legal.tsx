@@ -3,11 +3,11 @@ import type { Viewer } from '../main.js';
 import { ErrorBox, Field, formValue, Loading, Page, useAction, useQuery, when } from '../ui.js';
 import { AgreementText, downloadPath } from '../agreement.js';
 
-const QUERY = `query Legal($gpid: ID!) {
+const QUERY = /* GraphQL */ `query Legal($gpid: ID!) {
   legalDocuments { id kind title version summary sha256 fileName }
   partner(gpid: $gpid) { legalAgreements { acceptedAt document { id title version kind } signature { signerName signerTitle signedAt documentSha256 } } }
 }`;
-const SIGN = `mutation SignBaa($name: String!, $title: String!, $email: String!) { signBaa(signerName: $name, signerTitle: $title, signerEmail: $email) { id signedAt } }`;
+const SIGN = /* GraphQL */ `mutation SignBaa($name: String!, $title: String!, $email: String!) { signBaa(signerName: $name, signerTitle: $title, signerEmail: $email) { id signedAt } }`;
 
 interface Doc { id: string; kind: string; title: string; version: string; summary: string; sha256: string; fileName: string }
 interface Agreement { acceptedAt: string | null; document: { id: string; title: string; version: string; kind: string }; signature: { signerName: string; signerTitle: string; signedAt: string; documentSha256: string } | null }

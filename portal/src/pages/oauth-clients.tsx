@@ -4,10 +4,10 @@ import type { Viewer } from '../main.js';
 import { ErrorBox, Field, formValue, Loading, Page, SecretOnce, useAction, useQuery, when } from '../ui.js';
 import { scopeDescription } from './tokens.js';
 
-const LIST = `query Clients($gpid: ID!) { partner(gpid: $gpid) { grantedScopes oauthClients { clientId clientName scopes tokenEndpointAuthMethod createdAt revokedAt secretRotatedAt previousSecretExpiresAt } } }`;
-const REGISTER = `mutation RegisterClient($input: RegisterOAuthClientInput!) { registerOAuthClient(input: $input) { clientSecret client { clientId } } }`;
-const REVOKE = `mutation RevokeClient($clientId: ID!) { revokeOAuthClient(clientId: $clientId) { tokenId } }`;
-const ROTATE = `mutation RotateClientSecret($clientId: ID!, $grace: Int) { rotateOAuthClientSecret(clientId: $clientId, previousSecretValidForSeconds: $grace) { clientSecret client { clientId } } }`;
+const LIST = /* GraphQL */ `query Clients($gpid: ID!) { partner(gpid: $gpid) { grantedScopes oauthClients { clientId clientName scopes tokenEndpointAuthMethod createdAt revokedAt secretRotatedAt previousSecretExpiresAt } } }`;
+const REGISTER = /* GraphQL */ `mutation RegisterClient($input: RegisterOAuthClientInput!) { registerOAuthClient(input: $input) { clientSecret client { clientId } } }`;
+const REVOKE = /* GraphQL */ `mutation RevokeClient($clientId: ID!) { revokeOAuthClient(clientId: $clientId) { tokenId } }`;
+const ROTATE = /* GraphQL */ `mutation RotateClientSecret($clientId: ID!, $grace: Int) { rotateOAuthClientSecret(clientId: $clientId, previousSecretValidForSeconds: $grace) { clientSecret client { clientId } } }`;
 
 /** How long the replaced secret keeps working, so running instances can switch over. */
 const GRACE_CHOICES = [

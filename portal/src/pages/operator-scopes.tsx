@@ -4,12 +4,12 @@ import type { Viewer } from '../main.js';
 import { ErrorBox, Field, Loading, Page, useAction, useQuery, when } from '../ui.js';
 import { GRANTABLE, RequestTable, type ScopeRequestRow } from './scopes.js';
 
-const PENDING = `query PendingScopeRequests { scopeRequests(status: PENDING, first: 50) { edges { node { id partnerGpid scopes reason status requestedBy createdAt decidedBy decisionReason decidedAt } } }
+const PENDING = /* GraphQL */ `query PendingScopeRequests { scopeRequests(status: PENDING, first: 50) { edges { node { id partnerGpid scopes reason status requestedBy createdAt decidedBy decisionReason decidedAt } } }
   decided: scopeRequests(first: 20) { edges { node { id partnerGpid scopes reason status requestedBy createdAt decidedBy decisionReason decidedAt } } }
   partners(first: 100) { edges { node { gpid legalName grantedScopes } } } }`;
-const GRANT = 'mutation GrantScopeRequest($id: ID!, $reason: String) { grantScopeRequest(id: $id, reason: $reason) { id status } }';
-const REFUSE = 'mutation RefuseScopeRequest($id: ID!, $reason: String!) { refuseScopeRequest(id: $id, reason: $reason) { id status } }';
-const UPDATE = 'mutation UpdatePartnerScopeGrant($gpid: ID!, $scopes: [String!]!) { updatePartnerScopeGrant(partnerGpid: $gpid, scopes: $scopes) { grantedScopes addedScopes removedScopes revokedCredentials { credentialId } } }';
+const GRANT = /* GraphQL */ `mutation GrantScopeRequest($id: ID!, $reason: String) { grantScopeRequest(id: $id, reason: $reason) { id status } }`;
+const REFUSE = /* GraphQL */ `mutation RefuseScopeRequest($id: ID!, $reason: String!) { refuseScopeRequest(id: $id, reason: $reason) { id status } }`;
+const UPDATE = /* GraphQL */ `mutation UpdatePartnerScopeGrant($gpid: ID!, $scopes: [String!]!) { updatePartnerScopeGrant(partnerGpid: $gpid, scopes: $scopes) { grantedScopes addedScopes removedScopes revokedCredentials { credentialId } } }`;
 
 interface PartnerRow { gpid: string; legalName: string; grantedScopes: string[] }
 interface Data { scopeRequests: { edges: { node: ScopeRequestRow }[] }; decided: { edges: { node: ScopeRequestRow }[] }; partners: { edges: { node: PartnerRow }[] } }

@@ -2,10 +2,10 @@ import { gql } from '../api.js';
 import type { Viewer } from '../main.js';
 import { ErrorBox, Loading, Page, useAction, useQuery, when } from '../ui.js';
 
-const APPLICATIONS = `query Applications { partnerApplications(status: SUBMITTED, first: 50) { edges { node { id status organization integration submittedAt } } } }`;
-const APPROVE = 'mutation Approve($id: ID!) { approvePartnerApplication(id: $id) { id status partnerGpid } }';
-const REJECT = 'mutation Reject($id: ID!, $reason: String!) { rejectPartnerApplication(id: $id, reason: $reason) { id status } }';
-const RETURN = 'mutation Return($id: ID!, $reason: String!) { returnPartnerApplication(id: $id, reason: $reason) { id status } }';
+const APPLICATIONS = /* GraphQL */ `query Applications { partnerApplications(status: SUBMITTED, first: 50) { edges { node { id status organization integration submittedAt } } } }`;
+const APPROVE = /* GraphQL */ `mutation Approve($id: ID!) { approvePartnerApplication(id: $id) { id status partnerGpid } }`;
+const REJECT = /* GraphQL */ `mutation Reject($id: ID!, $reason: String!) { rejectPartnerApplication(id: $id, reason: $reason) { id status } }`;
+const RETURN = /* GraphQL */ `mutation Return($id: ID!, $reason: String!) { returnPartnerApplication(id: $id, reason: $reason) { id status } }`;
 
 interface Application { id: string; status: string; organization: Record<string, unknown> | null; integration: Record<string, unknown> | null; submittedAt: string | null }
 
@@ -44,12 +44,12 @@ export function ApplicationsPage(_props: { viewer: Viewer }) {
   );
 }
 
-const CHANGES = `query Changes { identityChangeRequests(status: PENDING, first: 50) { edges { node {
+const CHANGES = /* GraphQL */ `query Changes { identityChangeRequests(status: PENDING, first: 50) { edges { node {
   id kind status reason note survivorGpid gpids requestedAt expiresAt requestedSource
   requestedBy { kind partnerGpid credentialId operator }
 } } } }`;
-const APPROVE_CHANGE = 'mutation ApproveChange($id: ID!, $note: String) { approveIdentityChange(requestId: $id, source: "cms", note: $note) { __typename } }';
-const REJECT_CHANGE = 'mutation RejectChange($id: ID!, $note: String) { rejectIdentityChange(requestId: $id, source: "cms", note: $note) { __typename } }';
+const APPROVE_CHANGE = /* GraphQL */ `mutation ApproveChange($id: ID!, $note: String) { approveIdentityChange(requestId: $id, source: "cms", note: $note) { __typename } }`;
+const REJECT_CHANGE = /* GraphQL */ `mutation RejectChange($id: ID!, $note: String) { rejectIdentityChange(requestId: $id, source: "cms", note: $note) { __typename } }`;
 
 interface Change { id: string; kind: string; status: string; reason: string; note: string | null; survivorGpid: string | null; gpids: string[]; requestedAt: string; expiresAt: string; requestedSource: string; requestedBy: { kind: string; partnerGpid: string | null; credentialId: string | null; operator: boolean } }
 
@@ -88,7 +88,7 @@ export function IdentityChangesPage({ viewer }: { viewer: Viewer }) {
   );
 }
 
-const PARTNERS = 'query Partners { partners(first: 100) { edges { node { gpid legalName organizationType status createdAt certification { status } } } } }';
+const PARTNERS = /* GraphQL */ `query Partners { partners(first: 100) { edges { node { gpid legalName organizationType status createdAt certification { status } } } } }`;
 
 export function PartnersPage(_props: { viewer: Viewer }) {
   const state = useQuery<{ partners: { edges: { node: { gpid: string; legalName: string; organizationType: string; status: string; createdAt: string; certification: { status: string } } }[] } }>(PARTNERS);

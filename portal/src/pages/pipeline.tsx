@@ -4,13 +4,13 @@ import type { Viewer } from '../main.js';
 import { BarChart, UsageChart, type UsageCounter } from '../charts.js';
 import { Loading, Page, useQuery, when } from '../ui.js';
 
-const QUERY = `query Pipeline($gpid: ID!) { partner(gpid: $gpid) {
+const QUERY = /* GraphQL */ `query Pipeline($gpid: ID!) { partner(gpid: $gpid) {
   day: pipelineMetrics(window: "24h") { jobsTotal jobsCompleted jobsFailed jobsInFlight recordsProcessed successRate errorCodes { code count } }
   week: pipelineMetrics(window: "7d") { jobsTotal jobsCompleted jobsFailed jobsInFlight recordsProcessed successRate errorCodes { code count } }
   syncJobs { jobId resourceTypes status recordsProcessed attempts createdAt completedAt failedAt errorCode message }
 } }`;
-const LIVE = 'subscription PipelineEvents { events { id type } }';
-const USAGE = `query RateLimitUsage($gpid: ID!) { partner(gpid: $gpid) { rateLimitUsage { enforced counters { policy name product limit windowSeconds used remaining resetsAt } } } }`;
+const LIVE = /* GraphQL */ `subscription PipelineEvents { events { id type } }`;
+const USAGE = /* GraphQL */ `query RateLimitUsage($gpid: ID!) { partner(gpid: $gpid) { rateLimitUsage { enforced counters { policy name product limit windowSeconds used remaining resetsAt } } } }`;
 /** Events come in bursts (a sync job emits several); the page re-reads at most this often. */
 const LIVE_RELOAD_MS = 1500;
 

@@ -3,7 +3,7 @@ import { gql } from '../api.js';
 import type { Viewer } from '../main.js';
 import { ErrorBox, Field, formValue, Loading, Page, useAction, useQuery, when } from '../ui.js';
 
-const LOG = `query RequestLog($first: Int, $after: String, $statusClass: String, $method: String, $credentialId: String, $since: DateTime, $until: DateTime) {
+const LOG = /* GraphQL */ `query RequestLog($first: Int, $after: String, $statusClass: String, $method: String, $credentialId: String, $since: DateTime, $until: DateTime) {
   apiRequestLog(first: $first, after: $after, statusClass: $statusClass, method: $method, credentialId: $credentialId, since: $since, until: $until) {
     edges { node { occurredAt method route status requestId latencyMs credentialId credentialKind } }
     pageInfo { hasNextPage endCursor }

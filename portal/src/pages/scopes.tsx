@@ -28,9 +28,9 @@ function held(grant: readonly string[], scope: string): boolean {
   return grant.some((g) => g === scope || (g.endsWith('.*') && scope.startsWith(g.slice(0, -1))));
 }
 
-const MINE = `query ScopesPage($gpid: ID!) { partner(gpid: $gpid) { gpid grantedScopes }
+const MINE = /* GraphQL */ `query ScopesPage($gpid: ID!) { partner(gpid: $gpid) { gpid grantedScopes }
   scopeRequests(first: 50) { edges { node { id partnerGpid scopes reason status requestedBy createdAt decidedBy decisionReason decidedAt } } } }`;
-const REQUEST = `mutation RequestScopes($scopes: [String!]!, $reason: String!) { requestScopes(scopes: $scopes, reason: $reason) { id status } }`;
+const REQUEST = /* GraphQL */ `mutation RequestScopes($scopes: [String!]!, $reason: String!) { requestScopes(scopes: $scopes, reason: $reason) { id status } }`;
 
 export function RequestTable({ rows, caption }: { rows: ScopeRequestRow[]; caption: string }) {
   return (

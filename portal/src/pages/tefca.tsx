@@ -3,14 +3,14 @@ import { gql } from '../api.js';
 import type { Viewer } from '../main.js';
 import { ErrorBox, Field, formValue, Loading, Page, useAction, useQuery, when } from '../ui.js';
 
-const DIRECTORY = `query TefcaDirectory { tefcaCommunities { homeCommunityId name capabilities self }
+const DIRECTORY = /* GraphQL */ `query TefcaDirectory { tefcaCommunities { homeCommunityId name capabilities self }
   tefcaExchanges(first: 10) { edges { node { exchangeId kind direction purposeOfUse outcome resultCount startedAt durationMs } } } }`;
-const DISCOVER = `mutation Discover($purposeOfUse: String, $patient: TefcaPatientInput!) {
+const DISCOVER = /* GraphQL */ `mutation Discover($purposeOfUse: String, $patient: TefcaPatientInput!) {
   tefcaSearchPatients(purposeOfUse: $purposeOfUse, patient: $patient) { exchangeId outcome
     matches { homeCommunityId communityName patientId matchQuality matchGrade }
     communities { homeCommunityId name status durationMs resultCount error } }
 }`;
-const DOCUMENTS = `mutation Documents($purposeOfUse: String, $patients: [TefcaCommunityPatientInput!]!) {
+const DOCUMENTS = /* GraphQL */ `mutation Documents($purposeOfUse: String, $patients: [TefcaCommunityPatientInput!]!) {
   tefcaSearchDocuments(purposeOfUse: $purposeOfUse, patients: $patients) { exchangeId outcome
     documents { homeCommunityId communityName documentId title typeDisplay contentType created size }
     communities { homeCommunityId name status durationMs resultCount error } }
@@ -53,7 +53,7 @@ function Communities({ outcomes }: { outcomes: Outcome[] }) {
 /** The TEFCA playground: patient discovery across the peer communities, then their documents, with the audit log. */
 export function TefcaPage({ viewer }: { viewer: Viewer }) {
   const allowed = viewer.scopes.some((s) => s === '*' || s.startsWith('tefca.'));
-  const directory = useQuery<Directory>(allowed ? DIRECTORY : '{ __typename }');
+  const directory = useQuery<Directory>(allowed ? DIRECTORY : /* GraphQL */ `{ __typename }`);
   const [purpose, setPurpose] = useState(PURPOSES[0]![0]);
   const [found, setFound] = useState<{ matches: Match[]; communities: Outcome[] } | null>(null);
   const [docs, setDocs] = useState<{ documents: Doc[]; communities: Outcome[] } | null>(null);

@@ -4,9 +4,9 @@ import { gql } from '../api.js';
 import type { Viewer } from '../main.js';
 import { CopyButton, ErrorBox, Field, formValue, Loading, Page, SecretOnce, useAction, useQuery, when } from '../ui.js';
 
-const LIST = `query Tokens($gpid: ID!) { partner(gpid: $gpid) { grantedScopes apiTokens { tokenId name scopes createdAt expiresAt lastUsedAt lastUsedRoute environment } } }`;
-const CREATE = `mutation CreateToken($input: CreateApiTokenInput!) { createApiToken(input: $input) { secret token { tokenId } } }`;
-const REVOKE = `mutation RevokeToken($tokenId: ID!) { revokeApiToken(tokenId: $tokenId) { tokenId revokedAt } }`;
+const LIST = /* GraphQL */ `query Tokens($gpid: ID!) { partner(gpid: $gpid) { grantedScopes apiTokens { tokenId name scopes createdAt expiresAt lastUsedAt lastUsedRoute environment } } }`;
+const CREATE = /* GraphQL */ `mutation CreateToken($input: CreateApiTokenInput!) { createApiToken(input: $input) { secret token { tokenId } } }`;
+const REVOKE = /* GraphQL */ `mutation RevokeToken($tokenId: ID!) { revokeApiToken(tokenId: $tokenId) { tokenId revokedAt } }`;
 
 interface Token { tokenId: string; name: string; scopes: string[]; createdAt: string; expiresAt: string | null; lastUsedAt: string | null; lastUsedRoute: string | null; environment: string }
 

@@ -3,22 +3,22 @@ import { gql, subscribe } from '../api.js';
 import type { Viewer } from '../main.js';
 import { ErrorBox, Field, formValue, Loading, Page, SecretOnce, useAction, useQuery, when } from '../ui.js';
 
-const LIST = `query Webhooks { webhookEventTypes { type category description status } webhooks { webhookId url description eventTypes enabled disabledReason createdAt lastSuccessAt signatureVerifiedAt previousSecretExpiresAt recentDeliveryStats { attempts succeeded failed successRate } } }`;
-const CREATE = `mutation CreateWebhook($input: CreateWebhookInput!) { createWebhook(input: $input) { secret webhook { webhookId } } }`;
-const UPDATE = `mutation UpdateWebhook($id: ID!, $input: UpdateWebhookInput!) { updateWebhook(webhookId: $id, input: $input) { webhookId } }`;
-const REMOVE = `mutation RemoveWebhook($id: ID!) { removeWebhook(webhookId: $id) { webhookId } }`;
-const ENABLE = `mutation EnableWebhook($id: ID!) { enableWebhook(webhookId: $id) { webhookId } }`;
-const DISABLE = `mutation DisableWebhook($id: ID!) { disableWebhook(webhookId: $id) { webhookId } }`;
-const ROTATE = `mutation RotateWebhookSecret($id: ID!, $overlap: Int) { rotateWebhookSecret(webhookId: $id, overlapSeconds: $overlap) { secret webhook { webhookId previousSecretExpiresAt } } }`;
-const PING = `mutation Ping($id: ID!) { sendWebhookTestPing(webhookId: $id) { deliveryId } }`;
-const SAMPLE = `mutation Sample($id: ID!, $type: String!) { sendWebhookSample(webhookId: $id, eventType: $type) { deliveryId } }`;
-const REDELIVER = `mutation Redeliver($id: ID!) { redeliverWebhookDelivery(deliveryId: $id) { deliveryId } }`;
-const DELIVERIES = `query Deliveries($id: ID!) { webhook(webhookId: $id) { deliveries(first: 25) { edges { node {
+const LIST = /* GraphQL */ `query Webhooks { webhookEventTypes { type category description status } webhooks { webhookId url description eventTypes enabled disabledReason createdAt lastSuccessAt signatureVerifiedAt previousSecretExpiresAt recentDeliveryStats { attempts succeeded failed successRate } } }`;
+const CREATE = /* GraphQL */ `mutation CreateWebhook($input: CreateWebhookInput!) { createWebhook(input: $input) { secret webhook { webhookId } } }`;
+const UPDATE = /* GraphQL */ `mutation UpdateWebhook($id: ID!, $input: UpdateWebhookInput!) { updateWebhook(webhookId: $id, input: $input) { webhookId } }`;
+const REMOVE = /* GraphQL */ `mutation RemoveWebhook($id: ID!) { removeWebhook(webhookId: $id) { webhookId } }`;
+const ENABLE = /* GraphQL */ `mutation EnableWebhook($id: ID!) { enableWebhook(webhookId: $id) { webhookId } }`;
+const DISABLE = /* GraphQL */ `mutation DisableWebhook($id: ID!) { disableWebhook(webhookId: $id) { webhookId } }`;
+const ROTATE = /* GraphQL */ `mutation RotateWebhookSecret($id: ID!, $overlap: Int) { rotateWebhookSecret(webhookId: $id, overlapSeconds: $overlap) { secret webhook { webhookId previousSecretExpiresAt } } }`;
+const PING = /* GraphQL */ `mutation Ping($id: ID!) { sendWebhookTestPing(webhookId: $id) { deliveryId } }`;
+const SAMPLE = /* GraphQL */ `mutation Sample($id: ID!, $type: String!) { sendWebhookSample(webhookId: $id, eventType: $type) { deliveryId } }`;
+const REDELIVER = /* GraphQL */ `mutation Redeliver($id: ID!) { redeliverWebhookDelivery(deliveryId: $id) { deliveryId } }`;
+const DELIVERIES = /* GraphQL */ `query Deliveries($id: ID!) { webhook(webhookId: $id) { deliveries(first: 25) { edges { node {
   deliveryId eventType sample status attempts lastStatusCode lastError createdAt completedAt nextAttemptAt body
   log { attempt trigger attemptedAt statusCode latencyMs responseExcerpt error nextRetryAt probeStatusCode signatureCheck }
 } } } } }`;
 /** Any event of this partner may have queued a delivery: the log is read again when one arrives. */
-const LIVE = 'subscription PortalEvents { events { id type } }';
+const LIVE = /* GraphQL */ `subscription PortalEvents { events { id type } }`;
 
 /** How long the replaced secret also signs, so a receiver can switch keys without refusing deliveries. */
 const OVERLAP_CHOICES = [
