@@ -31,6 +31,8 @@ export interface Viewer {
   scopes: string[];
   /** The partner's legal name, shown in the header (the GPID stays in its title). */
   partnerName?: string | null;
+  /** sandbox or production: sample data is offered only in a sandbox. */
+  environment?: string;
 }
 
 export function isOperator(viewer: Viewer | null): boolean {
@@ -76,7 +78,7 @@ function App() {
     const session = await loadSession();
     if (!session.signedIn) return setViewer(null);
     try {
-      const { viewer: who } = await gql<{ viewer: Viewer }>('query Viewer { viewer { kind partnerGpid scopes } }');
+      const { viewer: who } = await gql<{ viewer: Viewer }>('query Viewer { viewer { kind partnerGpid scopes environment } }');
       // The organisation's name reads better in the header than its GPID; a failed read keeps the GPID.
       const named = who.partnerGpid
         ? await gql<{ partner: { legalName: string } | null }>('query ViewerPartner($gpid: ID!) { partner(gpid: $gpid) { legalName } }', { gpid: who.partnerGpid }).catch(() => null)
@@ -95,7 +97,7 @@ function App() {
   useEffect(() => {
     if (!viewer) return;
     let live = true;
-    gql<{ viewer: Viewer }>('query Viewer { viewer { kind partnerGpid scopes } }')
+    gql<{ viewer: Viewer }>('query Viewer { viewer { kind partnerGpid scopes environment } }')
       .then((data) => live && setViewer((v) => (v && sameViewer(v, data.viewer) ? v : data.viewer)))
       .catch(() => undefined);
     return () => {
