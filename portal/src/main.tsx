@@ -6,6 +6,8 @@ import { BASE, navigate, usePage } from './router.js';
 import { SignInPage } from './pages/sign-in.js';
 import { ApplyPage } from './pages/apply.js';
 import { ApplicationStatusPage } from './pages/application.js';
+import { PasswordResetsPage } from './pages/password-resets.js';
+import { ResetPasswordPage } from './pages/reset-password.js';
 import { DashboardPage } from './pages/dashboard.js';
 import { TokensPage } from './pages/tokens.js';
 import { RequestsPage } from './pages/requests.js';
@@ -65,6 +67,7 @@ const OPERATOR_PAGES: typeof PARTNER_PAGES = [
   { page: 'identity-changes', title: 'Merges & splits', component: IdentityChangesPage },
   { page: 'partners', title: 'Partners', component: PartnersPage },
   { page: 'scope-requests', title: 'Scope requests', component: ScopeRequestsPage },
+  { page: 'password-resets', title: 'Password resets', component: PasswordResetsPage },
 ];
 
 function App() {
@@ -112,6 +115,7 @@ function App() {
   let main;
   if (page === 'apply') main = <ApplyPage />;
   else if (page === 'application') main = <ApplicationStatusPage />;
+  else if (page === 'reset-password') main = <ResetPasswordPage />;
   else if (isDocsPage(page)) main = <DocsPage page={page} />;
   else if (page === 'changelog' && !viewer) main = <ChangelogPage viewer={{ kind: 'anonymous', partnerGpid: null, scopes: [] }} />;
   else if (!viewer || page === 'sign-in') main = <SignInPage onSignedIn={async () => { await refresh(); navigate(''); }} />;
@@ -169,7 +173,7 @@ function App() {
             {!viewer && (
               <>
                 <li>
-                  <a href={`${BASE}/sign-in`} aria-current={page !== 'apply' && page !== 'changelog' && page !== 'application' && !isDocsPage(page) ? 'page' : undefined}>Sign in</a>
+                  <a href={`${BASE}/sign-in`} aria-current={page !== 'apply' && page !== 'changelog' && page !== 'application' && page !== 'reset-password' && !isDocsPage(page) ? 'page' : undefined}>Sign in</a>
                 </li>
                 <li>
                   <a href={`${BASE}/apply`} aria-current={page === 'apply' ? 'page' : undefined}>Apply</a>
