@@ -300,7 +300,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     },
     webhooks: readWebhookSettings(int, bool),
     deprecationSunsets: parseDeprecationSunsets(str('SVC_DEPRECATION_SUNSETS'), problems),
-    tefca: readTefcaSettings(str, int, bool, problems),
+    tefca: readTefcaSettings(str, int, bool, problems, environment),
     requestLog: {
       retentionHours: int('SVC_REQUEST_LOG_RETENTION_HOURS', 72, 1, 24 * 90),
       maxPerPartner: int('SVC_REQUEST_LOG_MAX_PER_PARTNER', 10_000, 100, 1_000_000),

@@ -158,7 +158,7 @@ describe('system GPID', () => {
 
 describe('prefixed ids', () => {
   it('exposes every prefix', () => {
-    expect(ID_PREFIXES).toEqual(['tok', 'job', 'evt', 'dlv', 'whk', 'cli', 'app', 'req', 'ses', 'mrg', 'spl', 'sig', 'anq', 'xch', 'rvw', 'scr']);
+    expect(ID_PREFIXES).toEqual(['tok', 'job', 'evt', 'dlv', 'whk', 'cli', 'app', 'req', 'ses', 'mrg', 'spl', 'sig', 'anq', 'xch', 'rvw', 'scr', 'pwr']);
     expect(isIdPrefix('tok')).toBe(true);
     expect(isIdPrefix('TOK')).toBe(false);
     expect(isIdPrefix('xyz')).toBe(false);

@@ -106,7 +106,7 @@ export function isSystemGpid(s: unknown): s is string {
 // ---------------------------------------------------------------------------------------------
 
 /** Every prefix an opaque id may carry; the prefix tells a reader what kind of object it names. */
-export const ID_PREFIXES = ['tok', 'job', 'evt', 'dlv', 'whk', 'cli', 'app', 'req', 'ses', 'mrg', 'spl', 'sig', 'anq', 'xch', 'rvw', 'scr'] as const;
+export const ID_PREFIXES = ['tok', 'job', 'evt', 'dlv', 'whk', 'cli', 'app', 'req', 'ses', 'mrg', 'spl', 'sig', 'anq', 'xch', 'rvw', 'scr', 'pwr'] as const;
 
 export type IdPrefix = (typeof ID_PREFIXES)[number];
 

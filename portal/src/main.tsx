@@ -6,6 +6,8 @@ import { BASE, navigate, usePage } from './router.js';
 import { SignInPage } from './pages/sign-in.js';
 import { ApplyPage } from './pages/apply.js';
 import { ApplicationStatusPage } from './pages/application.js';
+import { PasswordResetsPage } from './pages/password-resets.js';
+import { ResetPasswordPage } from './pages/reset-password.js';
 import { DashboardPage } from './pages/dashboard.js';
 import { TokensPage } from './pages/tokens.js';
 import { RequestsPage } from './pages/requests.js';
@@ -31,6 +33,8 @@ export interface Viewer {
   scopes: string[];
   /** The partner's legal name, shown in the header (the GPID stays in its title). */
   partnerName?: string | null;
+  /** sandbox or production: sample data is offered only in a sandbox. */
+  environment?: string;
 }
 
 export function isOperator(viewer: Viewer | null): boolean {
@@ -63,6 +67,7 @@ const OPERATOR_PAGES: typeof PARTNER_PAGES = [
   { page: 'identity-changes', title: 'Merges & splits', component: IdentityChangesPage },
   { page: 'partners', title: 'Partners', component: PartnersPage },
   { page: 'scope-requests', title: 'Scope requests', component: ScopeRequestsPage },
+  { page: 'password-resets', title: 'Password resets', component: PasswordResetsPage },
 ];
 
 function App() {
@@ -76,7 +81,7 @@ function App() {
     const session = await loadSession();
     if (!session.signedIn) return setViewer(null);
     try {
-      const { viewer: who } = await gql<{ viewer: Viewer }>(/* GraphQL */ `query Viewer { viewer { kind partnerGpid scopes } }`);
+      const { viewer: who } = await gql<{ viewer: Viewer }>(/* GraphQL */ `query Viewer { viewer { kind partnerGpid scopes environment } }`);
       // The organisation's name reads better in the header than its GPID; a failed read keeps the GPID.
       const named = who.partnerGpid
         ? await gql<{ partner: { legalName: string } | null }>(/* GraphQL */ `query ViewerPartner($gpid: ID!) { partner(gpid: $gpid) { legalName } }`, { gpid: who.partnerGpid }).catch(() => null)
@@ -95,7 +100,7 @@ function App() {
   useEffect(() => {
     if (!viewer) return;
     let live = true;
-    gql<{ viewer: Viewer }>(/* GraphQL */ `query Viewer { viewer { kind partnerGpid scopes } }`)
+    gql<{ viewer: Viewer }>(/* GraphQL */ `query Viewer { viewer { kind partnerGpid scopes environment } }`)
       .then((data) => live && setViewer((v) => (v && sameViewer(v, data.viewer) ? v : data.viewer)))
       .catch(() => undefined);
     return () => {
@@ -110,6 +115,7 @@ function App() {
   let main;
   if (page === 'apply') main = <ApplyPage />;
   else if (page === 'application') main = <ApplicationStatusPage />;
+  else if (page === 'reset-password') main = <ResetPasswordPage />;
   else if (isDocsPage(page)) main = <DocsPage page={page} />;
   else if (page === 'changelog' && !viewer) main = <ChangelogPage viewer={{ kind: 'anonymous', partnerGpid: null, scopes: [] }} />;
   else if (!viewer || page === 'sign-in') main = <SignInPage onSignedIn={async () => { await refresh(); navigate(''); }} />;
@@ -167,7 +173,7 @@ function App() {
             {!viewer && (
               <>
                 <li>
-                  <a href={`${BASE}/sign-in`} aria-current={page !== 'apply' && page !== 'changelog' && page !== 'application' && !isDocsPage(page) ? 'page' : undefined}>Sign in</a>
+                  <a href={`${BASE}/sign-in`} aria-current={page !== 'apply' && page !== 'changelog' && page !== 'application' && page !== 'reset-password' && !isDocsPage(page) ? 'page' : undefined}>Sign in</a>
                 </li>
                 <li>
                   <a href={`${BASE}/apply`} aria-current={page === 'apply' ? 'page' : undefined}>Apply</a>

@@ -17,6 +17,14 @@ const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', 
 export const DESKTOP = { width: 1280, height: 800 };
 export const PHONE = { width: 390, height: 844 };
 
+/** Where the browser suite keeps its screenshots: `artifacts/screenshots/` at the repository's root. */
+export const SCREENSHOTS = fileURLToPath(new URL('../../artifacts/screenshots/', import.meta.url));
+
+/** The screenshots of one browser file (`area`, the file's name without `.browser.ts`). */
+export function screenshotDir(area: string): string {
+  return join(SCREENSHOTS, area);
+}
+
 /** One service and one Chromium for a browser test file, with the portal's page helpers. */
 export interface Portal {
   t: TestSystem;
@@ -42,12 +50,14 @@ export interface Portal {
 
 /**
  * Boot the service with `env`, listen on a free port and open Chromium on a fresh profile.
- * Screenshots go to `portal/test/screenshots/<area>/` (kept as CI artefacts).
+ * Every audited page is screenshotted at desktop and phone width into
+ * `artifacts/screenshots/<area>/<page>-<viewport>.png` (git-ignored, kept as CI artefacts; `.ci/run`
+ * prints where). The shots reuse the page the audit already has open: no navigation of their own.
  */
 export async function openPortal(area: string, env: Record<string, string> = {}, system?: TestSystem): Promise<Portal> {
   const t = system ?? (await bootSystem(env));
   const base = await t.system.app.listen({ port: 0, host: '127.0.0.1' });
-  const shots = fileURLToPath(new URL(`./screenshots/${area}/`, import.meta.url));
+  const shots = screenshotDir(area);
   rmSync(shots, { recursive: true, force: true });
   mkdirSync(shots, { recursive: true });
   // A fresh profile every run: no state from an earlier run, nothing fetched from the network.

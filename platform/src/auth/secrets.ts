@@ -4,7 +4,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
  * Credential secrets are random, prefixed so that leaked ones are recognisable by secret scanners,
  * and stored only as their SHA-256: a database dump reveals no usable credential.
  */
-export function newSecret(prefix: 'svc_pat' | 'svc_cs' | 'svc_ses' | 'whsec'): string {
+export function newSecret(prefix: 'svc_pat' | 'svc_cs' | 'svc_ses' | 'svc_pwr' | 'whsec'): string {
   return `${prefix}_${randomBytes(32).toString('base64url')}`;
 }
 

@@ -84,6 +84,9 @@ export const CAPABILITIES = {
   // Scope requests: a partner asks (held tight: a request waits for a person), anyone reads its own, operators decide.
   'scope-requests.list': capability('scope-requests.list', 'partner-ecosystem', perMinute(60), ['Query.scopeRequests', 'Query.scopeRequest']),
   'scope-requests.create': capability('scope-requests.create', 'partner-ecosystem', perMinute(10), ['Mutation.requestScopes']),
+  // Portal password resets: an operator issues a one-time link; whoever holds it uses it once (held tight: it takes a password guess).
+  'portal.password-resets.create': capability('portal.password-resets.create', 'partner-ecosystem', perMinute(10), ['Mutation.createPortalPasswordReset']),
+  'portal.password-resets.use': capability('portal.password-resets.use', 'partner-ecosystem', perMinute(10), ['Mutation.resetPortalPassword']),
   'scope-requests.decide': capability('scope-requests.decide', 'partner-ecosystem', perMinute(30), ['Mutation.grantScopeRequest', 'Mutation.refuseScopeRequest']),
   // Webhooks: the spec's three routes and their twins; managing one endpoint (test.ping, delivery log, redelivery,
   // secret rotation, enabling) shares one counter on both doors.

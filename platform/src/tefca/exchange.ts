@@ -37,6 +37,8 @@ export interface TefcaPeer {
   capabilities: readonly TefcaCapability[];
   /** Never shown, never logged. */
   token: string | null;
+  /** The built-in sandbox peer (synthetic sample data, never in production). */
+  sandbox?: boolean;
 }
 
 /** Which transaction an exchange was. */

@@ -5,3 +5,4 @@ export * from './patient.js';
 export * from './graphql.js';
 export * from './run-exchange.js';
 export * from './document.js';
+export * from './sandbox-peer.js';

@@ -1,3 +1,4 @@
+import { SANDBOX_PEER_COMMUNITY_ID } from './sandbox-peer.js';
 import { DEFAULT_HOME_COMMUNITY_ID, DEFAULT_HOME_COMMUNITY_NAME, isHomeCommunityId, TEFCA_CAPABILITIES, type TefcaCapability, type TefcaPeer } from './exchange.js';
 
 /** TEFCA exchange settings (`SVC_TEFCA_*`), read by `loadConfig`. */
@@ -15,6 +16,12 @@ export interface TefcaSettings {
   timeoutMs: number;
   /** Reach peers on private, loopback and link-local addresses (`SVC_TEFCA_ALLOW_PRIVATE`; tests, closed networks). */
   allowPrivateAddresses: boolean;
+  /**
+   * Serve the built-in sandbox peer community: true when `SVC_ENVIRONMENT` is not `production` and
+   * `SVC_TEFCA_PEERS` names no peer, so that a fresh sandbox has a community to exchange with. It
+   * answers from synthetic sample data only and is never present in production.
+   */
+  sandboxPeer: boolean;
 }
 
 type IntReader = (name: string, fallback: number, min: number, max: number) => number;
@@ -68,14 +75,22 @@ export function parseTefcaPeers(value: string | undefined, home: string, problem
   return peers;
 }
 
-export function readTefcaSettings(str: (name: string) => string | undefined, int: IntReader, bool: (name: string) => boolean, problems: string[]): TefcaSettings {
+export function readTefcaSettings(
+  str: (name: string) => string | undefined,
+  int: IntReader,
+  bool: (name: string) => boolean,
+  problems: string[],
+  environment: 'sandbox' | 'production' = 'sandbox',
+): TefcaSettings {
   const homeCommunityId = str('SVC_TEFCA_HOME_COMMUNITY_ID') ?? DEFAULT_HOME_COMMUNITY_ID;
   if (!isHomeCommunityId(homeCommunityId)) problems.push(`SVC_TEFCA_HOME_COMMUNITY_ID must be an urn:oid: URN (got "${String(homeCommunityId).slice(0, 60)}")`);
+  const peers = parseTefcaPeers(str('SVC_TEFCA_PEERS'), homeCommunityId, problems);
   return {
     homeCommunityId,
     homeCommunityName: str('SVC_TEFCA_HOME_COMMUNITY_NAME') ?? DEFAULT_HOME_COMMUNITY_NAME,
-    peers: parseTefcaPeers(str('SVC_TEFCA_PEERS'), homeCommunityId, problems),
+    peers,
     timeoutMs: int('SVC_TEFCA_TIMEOUT_MS', 10_000, 100, 120_000),
     allowPrivateAddresses: bool('SVC_TEFCA_ALLOW_PRIVATE'),
+    sandboxPeer: environment !== 'production' && peers.length === 0 && homeCommunityId !== SANDBOX_PEER_COMMUNITY_ID,
   };
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DomainError } from '../errors.js';
 import { readPurposeOfUse, TEFCA_PURPOSE_CODES } from './purpose-of-use.js';
-import { parseTefcaPeers } from './settings.js';
+import { parseTefcaPeers, readTefcaSettings } from './settings.js';
 import { tefcaEventType } from './exchange.js';
 import { readTefcaPatient } from './patient.js';
 import { EVENT_TYPES } from '../events/event-types.js';
@@ -76,5 +76,22 @@ describe('TEFCA patient demographics', () => {
     } catch (e) {
       expect((e as DomainError).fieldErrors.map((f) => f.field)).toEqual(['patient.birth_date', 'patient.gender', 'patient.family']);
     }
+  });
+});
+
+describe('the built-in sandbox peer (TefcaSettings.sandboxPeer)', () => {
+  const read = (env: Record<string, string>, environment: 'sandbox' | 'production') =>
+    readTefcaSettings((n) => env[n], (_n, fallback) => fallback, () => false, [], environment);
+  const peer = JSON.stringify([{ home_community_id: 'urn:oid:1.2.3', base_url: 'https://b.example' }]);
+
+  it('serves a sandbox that names no peers, and only such a sandbox', () => {
+    expect(read({}, 'sandbox').sandboxPeer).toBe(true);
+    expect(read({ SVC_TEFCA_PEERS: peer }, 'sandbox').sandboxPeer).toBe(false);
+    expect(read({ SVC_TEFCA_PEERS: '[]' }, 'sandbox').sandboxPeer).toBe(true);
+  });
+
+  it('is never part of a production deployment', () => {
+    expect(read({}, 'production').sandboxPeer).toBe(false);
+    expect(read({ SVC_TEFCA_PEERS: '[]' }, 'production').sandboxPeer).toBe(false);
   });
 });

@@ -50,6 +50,9 @@ export function SignInPage({ onSignedIn }: { onSignedIn: () => void | Promise<vo
           <p>
             No account yet? <a href="/portal/apply">Apply to become a partner</a>. Applied already? <a href="/portal/application">See your application's status</a>.
           </p>
+          <p data-testid="forgot-password">
+            Forgot your password? Ask your operator (the administrator of this service) for a one-time reset link: the platform sends no e-mail.
+          </p>
         </form>
         <form
           aria-labelledby="operator-sign-in"

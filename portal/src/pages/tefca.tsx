@@ -3,7 +3,7 @@ import { gql } from '../api.js';
 import type { Viewer } from '../main.js';
 import { ErrorBox, Field, formValue, Loading, Page, useAction, useQuery, when } from '../ui.js';
 
-const DIRECTORY = /* GraphQL */ `query TefcaDirectory { tefcaCommunities { homeCommunityId name capabilities self }
+const DIRECTORY = /* GraphQL */ `query TefcaDirectory { tefcaCommunities { homeCommunityId name capabilities self sandbox }
   tefcaExchanges(first: 10) { edges { node { exchangeId kind direction purposeOfUse outcome resultCount startedAt durationMs } } } }`;
 const DISCOVER = /* GraphQL */ `mutation Discover($purposeOfUse: String, $patient: TefcaPatientInput!) {
   tefcaSearchPatients(purposeOfUse: $purposeOfUse, patient: $patient) { exchangeId outcome
@@ -15,6 +15,9 @@ const DOCUMENTS = /* GraphQL */ `mutation Documents($purposeOfUse: String, $pati
     documents { homeCommunityId communityName documentId title typeDisplay contentType created size }
     communities { homeCommunityId name status durationMs resultCount error } }
 }`;
+
+/** A person of the sandbox peer community's synthetic data set (no real person). */
+const SAMPLE_PATIENT = { given: 'Jordan', family: 'Sample', birthDate: '1980-04-12', gender: 'female' };
 
 /** TEFCA exchange purposes (the service validates them; these are the labels). */
 const PURPOSES: [string, string][] = [
@@ -31,7 +34,7 @@ interface Outcome { homeCommunityId: string; name: string | null; status: string
 interface Match { homeCommunityId: string; communityName: string; patientId: string; matchQuality: number; matchGrade: string | null }
 interface Doc { homeCommunityId: string; communityName: string; documentId: string; title: string | null; typeDisplay: string | null; contentType: string | null; created: string | null; size: number | null }
 interface Directory {
-  tefcaCommunities: { homeCommunityId: string; name: string; capabilities: string[]; self: boolean }[];
+  tefcaCommunities: { homeCommunityId: string; name: string; capabilities: string[]; self: boolean; sandbox?: boolean }[];
   tefcaExchanges: { edges: { node: { exchangeId: string; kind: string; direction: string; purposeOfUse: string | null; outcome: string; resultCount: number; startedAt: string; durationMs: number } }[] };
 }
 
@@ -79,10 +82,34 @@ export function TefcaPage({ viewer }: { viewer: Viewer }) {
   }
   // `?.` on each field: right after a grant, the data may still be the placeholder query's.
   const peers = directory.data?.tefcaCommunities ?? [];
+  const sandboxPeer = peers.find((c) => c.sandbox);
+  const others = peers.filter((c) => !c.self);
+  const fillSample = () => {
+    const set = (id: string, value: string) => {
+      const el = document.getElementById(id) as HTMLInputElement | HTMLSelectElement | null;
+      if (el) el.value = value;
+    };
+    set('tefca-given', SAMPLE_PATIENT.given);
+    set('tefca-family', SAMPLE_PATIENT.family);
+    set('tefca-birth', SAMPLE_PATIENT.birthDate);
+    set('tefca-gender', SAMPLE_PATIENT.gender);
+  };
   return (
     <Page title="TEFCA exchange">
       <Loading state={directory} />
       <p class="lead">Find a patient in the peer communities of the TEFCA directory, then the documents they hold. Every exchange states its purpose and is audited.</p>
+      {sandboxPeer && (
+        <div class="notice sample-data" data-testid="sandbox-peer">
+          <p>
+            <span class="badge badge-sandbox">Sandbox</span> This sandbox exchanges with the <strong>{sandboxPeer.name}</strong>: a built-in peer that answers like a real community, from invented
+            sample people and documents (no real person). Try {SAMPLE_PATIENT.given} {SAMPLE_PATIENT.family}, born {SAMPLE_PATIENT.birthDate}.
+          </p>
+          <button type="button" class="example" onClick={fillSample}>Fill in the sample patient</button>
+        </div>
+      )}
+      {directory.data && others.length === 0 && (
+        <p class="notice" data-testid="no-peers">No peer community is in this directory yet, so there is nobody to ask. The directory is configured by this service's operator: ask them to add the communities you need.</p>
+      )}
       <form onSubmit={(e) => { e.preventDefault(); void discover.run(e.currentTarget); }}>
         <h2>Patient discovery (XCPD)</h2>
         <Field id="tefca-purpose" label="Purpose of use">
@@ -136,7 +163,7 @@ export function TefcaPage({ viewer }: { viewer: Viewer }) {
         </section>
       )}
       <h2>Directory</h2>
-      <ul>{peers.map((c) => <li key={c.homeCommunityId}>{c.name} <code>{c.homeCommunityId}</code>{c.self ? ' (this community)' : ''}: {c.capabilities.join(', ')}</li>)}</ul>
+      <ul>{peers.map((c) => <li key={c.homeCommunityId}>{c.name} <code>{c.homeCommunityId}</code>{c.self ? ' (this community)' : ''}{c.sandbox ? <> <span class="badge badge-sandbox">Sandbox peer: sample data</span></> : null}: {c.capabilities.join(', ')}</li>)}</ul>
       <h2>Recent exchanges</h2>
       <div class="table-wrap">
         <table data-testid="tefca-exchanges">

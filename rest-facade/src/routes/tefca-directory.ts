@@ -15,13 +15,14 @@ export const TEFCA_SCOPES = ['tefca.xcpd.search', 'tefca.xcpd.discover', 'tefca.
 
 const COMMUNITY_SCHEMA: JsonSchema = {
   type: 'object',
-  required: ['home_community_id', 'name', 'capabilities', 'self'],
+  required: ['home_community_id', 'name', 'capabilities', 'self', 'sandbox'],
   properties: {
     home_community_id: COMMUNITY_ID,
     name: { type: 'string' },
     base_url: { type: ['string', 'null'], description: 'Where its exchange endpoints live (null for this community).' },
     capabilities: { type: 'array', items: { type: 'string', enum: ['xcpd', 'xca'] }, description: 'xcpd (patient discovery), xca (document query and retrieve).' },
     self: { type: 'boolean', description: 'True for this community.' },
+    sandbox: { type: 'boolean', description: 'True for the built-in sandbox peer community (synthetic sample data, no real person; never in production).' },
   },
 };
 
@@ -32,7 +33,7 @@ function noQuery(input: RouteInput): void {
 }
 
 const communities: GatewayOperation = {
-  document: 'query TefcaCommunities { tefcaCommunities { homeCommunityId name baseUrl capabilities self } }',
+  document: 'query TefcaCommunities { tefcaCommunities { homeCommunityId name baseUrl capabilities self sandbox } }',
   variables: (input) => {
     noQuery(input);
     return {};

@@ -4658,3 +4658,74 @@ class Client:
             query={"limit": limit, "cursor": cursor, "status_class": status_class, "method": method, "credential_id": credential_id, "since": since, "until": until, **(params or {})},
             headers=headers,
         ).body
+
+    def portal_password_resets_create(
+        self,
+        gpid: str,
+        body: Any,
+        *,
+        params: Optional[Mapping[str, Any]] = None,
+        headers: Optional[Mapping[str, str]] = None,
+    ) -> Any:
+        """Issue a one-time password reset link for a partner's portal account (operators).
+
+        ``POST /cms/partners/{gpid}/portal-password-resets``
+
+        Credential: bearer; one of the scopes cms.admin. Rate limit: 10/min.
+
+        Args:
+            gpid: The partner whose portal account gets the link.
+            body: The request body (application/json): a dict or list, sent as JSON (form fields for
+                a form media type), or str or bytes sent as they are.
+            params: Further query parameters, such as FHIR search parameters.
+            headers: Further request headers, such as X-Svc-Source on identity writes or Prefer.
+
+        Returns:
+            The response body: JSON as dicts and lists, other media types as text, None when empty.
+
+        Raises:
+            ApiError: The API answered an error (429 and 503 are retried first).
+        """
+        return self._transport.send(
+            "POST",
+            f"/cms/partners/{path_segment(gpid)}/portal-password-resets",
+            query={**(params or {})},
+            body=body,
+            content_type="application/json",
+            headers=headers,
+        ).body
+
+    def portal_password_resets_use(
+        self,
+        body: Any,
+        *,
+        params: Optional[Mapping[str, Any]] = None,
+        headers: Optional[Mapping[str, str]] = None,
+    ) -> Any:
+        """Set a new portal password with a one-time reset link; ends every open portal session of the partner.
+
+        ``POST /cms/portal-password-reset``
+
+        No credential needed. Rate limit: 10/min.
+
+        Args:
+            body: The request body (application/json): a dict or list, sent as JSON (form fields for
+                a form media type), or str or bytes sent as they are.
+            params: Further query parameters, such as FHIR search parameters.
+            headers: Further request headers, such as X-Svc-Source on identity writes or Prefer.
+
+        Returns:
+            The response body: JSON as dicts and lists, other media types as text, None when empty.
+
+        Raises:
+            ApiError: The API answered an error (429 and 503 are retried first).
+        """
+        return self._transport.send(
+            "POST",
+            "/cms/portal-password-reset",
+            query={**(params or {})},
+            body=body,
+            content_type="application/json",
+            headers=headers,
+            authenticated=False,
+        ).body

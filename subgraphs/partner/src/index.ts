@@ -3,6 +3,7 @@ import { ApiTokenEntity } from './entities/api-token.js';
 import { PartnerEntity } from './entities/partner.js';
 import { PortalAccountEntity } from './entities/portal-account.js';
 import { PortalSessionEntity } from './entities/portal-session.js';
+import { PortalPasswordResetEntity } from './entities/portal-password-reset.js';
 import { LoginThrottleEntity } from './entities/login-throttle.js';
 import { OAuthClientEntity } from './entities/oauth-client.js';
 import { SigningKeyEntity } from './entities/signing-key.js';
@@ -27,6 +28,7 @@ export const partnerSubgraph: SubgraphDefinition = {
         ApiTokenEntity,
         PortalAccountEntity,
         PortalSessionEntity,
+        PortalPasswordResetEntity,
         LoginThrottleEntity,
         OAuthClientEntity,
         SigningKeyEntity,

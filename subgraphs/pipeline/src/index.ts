@@ -14,6 +14,7 @@ import { TefcaExchangeEntity } from './entities/tefca-exchange.js';
 import { projectTefcaExchange } from './domain/tefca-exchange-log.js';
 import { TefcaPeerClient } from './tefca/peer-client.js';
 import { TefcaOutbound } from './tefca/outbound.js';
+import { TefcaDirectory } from './tefca/directory.js';
 
 /** Sync jobs, pipeline health and metrics, the event log, webhooks and their delivery. */
 export const pipelineSubgraph: SubgraphDefinition = {
@@ -25,12 +26,13 @@ export const pipelineSubgraph: SubgraphDefinition = {
     const webhookWakeup = { wake: () => {} };
     const tefca = runtime.config.tefca;
     const peerClient = new TefcaPeerClient({ allowPrivateAddresses: tefca.allowPrivateAddresses, timeoutMs: tefca.timeoutMs });
-    const tefcaOutbound = new TefcaOutbound(tefca, peerClient);
+    const tefcaDirectory = new TefcaDirectory(tefca);
+    const tefcaOutbound = new TefcaOutbound(tefca, peerClient, tefcaDirectory);
     return assembleSubgraph(runtime, {
       name: 'pipeline',
       entities: [SyncJobEntity, LoggedEventEntity, WebhookEntity, WebhookDeliveryEntity, WebhookAttemptEntity, TefcaExchangeEntity],
       migrations,
-      buildSchema: (services) => buildPipelineSchema(services, log, webhookWakeup, tefcaOutbound),
+      buildSchema: (services) => buildPipelineSchema(services, log, webhookWakeup, tefcaOutbound, tefcaDirectory),
       async startWorkers({ orm, runtime: rt, publishCommitted }) {
         // Webhooks: the delivery worker, and the intake that turns events into delivery rows.
         const webhooks = new WebhookDeliveryWorker(orm, rt.config.webhooks, rt.logger, publishCommitted, (err) => rt.logger.error({ err }, 'webhook delivery worker failed'));
@@ -54,6 +56,7 @@ export const pipelineSubgraph: SubgraphDefinition = {
           webhookWakeup.wake = () => {};
           await webhooks.stop();
           await peerClient.close();
+          await tefcaDirectory.close();
         };
       },
     });

@@ -1291,6 +1291,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/cms/partners/{gpid}/portal-password-resets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Issue a one-time password reset link for a partner's portal account (operators)
+         * @description Issue a one-time password reset link for a partner's portal account (operators). Credential: bearer; one of the scopes cms.admin. Rate limit: 10/min.
+         */
+        post: operations["portal.password-resets.create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/cms/partners/{gpid}/rate-limits": {
         parameters: {
             query?: never;
@@ -1449,6 +1469,26 @@ export type paths = {
          * @description Mark an external sync job failed after its retries; emits pipeline.sync.failed (operators). Credential: bearer; one of the scopes cms.admin.
          */
         post: operations["pipeline.sync-jobs.fail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/cms/portal-password-reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set a new portal password with a one-time reset link; ends every open portal session of the partner
+         * @description Set a new portal password with a one-time reset link; ends every open portal session of the partner. No credential needed. Rate limit: 10/min.
+         */
+        post: operations["portal.password-resets.use"];
         delete?: never;
         options?: never;
         head?: never;
@@ -7557,6 +7597,60 @@ export interface operations {
             503: components["responses"]["Problem503"];
         };
     };
+    "portal.password-resets.create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The partner whose portal account gets the link. */
+                gpid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Issue a one-time password reset link for a partner's portal account (operators) */
+            201: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The portal account's sign-in address. */
+                        email: string;
+                        /**
+                         * Format: date-time
+                         * @description One hour from now. A newer link for the same account replaces this one.
+                         */
+                        expires_at: string;
+                        id: string;
+                        partner_gpid: string;
+                        /** @description The portal page that uses it, with the secret in the URL's fragment. Hand it to the partner yourself: the platform sends no e-mail. */
+                        reset_url: string;
+                        /** @description svc_pwr_…: the secret of the link, shown once (only its SHA-256 is stored). */
+                        token: string;
+                    };
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+        };
+    };
     "partners.rate-limits": {
         parameters: {
             query?: never;
@@ -8064,6 +8158,51 @@ export interface operations {
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403"];
+            404: components["responses"]["Problem404"];
+            422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+        };
+    };
+    "portal.password-resets.use": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The new password, held to the portal password policy (422 naming password). */
+                    password: string;
+                    /** @description The link's secret (svc_pwr_…). Unknown, used, replaced and expired links answer the same 422 naming token. */
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Set a new portal password with a one-time reset link; ends every open portal session of the partner */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        email: string;
+                        partner_gpid: string;
+                        /** @description Open portal sessions signed out. */
+                        sessions_ended: number;
+                    };
+                };
+            };
+            400: components["responses"]["Problem400"];
             404: components["responses"]["Problem404"];
             422: components["responses"]["Problem422"];
             429: components["responses"]["Problem429"];
@@ -9817,6 +9956,8 @@ export interface operations {
                             /** @description Home community id (urn:oid:…). */
                             home_community_id: string;
                             name: string;
+                            /** @description True for the built-in sandbox peer community (synthetic sample data, no real person; never in production). */
+                            sandbox: boolean;
                             /** @description True for this community. */
                             self: boolean;
                         }[];

@@ -7,6 +7,7 @@ import { M005OAuthClientSecretRotation } from './m005-oauth-client-secret-rotati
 import { M006ApplicationStatusHistory } from './m006-application-status-history.js';
 import { M007ScopeRequests } from './m007-scope-requests.js';
 import { M008RequestLog } from './m008-request-log.js';
+import { M009PortalPasswordResets } from './m009-portal-password-resets.js';
 
 /** The partner subgraph's migration history, in order. Append new entries; never reorder or rename. */
 export const migrations: MigrationEntry[] = [
@@ -18,4 +19,5 @@ export const migrations: MigrationEntry[] = [
   { name: 'm006-application-status-history', class: M006ApplicationStatusHistory },
   { name: 'm007-scope-requests', class: M007ScopeRequests },
   { name: 'm008-request-log', class: M008RequestLog },
+  { name: 'm009-portal-password-resets', class: M009PortalPasswordResets },
 ];

@@ -14,6 +14,7 @@ import { defineScopeRequests } from './scope-request.js';
 import { defineRequestLog } from './request-log.js';
 import { defineTokenRevocation } from './token-revocation.js';
 import { defineViewer } from './viewer.js';
+import { definePortalPasswordReset } from './portal-password-reset.js';
 import { defineOnboardingLegalCertification, withCertificationObservation } from './onboarding-legal-certification.js';
 
 /** The partner subgraph's federated schema. */
@@ -25,7 +26,8 @@ export function buildPartnerSchema(services: SubgraphServices): GraphQLSchema {
   const partner = definePartner(builder, services, tokens);
   definePartnerScopeGrant(builder, services, partner);
   defineScopeRequests(builder, services);
-  defineViewer(builder);
+  defineViewer(builder, services);
+  definePortalPasswordReset(builder, services);
   defineOnboardingLegalCertification(builder, services, partner);
   defineCredentialLookups(builder);
   const oauthClient = defineOAuthClient(builder, services, revocation);

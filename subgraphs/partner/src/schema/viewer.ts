@@ -1,7 +1,7 @@
-import type { SubgraphBuilder as Builder } from '@svc/platform';
+import type { SubgraphBuilder as Builder, SubgraphServices } from '@svc/platform';
 
 /** `viewer`: who the current credential is. Useful for portals and for a partner's first call. */
-export function defineViewer(builder: Builder) {
+export function defineViewer(builder: Builder, services: SubgraphServices) {
   const Viewer = builder
     .objectRef<{ kind: string; partnerGpid: string | null; tokenId: string | null; clientId: string | null; scopes: readonly string[] }>('Viewer')
     .implement({
@@ -12,6 +12,10 @@ export function defineViewer(builder: Builder) {
         tokenId: t.exposeID('tokenId', { nullable: true }),
         clientId: t.exposeID('clientId', { nullable: true }),
         scopes: t.exposeStringList('scopes'),
+        environment: t.string({
+          description: 'sandbox or production: the environment of this service. Sample data (the sandbox peer community, sample patients) exists only in a sandbox.',
+          resolve: () => services.runtime.config.environment,
+        }),
       }),
     });
   builder.queryFields((t) => ({

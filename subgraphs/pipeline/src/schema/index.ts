@@ -8,9 +8,10 @@ import { definePipelineMetrics } from './pipeline-metrics.js';
 import { defineWebhooks, type WebhookWakeup } from './webhook.js';
 import { defineTefca } from './tefca.js';
 import type { TefcaOutbound } from '../tefca/outbound.js';
+import type { TefcaDirectory } from '../tefca/directory.js';
 
 /** The pipeline subgraph's federated schema. */
-export function buildPipelineSchema(services: SubgraphServices, log: EventLog, webhookWakeup: WebhookWakeup, tefca: TefcaOutbound): GraphQLSchema {
+export function buildPipelineSchema(services: SubgraphServices, log: EventLog, webhookWakeup: WebhookWakeup, tefca: TefcaOutbound, directory: TefcaDirectory): GraphQLSchema {
   const builder = createSubgraphBuilder();
   builder.mutationType({});
   const partner = partnerRef(builder);
@@ -19,6 +20,6 @@ export function buildPipelineSchema(services: SubgraphServices, log: EventLog, w
   definePipelineHealth(builder, services);
   definePipelineMetrics(builder, partner);
   defineWebhooks(builder, services, webhookWakeup);
-  defineTefca(builder, services, tefca);
+  defineTefca(builder, services, tefca, directory);
   return builder.toSubGraphSchema({ linkUrl: 'https://specs.apollo.dev/federation/v2.6' });
 }

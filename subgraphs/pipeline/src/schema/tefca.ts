@@ -18,6 +18,7 @@ import {
 import type { TefcaExchangeRow } from '../entities/tefca-exchange.js';
 import { findTefcaExchange, tefcaExchangePage } from '../domain/tefca-exchange-log.js';
 import type { RemoteDocument, RemotePatientMatch, TefcaOutbound } from '../tefca/outbound.js';
+import type { TefcaDirectory } from '../tefca/directory.js';
 
 /** Every TEFCA exchange scope: any of them reads the directory and the caller's audit log. */
 export const TEFCA_SCOPES = ['tefca.xcpd.search', 'tefca.xcpd.discover', 'tefca.xca.search', 'tefca.xca.query', 'tefca.xca.retrieve'] as const;
@@ -30,14 +31,15 @@ interface Community {
   baseUrl: string | null;
   capabilities: string[];
   self: boolean;
+  sandbox: boolean;
 }
 
 /**
- * The TEFCA exchange in the pipeline subgraph: the network directory (seeded from SVC_TEFCA_PEERS),
+ * The TEFCA exchange in the pipeline subgraph: the network directory (the operator's peers, or the sandbox peer),
  * the outbound fan-out (XCPD search, XCA search, retrieve from a peer) and the audit log of every
  * exchange, which the `tefca-exchanges` consumer projects from the `tefca.*` events.
  */
-export function defineTefca(builder: SubgraphBuilder, services: SubgraphServices, outbound: TefcaOutbound) {
+export function defineTefca(builder: SubgraphBuilder, services: SubgraphServices, outbound: TefcaOutbound, directory: TefcaDirectory) {
   const settings = services.runtime.config.tefca;
   const outcomes = (list: readonly NamedOutcome[]): TefcaCommunityOutcome[] => list.map(({ name: _name, ...o }) => o);
 
@@ -49,6 +51,9 @@ export function defineTefca(builder: SubgraphBuilder, services: SubgraphServices
       baseUrl: t.exposeString('baseUrl', { nullable: true, description: 'Where its exchange endpoints live (null for this community).' }),
       capabilities: t.exposeStringList('capabilities', { description: 'xcpd (patient discovery), xca (document query and retrieve).' }),
       self: t.exposeBoolean('self', { description: 'True for this community.' }),
+      sandbox: t.exposeBoolean('sandbox', {
+        description: 'True for the built-in sandbox peer community: it answers from synthetic sample data (no real person) and is listed only in a sandbox whose operator configured no peers, never in production.',
+      }),
     }),
   });
 
@@ -167,11 +172,12 @@ export function defineTefca(builder: SubgraphBuilder, services: SubgraphServices
   builder.queryFields((t) => ({
     tefcaCommunities: t.field({
       type: [CommunityType],
-      description: 'The TEFCA network directory: this community first, then its peers (seeded from SVC_TEFCA_PEERS). Credentials are never shown.',
+      description:
+        "The TEFCA network directory: this community first, then its peers as the operator configured them. A sandbox without configured peers lists the built-in sandbox peer community instead (`sandbox: true`). Credentials are never shown.",
       authScopes: { anyScope: [...TEFCA_SCOPES] },
-      resolve: () => [
-        { homeCommunityId: settings.homeCommunityId, name: settings.homeCommunityName, baseUrl: null, capabilities: ['xcpd', 'xca'], self: true },
-        ...settings.peers.map((p) => ({ homeCommunityId: p.homeCommunityId, name: p.name, baseUrl: p.baseUrl, capabilities: [...p.capabilities], self: false })),
+      resolve: async () => [
+        { homeCommunityId: settings.homeCommunityId, name: settings.homeCommunityName, baseUrl: null, capabilities: ['xcpd', 'xca'], self: true, sandbox: false },
+        ...(await directory.peers()).map((p) => ({ homeCommunityId: p.homeCommunityId, name: p.name, baseUrl: p.baseUrl, capabilities: [...p.capabilities], self: false, sandbox: p.sandbox === true })),
       ],
     }),
     tefcaExchanges: t.field({

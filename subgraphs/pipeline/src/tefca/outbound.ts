@@ -14,6 +14,7 @@ import {
   type TefcaSettings,
 } from '@svc/platform';
 import type { PeerAnswer, TefcaPeerClient } from './peer-client.js';
+import type { TefcaDirectory } from './directory.js';
 
 /**
  * Outbound TEFCA exchanges: the fan-out of one request to the peer communities of the directory,
@@ -40,20 +41,21 @@ export interface FanOutResult<R> {
 }
 
 /** The peers an exchange goes to: those named (each must be a peer offering the capability), else every one that offers it. */
-export function selectPeers(settings: TefcaSettings, capability: TefcaCapability, named: readonly string[] | null | undefined, field = 'communities'): TefcaPeer[] {
+export function selectPeers(directory: readonly TefcaPeer[], capability: TefcaCapability, named: readonly string[] | null | undefined, field = 'communities'): TefcaPeer[] {
   if (named && named.length > 0) {
     const errors = named.flatMap((id, i) => {
-      const peer = settings.peers.find((p) => p.homeCommunityId === id);
+      const peer = directory.find((p) => p.homeCommunityId === id);
       if (!isHomeCommunityId(id)) return [{ field: `${field}.${i}`, message: 'must be a home community id (urn:oid:…)' }];
       if (!peer) return [{ field: `${field}.${i}`, message: 'is not a peer community of the directory' }];
       if (!peer.capabilities.includes(capability)) return [{ field: `${field}.${i}`, message: `does not offer ${capability}` }];
       return [];
     });
     if (errors.length > 0) throw validationError(errors, `${field} names communities this directory cannot reach.`);
-    return settings.peers.filter((p) => named.includes(p.homeCommunityId));
+    return directory.filter((p) => named.includes(p.homeCommunityId));
   }
-  const peers = settings.peers.filter((p) => p.capabilities.includes(capability));
-  if (peers.length === 0) throw new DomainError('CONFLICT', `No peer community of the directory offers ${capability} (SVC_TEFCA_PEERS).`);
+  const peers = directory.filter((p) => p.capabilities.includes(capability));
+  // Partners read this: it names no setting, only who can change the directory.
+  if (peers.length === 0) throw new DomainError('CONFLICT', `No peer community of the directory offers ${capability}: the directory is configured by this service's operator.`);
   return peers;
 }
 
@@ -99,6 +101,7 @@ export class TefcaOutbound {
   constructor(
     private readonly settings: TefcaSettings,
     private readonly client: TefcaPeerClient,
+    private readonly directory: TefcaDirectory,
   ) {}
 
   private deadline(timeoutMs: number | null | undefined): number {
@@ -106,8 +109,8 @@ export class TefcaOutbound {
   }
 
   /** XCPD to the peers: who knows this patient, and under which id. */
-  searchPatients(input: { purpose: TefcaPurposeOfUse; patient: TefcaPatient; communities: readonly string[] | null; timeoutMs: number | null; requestId: string }): Promise<FanOutResult<RemotePatientMatch>> {
-    const peers = selectPeers(this.settings, 'xcpd', input.communities);
+  async searchPatients(input: { purpose: TefcaPurposeOfUse; patient: TefcaPatient; communities: readonly string[] | null; timeoutMs: number | null; requestId: string }): Promise<FanOutResult<RemotePatientMatch>> {
+    const peers = selectPeers(await this.directory.peers(), 'xcpd', input.communities);
     const deadline = this.deadline(input.timeoutMs);
     const body = { purpose_of_use: input.purpose, requesting_community_id: this.settings.homeCommunityId, patient: tefcaPatientJson(input.patient) };
     return fanOut(
@@ -124,12 +127,12 @@ export class TefcaOutbound {
   }
 
   /** XCA ITI-38 to the peers: the documents of the patients, each at its own community. */
-  searchDocuments(input: { purpose: TefcaPurposeOfUse; patients: readonly { homeCommunityId: string; patientId: string }[]; typeCodes: readonly string[] | null; timeoutMs: number | null; requestId: string }): Promise<FanOutResult<RemoteDocument>> {
+  async searchDocuments(input: { purpose: TefcaPurposeOfUse; patients: readonly { homeCommunityId: string; patientId: string }[]; typeCodes: readonly string[] | null; timeoutMs: number | null; requestId: string }): Promise<FanOutResult<RemoteDocument>> {
     if (input.patients.length === 0) throw validationError([{ field: 'patients', message: 'name at least one patient: { home_community_id, patient_id }' }]);
     if (input.patients.length > 50) throw validationError([{ field: 'patients', message: 'at most 50 patients' }]);
     const errors = input.patients.flatMap((p, i) => (typeof p.patientId !== 'string' || p.patientId === '' || p.patientId.length > 100 ? [{ field: `patients.${i}.patient_id`, message: 'is required (at most 100 characters)' }] : []));
     if (errors.length > 0) throw validationError(errors);
-    const peers = selectPeers(this.settings, 'xca', input.patients.map((p) => p.homeCommunityId), 'patients.home_community_id');
+    const peers = selectPeers(await this.directory.peers(), 'xca', input.patients.map((p) => p.homeCommunityId), 'patients.home_community_id');
     const targets = input.patients.map((p) => ({ ...p, peer: peers.find((x) => x.homeCommunityId === p.homeCommunityId)! }));
     const deadline = this.deadline(input.timeoutMs);
     return fanOut(
@@ -171,7 +174,7 @@ export class TefcaOutbound {
 
   /** XCA ITI-39 at one peer. A peer that fails is a 503 naming it; a document it does not have, a 404. */
   async retrieve(input: { purpose: TefcaPurposeOfUse; homeCommunityId: string; repositoryId: string; documentId: string; timeoutMs: number | null; requestId: string }): Promise<{ content: TefcaDocumentContent; community: TefcaCommunityOutcome }> {
-    const [peer] = selectPeers(this.settings, 'xca', [input.homeCommunityId], 'home_community_id');
+    const [peer] = selectPeers(await this.directory.peers(), 'xca', [input.homeCommunityId], 'home_community_id');
     const answer = await this.client.post(
       peer!,
       '/tefca/xca/retrieve',

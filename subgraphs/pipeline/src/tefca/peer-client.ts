@@ -17,6 +17,8 @@ export type PeerAnswer = { ok: true; body: unknown; durationMs: number } | { ok:
  */
 export class TefcaPeerClient {
   private readonly agent: Agent;
+  /** For the built-in sandbox peer only: it listens on loopback, at an address this process bound. */
+  private readonly loopback: Agent;
 
   constructor(private readonly options: { allowPrivateAddresses: boolean; timeoutMs: number }) {
     this.agent = new Agent({
@@ -25,6 +27,7 @@ export class TefcaPeerClient {
       bodyTimeout: options.timeoutMs,
       keepAliveTimeout: 4000,
     });
+    this.loopback = new Agent({ connect: { timeout: options.timeoutMs }, headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs, keepAliveTimeout: 4000 });
   }
 
   async post(peer: TefcaPeer, path: string, body: Record<string, unknown>, deadline: number, requestId: string): Promise<PeerAnswer> {
@@ -34,7 +37,8 @@ export class TefcaPeerClient {
     if (remaining <= 0) return { ok: false, status: 'timeout', error: 'no time left before the exchange deadline', durationMs: 0 };
     const target = new URL(`${peer.baseUrl}${path}`);
     const host = bareHost(target);
-    if (!this.options.allowPrivateAddresses && isIP(host) && !isPublicAddress(host)) {
+    const trusted = this.options.allowPrivateAddresses || peer.sandbox === true;
+    if (!trusted && isIP(host) && !isPublicAddress(host)) {
       return { ok: false, status: 'error', error: new AddressRefused(host).message, durationMs: 0 };
     }
     try {
@@ -48,7 +52,7 @@ export class TefcaPeerClient {
           ...(peer.token ? { authorization: `Bearer ${peer.token}` } : {}),
         },
         body: JSON.stringify(body),
-        dispatcher: this.agent,
+        dispatcher: peer.sandbox === true ? this.loopback : this.agent,
         signal: AbortSignal.timeout(remaining),
       });
       const text = await readCapped(res.body);
@@ -73,8 +77,8 @@ export class TefcaPeerClient {
     }
   }
 
-  close(): Promise<void> {
-    return this.agent.close();
+  async close(): Promise<void> {
+    await Promise.all([this.agent.close(), this.loopback.close()]);
   }
 }
 
