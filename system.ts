@@ -44,6 +44,7 @@ import {
   inProcessClient,
   loadSupergraph,
   registerGatewayRoutes,
+  registerGraphqlSse,
   registerInternalGatewayRoutes,
   SubscriptionHub,
   SUBGRAPHS,
@@ -286,6 +287,7 @@ export async function startSystem(config: Config, options: { logger?: Logger; no
       });
       const routeOptions = { gateway, authenticator, hub, internalSecret: config.internalSecret, logger, limiter, revocations };
       await registerGatewayRoutes(app, routeOptions);
+      registerGraphqlSse(app, { ...routeOptions, streams: config.graphqlSseStreams });
       // The facade's hop exists only between separate processes: the embedded default has none.
       if (role === 'gateway') registerInternalGatewayRoutes(internalApp, routeOptions);
       facadeGateway = inProcessGateway(gateway, authenticator);

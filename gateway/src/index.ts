@@ -13,3 +13,5 @@ export * from './operation-guard.js';
 export * from './internal-routes.js';
 export * from './connection-credentials.js';
 export { gatewayWorkers, runGatewayPrimary } from './workers.js';
+export * from './graphql-sse.js';
+export * from './open-streams.js';
