@@ -149,8 +149,9 @@ describe('subscriptions over Server-Sent Events (graphql-sse)', () => {
     expect(error).toBeInstanceOf(NetworkError);
     expect((error as NetworkError).response?.status).toBe(401);
 
-    const wrong = open('svc_pat_wrong', REVOCATIONS);
-    expect(((await wrong.ended) as NetworkError).response?.status).toBe(401);
+    const wrong = await fetch(`${base}/graphql/stream?query=${encodeURIComponent(REVOCATIONS)}`, { headers: { accept: 'text/event-stream', authorization: 'Bearer svc_pat_wrong' } });
+    expect(wrong.status).toBe(401);
+    expect(await wrong.json()).toMatchObject({ errors: [{ extensions: { code: 'INVALID_TOKEN' } }] });
   });
 
   it('refuses a partner over its open-stream limit with 429 and Retry-After, and admits it again once one closes', async () => {
@@ -192,6 +193,12 @@ describe('subscriptions over Server-Sent Events (graphql-sse)', () => {
     const notAStream = await fetch(`${base}/graphql/stream?query=${encodeURIComponent('{ viewer { kind } }')}`, { headers: { accept: 'application/json', authorization: `Bearer ${t.operatorToken}` } });
     expect(notAStream.status).toBe(406);
     expect(await notAStream.json()).toMatchObject({ errors: [{ extensions: { code: 'NOT_ACCEPTABLE' } }] });
+    const noQuery = await fetch(`${base}/graphql/stream`, { method: 'POST', headers: { accept: 'text/event-stream', 'content-type': 'application/json', authorization: `Bearer ${t.operatorToken}` }, body: JSON.stringify({ variables: {} }) });
+    expect(noQuery.status).toBe(400);
+    expect(await noQuery.json()).toEqual({ errors: [{ message: 'Missing query', extensions: { code: 'BAD_REQUEST', status: 400 } }] });
+    const mutationOverGet = await fetch(`${base}/graphql/stream?query=${encodeURIComponent('mutation { registerPartner(input: { legalName: "Never", organizationType: "PAYER" }) { gpid } }')}`, { headers: { accept: 'text/event-stream', authorization: `Bearer ${t.operatorToken}` } });
+    expect(mutationOverGet.status).toBe(405);
+    expect(await mutationOverGet.json()).toMatchObject({ errors: [{ extensions: { code: 'METHOD_NOT_ALLOWED' } }] });
     const reservation = await fetch(`${base}/graphql/stream`, { method: 'PUT', headers: { accept: 'text/event-stream', authorization: `Bearer ${t.operatorToken}` } });
     expect(reservation.status).toBe(405);
     expect(reservation.headers.get('allow')).toBe('GET, POST');
