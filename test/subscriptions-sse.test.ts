@@ -31,7 +31,8 @@ describe('subscriptions over Server-Sent Events (graphql-sse)', () => {
   const clients: Client[] = [];
 
   beforeAll(async () => {
-    t = await bootSystem({ SVC_GRAPHQL_SSE_MAX_STREAMS_PER_PARTNER: '4', SVC_RATE_LIMITS: 'off' });
+    // At most 4 requests in flight (load shedding): open streams must not count once they have started.
+    t = await bootSystem({ SVC_GRAPHQL_SSE_MAX_STREAMS_PER_PARTNER: '4', SVC_MAX_IN_FLIGHT: '4', SVC_RATE_LIMITS: 'off' });
     base = await t.system.app.listen({ port: 0, host: '127.0.0.1' });
   });
   let stopped = false;
@@ -159,6 +160,8 @@ describe('subscriptions over Server-Sent Events (graphql-sse)', () => {
     // The operator's partner holds no other stream now; its limit is 4 (SVC_GRAPHQL_SSE_MAX_STREAMS_PER_PARTNER).
     const streams = Array.from({ length: 4 }, () => open(secret, REVOCATIONS));
     await Promise.all(streams.map((s) => s.connected));
+    // Four open streams are not four requests in flight (SVC_MAX_IN_FLIGHT is 4 here): other work is still admitted.
+    expect((await fetch(`${base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${secret}` }, body: JSON.stringify({ query: '{ viewer { kind } }' }) })).status).toBe(200);
     const over = await fetch(`${base}/graphql/stream?query=${encodeURIComponent(REVOCATIONS)}`, { headers: { accept: 'text/event-stream', authorization: `Bearer ${secret}` } });
     expect(over.status).toBe(429);
     expect(over.headers.get('retry-after')).toBe('5');
