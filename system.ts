@@ -47,6 +47,7 @@ import {
   persistedQueryStore,
   PORTAL_TRUSTED_DOCUMENTS,
   registerGatewayRoutes,
+  registerGraphqlSse,
   registerInternalGatewayRoutes,
   SubscriptionHub,
   SUBGRAPHS,
@@ -299,6 +300,7 @@ export async function startSystem(config: Config, options: { logger?: Logger; no
       });
       const routeOptions = { gateway, authenticator, hub, internalSecret: config.internalSecret, logger, limiter, revocations, documents };
       await registerGatewayRoutes(app, routeOptions);
+      registerGraphqlSse(app, { ...routeOptions, streams: config.graphqlSseStreams });
       // The facade's hop exists only between separate processes: the embedded default has none.
       if (role === 'gateway') registerInternalGatewayRoutes(internalApp, routeOptions);
       facadeGateway = inProcessGateway(gateway, authenticator);

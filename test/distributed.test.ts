@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from 'graphql-ws';
+import { createClient as createSseClient } from 'graphql-sse';
 import WebSocket from 'ws';
 import { freshStorage, USE_POSTGRES, type TestStorage } from './support/databases.js';
 import { startProcess, waitUntilReady, type ServiceProcess } from './support/processes.js';
@@ -79,6 +80,15 @@ describe.runIf(USE_POSTGRES)('distributed mode: one component per process over H
       );
     });
 
+    // The same subscription over Server-Sent Events (/graphql/stream), resuming after the same event.
+    const sse = createSseClient({ url: `${gateway.url}/graphql/stream`, headers: { authorization: `Bearer ${token}` }, retryAttempts: 0 });
+    const deliveredOverSse = new Promise<unknown>((resolve, reject) => {
+      sse.subscribe(
+        { query: 'subscription($after: ID) { events(types: ["pipeline.sync.completed"], after: $after) { type partner { legalName } } }', variables: { after: newest } },
+        { next: (v) => (v.data ? resolve(v.data) : reject(new Error(JSON.stringify(v.errors)))), error: reject, complete: () => undefined },
+      );
+    });
+
     const job = await gql<{ createSyncJob: { jobId: string } }>('mutation($p: ID!) { createSyncJob(partnerGpid: $p, resourceTypes: ["Observation"]) { jobId } }', { p: gpid });
     await gql('mutation($j: ID!) { completeSyncJob(jobId: $j, recordsProcessed: 7) { status } }', { j: job.data!.createSyncJob.jobId });
 
@@ -88,7 +98,9 @@ describe.runIf(USE_POSTGRES)('distributed mode: one component per process over H
     );
     expect(joined.data!.partner).toEqual({ legalName: 'Remote Health', syncJobs: [{ status: 'COMPLETED', recordsProcessed: 7 }] });
     expect((await delivered).events).toEqual({ type: 'pipeline.sync.completed', partner: { legalName: 'Remote Health' } });
+    expect(await deliveredOverSse).toEqual({ events: { type: 'pipeline.sync.completed', partner: { legalName: 'Remote Health' } } });
     await client.dispose();
+    sse.dispose();
   });
 
   it("runs heavy request work on the FHIR subgraph's job thread: an eligibility inquiry and an NDJSON push", async () => {
@@ -157,6 +169,19 @@ describe.runIf(USE_POSTGRES)('distributed mode: one component per process over H
     const asClient = () => fetch(`${gateway.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${accessToken}` }, body: JSON.stringify({ query: '{ __typename }' }) });
     // Enough requests for both workers to have checked (and cached) the client.
     for (let i = 0; i < 6; i++) expect((await asClient()).status).toBe(200);
+    // Subscription streams over Server-Sent Events, spread over the workers by the shared listener:
+    // each ends when the revocation reaches its worker.
+    const streams = Array.from({ length: 4 }, () => {
+      let connected!: () => void;
+      const ready = new Promise<void>((resolve) => (connected = resolve));
+      const sse = createSseClient({ url: `${gateway.url}/graphql/stream`, headers: { authorization: `Bearer ${accessToken}` }, retryAttempts: 0, on: { connected: () => connected() } });
+      const results: unknown[] = [];
+      const ended = new Promise<unknown>((resolve) => {
+        sse.subscribe({ query: 'subscription { events(types: ["pipeline.sync.completed"]) { id } }' }, { next: (v) => void results.push(v), error: resolve, complete: () => resolve('complete') });
+      });
+      return { ready, ended, results, dispose: () => sse.dispose() };
+    });
+    await Promise.all(streams.map((s) => s.ready));
     const revoked = await gql('mutation($id: ID!) { revokeOAuthClient(clientId: $id) { tokenId } }', { id: client.clientId });
     expect(revoked.errors).toBeUndefined();
     // The event reaches each worker through Redis; from then on no worker accepts the credential.
@@ -169,6 +194,11 @@ describe.runIf(USE_POSTGRES)('distributed mode: one component per process over H
       await new Promise((r) => setTimeout(r, 200));
     }
     expect(statuses).toEqual([401, 401, 401, 401, 401, 401]);
+    for (const stream of streams) {
+      expect(await stream.ended).toBe('complete');
+      expect(stream.results).toMatchObject([{ errors: [{ extensions: { code: 'UNAUTHENTICATED', reason: 'credential_revoked' } }] }]);
+      stream.dispose();
+    }
   });
 
   it('shuts down gracefully on SIGTERM', async () => {

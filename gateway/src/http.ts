@@ -40,7 +40,7 @@ export function requestIdOf(req: FastifyRequest): string {
  * the failed-authentication rule and carrying the observed address, nothing else. A signed principal
  * is internal plumbing and is refused here, whoever signed it.
  */
-async function publicCallerOf(req: FastifyRequest, options: GatewayHttpOptions, requestId: string): Promise<Caller> {
+export async function publicCallerOf(req: FastifyRequest, options: GatewayHttpOptions, requestId: string): Promise<Caller> {
   if (req.headers[INTERNAL_PRINCIPAL_HEADER] !== undefined) {
     throw new DomainError('BAD_REQUEST', `The ${INTERNAL_PRINCIPAL_HEADER} header is not accepted here; authenticate with an Authorization: Bearer header.`);
   }
@@ -200,7 +200,7 @@ function socketAddress(request: import('node:http').IncomingMessage): string {
  * The gateway's answer as graphql-ws sends it: graphql-ws serializes each error with `toJSON()`, which
  * the already formatted errors of Apollo's answer do not have; each is sent exactly as formatted.
  */
-function executionResultOf(response: { data?: Record<string, unknown> | null; errors?: readonly GraphQLFormattedError[] }): ExecutionResult {
+export function executionResultOf(response: { data?: Record<string, unknown> | null; errors?: readonly GraphQLFormattedError[] }): ExecutionResult {
   if (!response.errors) return response as ExecutionResult;
   const errors = response.errors.map((formatted) => Object.assign(new GraphQLError(formatted.message), { toJSON: () => formatted }));
   return { ...response, errors } as ExecutionResult;

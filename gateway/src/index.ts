@@ -15,3 +15,5 @@ export * from './connection-credentials.js';
 export { gatewayWorkers, runGatewayPrimary } from './workers.js';
 export * from './trusted-documents.js';
 export * from './persisted-query-store.js';
+export * from './graphql-sse.js';
+export * from './open-streams.js';

@@ -198,8 +198,11 @@ export class SubscriptionHub {
     });
   }
 
-  /** The stream of results for one subscriber; ending the iteration unsubscribes. */
-  subscribe(args: ExecutionArgs): AsyncGenerator<ExecutionResult> | ExecutionResult {
+  /**
+   * The stream of results for one subscriber; ending the iteration unsubscribes. An aborted `signal`
+   * ends it too, at once, even while it waits for the next event (a transport ending the stream).
+   */
+  subscribe(args: ExecutionArgs, signal?: AbortSignal): AsyncGenerator<ExecutionResult> | ExecutionResult {
     const context = args.contextValue as GatewayContext;
     let plan: Plan;
     try {
@@ -227,9 +230,15 @@ export class SubscriptionHub {
     };
     // Registered before the replay is read, so nothing that arrives meanwhile is missed.
     group.sinks.add(sink);
-    const leave = () => {
+    const stop = () => {
       done = true;
       wake?.();
+    };
+    if (signal?.aborted) done = true;
+    else signal?.addEventListener('abort', stop, { once: true });
+    const leave = () => {
+      stop();
+      signal?.removeEventListener('abort', stop);
       group.sinks.delete(sink);
       if (group.sinks.size === 0) this.groups.delete(key);
     };

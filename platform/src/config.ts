@@ -82,6 +82,8 @@ export interface Config {
   operationLimits: OperationLimits;
   /** Trusted documents and automatic persisted queries at the gateway's public /graphql (`SVC_GRAPHQL_TRUSTED_DOCUMENTS*`, `SVC_GRAPHQL_APQ*`). */
   graphqlDocuments: GraphQLDocumentSettings;
+  /** Open GraphQL-over-SSE streams one gateway process holds at most, in all and per partner (`SVC_GRAPHQL_SSE_MAX_STREAMS*`). */
+  graphqlSseStreams: { maxStreams: number; maxStreamsPerPartner: number };
   /** How many `event(waitMs:)` reads one pipeline process lets wait at once. */
   eventMaxWaiters: number;
   /** Admission control of every HTTP listener (platform/src/http/load-shedding.ts). */
@@ -286,6 +288,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     deduplicateQueries: parseSubgraphList('SVC_GATEWAY_DEDUPLICATE_QUERIES', str('SVC_GATEWAY_DEDUPLICATE_QUERIES'), problems),
     operationLimits: readOperationLimits(int),
     graphqlDocuments: readGraphQLDocumentSettings(str, int, (name, fallback) => oneOf(name, ['on', 'off'], fallback), problems),
+    graphqlSseStreams: { maxStreams: int('SVC_GRAPHQL_SSE_MAX_STREAMS', 2000, 1, 1_000_000), maxStreamsPerPartner: int('SVC_GRAPHQL_SSE_MAX_STREAMS_PER_PARTNER', 50, 1, 1_000_000) },
     eventMaxWaiters: int('SVC_EVENT_MAX_WAITERS', 1000, 1, 1_000_000),
     loadShedding: { maxInFlight: int('SVC_MAX_IN_FLIGHT', 64, 0, 1_000_000), maxEventLoopDelayMs: int('SVC_SHED_EVENT_LOOP_DELAY_MS', 1000, 0, 60_000), maxTurnMs: int('SVC_SHED_TURN_MS', 100, 0, 60_000) },
     eventClaimIdleMs: int('SVC_EVENT_CLAIM_IDLE_MS', 15_000, 1_000, 600_000),

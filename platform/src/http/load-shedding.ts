@@ -170,6 +170,11 @@ export function shedLoad(app: FastifyInstance, settings: LoadSheddingSettings): 
   }
   app.addHook('onResponse', async (req) => done(req));
   app.addHook('onRequestAbort', async (req) => done(req));
+  // An event stream (GraphQL over SSE) stays open for as long as its subscriber listens: once its
+  // headers leave it is no longer work in flight (its own limits bound how many stay open).
+  app.addHook('onSend', async (req, reply) => {
+    if (String(reply.getHeader('content-type') ?? '').startsWith('text/event-stream')) done(req);
+  });
 
   return { overloaded: () => lagging || inFlight >= settings.maxInFlight, inFlight: () => inFlight };
 }
