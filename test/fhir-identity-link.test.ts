@@ -75,14 +75,14 @@ describe('FHIR Patient ↔ GPID identity link', () => {
     // server returns a 412 Precondition Failed": it matches, since only the client writes versions.
     const created = await fhir(t, alpha, 'POST', '/Patient', person('Tove', 'Marklund', '1990-05-05', 'tove.marklund@example.se'), { 'x-svc-source': 'provider' });
     const id = created.json().id as string;
-    const early = await fhir(t, alpha, 'PUT', `/Patient/${id}`, { ...created.json(), active: true }, { 'if-match': created.headers['etag'] as string, 'x-svc-source': 'provider' });
+    const early = await fhir(t, alpha, 'PUT', `/Patient/${id}`, { ...(created.json() as Record<string, unknown>), active: true }, { 'if-match': created.headers['etag'] as string, 'x-svc-source': 'provider' });
     expect(early.statusCode, early.body).toBe(200);
     expect(early.headers['etag']).toBe('W/"2"');
     const read = await linked(alpha, id);
     expect(read.meta.versionId).toBe('2');
     // Read, modify, write back with If-Match: the GPID identifier echoed back is the server's, kept.
     const readBack = await fhir(t, alpha, 'GET', `/Patient/${id}`);
-    const late = await fhir(t, alpha, 'PUT', `/Patient/${id}`, { ...readBack.json(), gender: 'other' }, { 'if-match': readBack.headers['etag'] as string });
+    const late = await fhir(t, alpha, 'PUT', `/Patient/${id}`, { ...(readBack.json() as Record<string, unknown>), gender: 'other' }, { 'if-match': readBack.headers['etag'] as string });
     expect(late.statusCode, late.body).toBe(200);
     expect(gpidOf(late.json())).toBe(gpidOf(read));
     const history = (await fhir(t, alpha, 'GET', `/Patient/${id}/_history`)).json();
