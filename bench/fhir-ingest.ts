@@ -17,6 +17,8 @@ export interface IngestSpec {
   clients: number;
   /** Seeds the generator, so each job produces different data. */
   seed: number;
+  /** Sent as X-Svc-Source (a partner's documented write path: its Patients get their GPID link). */
+  source?: string;
 }
 
 export interface IngestedPatient {
@@ -164,7 +166,7 @@ async function ingest(spec: IngestSpec): Promise<IngestRun> {
       const sent = performance.now();
       const res = await post(`${spec.baseUrl}/fhir/R4`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${spec.token}`, 'content-type': 'application/fhir+json', prefer: 'return=minimal' },
+        headers: { authorization: `Bearer ${spec.token}`, 'content-type': 'application/fhir+json', prefer: 'return=minimal', ...(spec.source ? { 'x-svc-source': spec.source } : {}) },
         body: bodies[i]!,
       });
       const text = await res.text();
