@@ -143,14 +143,26 @@ function buildBundle(rand: () => number, size: number): Built {
 }
 
 /** fetch, with the underlying cause in the message when the connection fails. */
+/**
+ * POST, retried as told when the server sheds load (503 with Retry-After, at most 10 times): on a
+ * busy shared machine the event-loop delay can pass the shedding threshold, and a client retries.
+ */
 async function post(url: string, init: RequestInit): Promise<Response> {
   try {
-    return await fetch(url, init);
+    let res = await fetch(url, init);
+    for (let attempt = 1; res.status === 503 && res.headers.has('retry-after') && attempt <= 10; attempt++) {
+      await res.text();
+      await new Promise((resolve) => setTimeout(resolve, 1000 * Math.min(5, Number(res.headers.get('retry-after')) || 1)));
+      res = await fetch(url, init);
+    }
+    return res;
   } catch (err) {
     const cause = (err as { cause?: { code?: string; message?: string } }).cause;
     throw new Error(`POST ${url}: ${err instanceof Error ? err.message : String(err)}${cause ? ` (${cause.code ?? ''} ${cause.message ?? ''})` : ''}`);
   }
 }
+
+export { post as postRetryingShed };
 
 async function ingest(spec: IngestSpec): Promise<IngestRun> {
   const target = new URL(spec.baseUrl);

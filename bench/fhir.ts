@@ -27,7 +27,7 @@ import { freshDatabase } from './fresh-database.js';
 import { isSourceOrigin, loadConfig, SOURCE_ORIGINS } from '@svc/platform';
 import { startSystem, type RunningSystem } from '../system.js';
 import { ChildRunner } from './child.js';
-import { FAMILY_SIZE, LOINC, type IngestedPatient, type IngestRun, type IngestSpec } from './fhir-ingest.js';
+import { FAMILY_SIZE, LOINC, postRetryingShed, type IngestedPatient, type IngestRun, type IngestSpec } from './fhir-ingest.js';
 import type { LoadRun, LoadSpec } from './load.js';
 
 const WARMUP_SECONDS = 1;
@@ -384,7 +384,7 @@ async function measureCreates(base: Booted, token: string, n: number, source: st
   let next = 0;
   const client = async () => {
     for (let i = next++; i < n; i = next++) {
-      const res = await fetch(`${base.baseUrl}/fhir/R4/Patient`, {
+      const res = await postRetryingShed(`${base.baseUrl}/fhir/R4/Patient`, {
         method: 'POST',
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/fhir+json', prefer: 'return=minimal', ...(source ? { 'x-svc-source': source } : {}) },
         body: bodies[i]!,
