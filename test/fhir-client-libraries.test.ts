@@ -5,7 +5,7 @@ import type { Bundle as MedplumBundle, Resource as MedplumResource } from '@medp
 import { freePort } from './support/processes.js';
 import { bootSystem, type TestSystem } from './support/system.js';
 import { apiToken } from './support/fhir.js';
-import { eventually } from './support/patience.js';
+import { eventually, PATIENCE_MS } from './support/patience.js';
 
 interface Resource {
   resourceType: string;
@@ -89,7 +89,8 @@ function fhirKitClient(baseUrl: string, token: string): ClientLibrary {
         const polled = await client.request(statusUrl);
         expect(Client.httpFor(polled).response!.status).toBe(200);
         return polled as unknown as Manifest;
-      });
+        // The first export of a process starts its job thread (the definitions load there).
+      }, 3 * PATIENCE_MS);
     },
     async download(url) {
       const file = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
