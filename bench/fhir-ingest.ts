@@ -17,6 +17,8 @@ export interface IngestSpec {
   clients: number;
   /** Seeds the generator, so each job produces different data. */
   seed: number;
+  /** Sent as X-Svc-Source (a partner's documented write path: its Patients get their GPID link). */
+  source?: string;
 }
 
 export interface IngestedPatient {
@@ -141,14 +143,26 @@ function buildBundle(rand: () => number, size: number): Built {
 }
 
 /** fetch, with the underlying cause in the message when the connection fails. */
+/**
+ * POST, retried as told when the server sheds load (503 with Retry-After, at most 10 times): on a
+ * busy shared machine the event-loop delay can pass the shedding threshold, and a client retries.
+ */
 async function post(url: string, init: RequestInit): Promise<Response> {
   try {
-    return await fetch(url, init);
+    let res = await fetch(url, init);
+    for (let attempt = 1; res.status === 503 && res.headers.has('retry-after') && attempt <= 10; attempt++) {
+      await res.text();
+      await new Promise((resolve) => setTimeout(resolve, 1000 * Math.min(5, Number(res.headers.get('retry-after')) || 1)));
+      res = await fetch(url, init);
+    }
+    return res;
   } catch (err) {
     const cause = (err as { cause?: { code?: string; message?: string } }).cause;
     throw new Error(`POST ${url}: ${err instanceof Error ? err.message : String(err)}${cause ? ` (${cause.code ?? ''} ${cause.message ?? ''})` : ''}`);
   }
 }
+
+export { post as postRetryingShed };
 
 async function ingest(spec: IngestSpec): Promise<IngestRun> {
   const target = new URL(spec.baseUrl);
@@ -164,7 +178,7 @@ async function ingest(spec: IngestSpec): Promise<IngestRun> {
       const sent = performance.now();
       const res = await post(`${spec.baseUrl}/fhir/R4`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${spec.token}`, 'content-type': 'application/fhir+json', prefer: 'return=minimal' },
+        headers: { authorization: `Bearer ${spec.token}`, 'content-type': 'application/fhir+json', prefer: 'return=minimal', ...(spec.source ? { 'x-svc-source': spec.source } : {}) },
         body: bodies[i]!,
       });
       const text = await res.text();

@@ -4,6 +4,7 @@
  *
  *   npm run bench -- --suite fhir [--database sqlite,postgres] [--sizes 10000,100000]
  *                    [--clients 4] [--bundle-size 300] [--duration 10] [--connections 8]
+ *                    [--source provider] [--creates 300]
  *
  * For each database it boots the whole system on fresh storage (a temporary SQLite directory, or a
  * throwaway PostgreSQL database on SVC_BENCH_ADMIN_DATABASE_URL, default
@@ -23,10 +24,10 @@ import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import pg from 'pg';
 import { freshDatabase } from './fresh-database.js';
-import { loadConfig } from '@svc/platform';
+import { isSourceOrigin, loadConfig, SOURCE_ORIGINS } from '@svc/platform';
 import { startSystem, type RunningSystem } from '../system.js';
 import { ChildRunner } from './child.js';
-import { FAMILY_SIZE, LOINC, type IngestedPatient, type IngestRun, type IngestSpec } from './fhir-ingest.js';
+import { FAMILY_SIZE, LOINC, postRetryingShed, type IngestedPatient, type IngestRun, type IngestSpec } from './fhir-ingest.js';
 import type { LoadRun, LoadSpec } from './load.js';
 
 const WARMUP_SECONDS = 1;
@@ -41,19 +42,23 @@ interface Options {
   duration: number;
   /** Each row is measured at each of these: 1 for the latency of one caller, more for throughput. */
   connections: number[];
+  /** X-Svc-Source on every ingest Bundle (null: none); the ingest then includes the GPID links. */
+  source: string | null;
+  /** Single Patient creates measured first, without and with X-Svc-Source (0: none). */
+  creates: number;
 }
 
-const USAGE = 'usage: npm run bench -- --suite fhir [--database sqlite,postgres] [--sizes 10000,100000] [--clients 4] [--bundle-size 300] [--duration 10] [--connections 1,8]';
+const USAGE = 'usage: npm run bench -- --suite fhir [--database sqlite,postgres] [--sizes 10000,100000] [--clients 4] [--bundle-size 300] [--duration 10] [--connections 1,8] [--source provider] [--creates 300]';
 
 export function parseFhirArgs(argv: readonly string[]): Options {
-  const options: Options = { databases: ['sqlite', 'postgres'], sizes: [10_000, 100_000], clients: 4, bundleSize: 300, duration: 10, connections: [1, 8] };
+  const options: Options = { databases: ['sqlite', 'postgres'], sizes: [10_000, 100_000], clients: 4, bundleSize: 300, duration: 10, connections: [1, 8], source: null, creates: 0 };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '--help' || arg === '-h') {
       process.stdout.write(`${USAGE}\n`);
       process.exit(0);
     }
-    const match = /^--(database|sizes|clients|bundle-size|duration|connections)(?:=(.*))?$/.exec(arg);
+    const match = /^--(database|sizes|clients|bundle-size|duration|connections|source|creates)(?:=(.*))?$/.exec(arg);
     if (!match) throw new Error(`unknown argument "${arg}"\n${USAGE}`);
     const raw = match[2] ?? argv[++i] ?? '';
     const int = (min: number, max: number): number => {
@@ -83,6 +88,13 @@ export function parseFhirArgs(argv: readonly string[]): Options {
       case 'duration':
         options.duration = int(1, 600);
         break;
+      case 'source':
+        if (!isSourceOrigin(raw)) throw new Error(`--source takes a source origin: ${SOURCE_ORIGINS.join(', ')} (got "${raw}")`);
+        options.source = raw;
+        break;
+      case 'creates':
+        options.creates = int(0, 100_000);
+        break;
       case 'connections': {
         const list = raw.split(',').map(Number);
         if (list.length === 0 || list.some((n) => !Number.isInteger(n) || n < 1 || n > 256)) throw new Error(`--connections takes counts from 1 to 256 (got "${raw}")`);
@@ -101,6 +113,8 @@ interface Booted {
   system: RunningSystem;
   /** Outbox rows of the fhir subgraph not yet published (events the ingest left to deliver). */
   pendingEvents(): Promise<number>;
+  /** Patients linked to their GPID (rows of fhir_patient_gpid_links). */
+  linkedPatients(): Promise<number>;
   /** Fresh planner statistics on PostgreSQL and SQLite, and PostgreSQL's visibility map (VACUUM ANALYZE). */
   analyze(): Promise<void>;
   baseUrl: string;
@@ -145,24 +159,25 @@ async function boot(database: Database): Promise<Booted> {
       throw err;
     }
     const { port } = system.app.server.address() as AddressInfo;
-    const pendingSql = 'select count(*) as n from fhir_outbox where published_at is null';
-    const pendingEvents = async (): Promise<number> => {
+    const countOf = async (sql: string): Promise<number> => {
       if (databaseUrl) {
         const client = new pg.Client({ connectionString: databaseUrl });
         await client.connect();
         try {
-          return Number((await client.query<{ n: string }>(pendingSql)).rows[0]?.n ?? 0);
+          return Number((await client.query<{ n: string }>(sql)).rows[0]?.n ?? 0);
         } finally {
           await client.end();
         }
       }
       const db = new Sqlite(`${dataDir}/fhir.sqlite`, { readonly: true });
       try {
-        return Number((db.prepare(pendingSql).get() as { n: number }).n);
+        return Number((db.prepare(sql).get() as { n: number }).n);
       } finally {
         db.close();
       }
     };
+    const pendingEvents = () => countOf('select count(*) as n from fhir_outbox where published_at is null');
+    const linkedPatients = () => countOf('select count(*) as n from fhir_patient_gpid_links');
     const analyze = async (): Promise<void> => {
       if (!databaseUrl) {
         // SQLite's planner statistics (sqlite_stat1), as PRAGMA optimize keeps them in a running
@@ -189,6 +204,7 @@ async function boot(database: Database): Promise<Booted> {
     return {
       system,
       pendingEvents,
+      linkedPatients,
       analyze,
       operatorToken,
       baseUrl: `http://127.0.0.1:${port}`,
@@ -319,16 +335,91 @@ async function measure(load: ChildRunner<LoadSpec, LoadRun>, base: Booted, token
 interface Step {
   size: number;
   ingest: { resources: number; seconds: number; bundleP95: number; failures: number; cpuMs: number; drainSeconds: number; consumersSeconds: number };
+  /** With --source: server CPU from the ingest's start until every Patient of the step was linked. */
+  links?: { cpuMs: number; seconds: number; linked: number; patients: number };
   rows: { row: Row; stats: Stats }[];
 }
 
-async function runDatabase(database: Database, options: Options): Promise<Step[]> {
+/** Single Patient creates: server CPU per create, events delivered and (with a source) GPID linked. */
+interface Creates {
+  source: string | null;
+  creates: number;
+  cpuMsPerCreate: number;
+  seconds: number;
+  linked: number;
+}
+
+const LINK_PATIENCE_MS = 600_000;
+
+/** Wait until `count()` reaches `target` (or the patience runs out); answers the last count. */
+async function waitFor(count: () => Promise<number>, target: number): Promise<number> {
+  const until = Date.now() + LINK_PATIENCE_MS;
+  let n = await count();
+  while (n < target && Date.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    n = await count();
+  }
+  return n;
+}
+
+/**
+ * `n` single Patient creates (`POST /fhir/R4/Patient`, 4 at a time, each a different person), with
+ * `source` as X-Svc-Source or without it: the server's CPU per create until the events are
+ * delivered and, with a source, every Patient is linked to its GPID. The clients run in this
+ * process (a few hundred fetches: the same small share in both figures).
+ */
+async function measureCreates(base: Booted, token: string, n: number, source: string | null): Promise<Creates> {
+  const linkedBefore = await base.linkedPatients();
+  const bodies = Array.from({ length: n }, (_v, i) =>
+    JSON.stringify({
+      resourceType: 'Patient',
+      name: [{ family: `${FAMILIES_FOR_CREATES[i % FAMILIES_FOR_CREATES.length]}${i}`, given: [`Given${i}`] }],
+      gender: i % 2 ? 'female' : 'male',
+      birthDate: `19${String(30 + (i % 70)).padStart(2, '0')}-${String(1 + (i % 12)).padStart(2, '0')}-${String(1 + (i % 28)).padStart(2, '0')}`,
+      telecom: [{ system: 'email', value: `person${i}.${source ?? 'none'}@example.org` }],
+    }),
+  );
+  const cpuBefore = process.cpuUsage();
+  const started = performance.now();
+  let next = 0;
+  const client = async () => {
+    for (let i = next++; i < n; i = next++) {
+      const res = await postRetryingShed(`${base.baseUrl}/fhir/R4/Patient`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/fhir+json', prefer: 'return=minimal', ...(source ? { 'x-svc-source': source } : {}) },
+        body: bodies[i]!,
+      });
+      await res.text();
+      if (res.status !== 201) throw new Error(`Patient create answered ${res.status}`);
+    }
+  };
+  await Promise.all(Array.from({ length: 4 }, client));
+  while ((await base.pendingEvents()) > 0) await new Promise((resolve) => setTimeout(resolve, 100));
+  const linked = source ? (await waitFor(base.linkedPatients, linkedBefore + n)) - linkedBefore : 0;
+  const cpu = process.cpuUsage(cpuBefore);
+  const result = { source, creates: n, cpuMsPerCreate: (cpu.user + cpu.system) / 1000 / n, seconds: (performance.now() - started) / 1000, linked };
+  process.stderr.write(`  ${n} Patient creates ${source ? `with X-Svc-Source: ${source}` : 'without X-Svc-Source'}: server CPU ${result.cpuMsPerCreate.toFixed(2)} ms per create${source ? `, ${linked} linked` : ''}, ${result.seconds.toFixed(1)} s\n`);
+  return result;
+}
+
+const FAMILIES_FOR_CREATES = ['Lindqvist', 'Okafor', 'Ramanathan', 'Halvorsen', 'Moreau', 'Takahashi', 'Novak', 'Castillo'];
+
+async function runDatabase(database: Database, options: Options): Promise<{ steps: Step[]; creates: Creates[] }> {
   process.stderr.write(`${database}: booting …\n`);
   const base = await boot(database);
   const ingest = new ChildRunner<IngestSpec, IngestRun>(new URL('./fhir-ingest.ts', import.meta.url), 'ingest client');
   const load = new ChildRunner<LoadSpec, LoadRun>(new URL('./load.ts', import.meta.url), 'load generator');
   try {
     const token = await partnerToken(base);
+    const creates: Creates[] = [];
+    if (options.creates > 0) {
+      // Once each way first, so that neither figure pays for warming the code paths up.
+      await measureCreates(base, token, Math.min(20, options.creates), null);
+      await measureCreates(base, token, Math.min(20, options.creates), options.source ?? 'provider');
+      creates.push(await measureCreates(base, token, options.creates, null));
+      creates.push(await measureCreates(base, token, options.creates, options.source ?? 'provider'));
+    }
+    const linkedBefore = await base.linkedPatients();
     const patients: IngestedPatient[] = [];
     const observations: string[] = [];
     const steps: Step[] = [];
@@ -345,7 +436,7 @@ async function runDatabase(database: Database, options: Options): Promise<Step[]
       const cpuBefore = process.cpuUsage();
       const total = { resources: 0, seconds: 0, latencies: [] as number[], failures: 0, firstFailure: undefined as string | undefined };
       for (let done = 0; done < bundles; done += slice) {
-        const run = await ingest.run({ baseUrl: base.baseUrl, token, bundles: Math.min(slice, bundles - done), bundleSize: options.bundleSize, clients: options.clients, seed: seed++ });
+        const run = await ingest.run({ baseUrl: base.baseUrl, token, bundles: Math.min(slice, bundles - done), bundleSize: options.bundleSize, clients: options.clients, seed: seed++, ...(options.source ? { source: options.source } : {}) });
         total.resources += run.resources;
         total.seconds += run.seconds;
         total.latencies.push(...run.latencies);
@@ -365,14 +456,23 @@ async function runDatabase(database: Database, options: Options): Promise<Step[]
       // through those events; reads wait for them too, and the time they took is reported.
       while ((await consumersBehind(base)) > 0) await new Promise((resolve) => setTimeout(resolve, 500));
       const consumersSeconds = (performance.now() - drainStarted) / 1000;
+      // With X-Svc-Source: until every Patient ingested so far is linked to its GPID (the identity
+      // subgraph resolves each one after its write), the CPU that took counted as the ingest's.
+      let links: Step['links'];
+      if (options.source) {
+        const linked = (await waitFor(base.linkedPatients, linkedBefore + patients.length)) - linkedBefore;
+        const linkCpu = process.cpuUsage(cpuBefore);
+        links = { cpuMs: (linkCpu.user + linkCpu.system) / 1000, seconds: (performance.now() - drainStarted) / 1000, linked, patients: patients.length };
+      }
       // Fresh planner statistics and visibility map, as autovacuum would eventually give (pgbench
       // vacuums after seeding too): without statistics PostgreSQL estimates one row per index and
       // picks poor plans; without the map its index-only scans read the table after all.
       await base.analyze();
       stored += total.resources;
       const sortedLatencies = Float64Array.from(total.latencies).sort();
-      const step: Step = { size: stored, ingest: { resources: total.resources, seconds: total.seconds, bundleP95: percentile(sortedLatencies, 95), failures: total.failures, cpuMs: (cpu.user + cpu.system) / 1000, drainSeconds, consumersSeconds }, rows: [] };
+      const step: Step = { size: stored, ingest: { resources: total.resources, seconds: total.seconds, bundleP95: percentile(sortedLatencies, 95), failures: total.failures, cpuMs: (cpu.user + cpu.system) / 1000, drainSeconds, consumersSeconds }, ...(links ? { links } : {}), rows: [] };
       process.stderr.write(`${(total.resources / total.seconds).toFixed(0)} resources/s, server CPU ${(step.ingest.cpuMs / total.resources).toFixed(2)} ms per resource, events delivered ${step.ingest.drainSeconds.toFixed(1)} s later, consumed ${step.ingest.consumersSeconds.toFixed(1)} s later\n`);
+      if (links) process.stderr.write(`  ${links.linked} of ${links.patients} Patients linked ${links.seconds.toFixed(1)} s after the ingest, server CPU ${(links.cpuMs / total.resources).toFixed(2)} ms per resource links included\n`);
       for (const connections of options.connections) {
         for (const row of rowsFor(patients, observations)) {
           const measured = { ...row, key: `${row.key}@${connections}`, label: `${row.label}, ${connections} conn.` };
@@ -381,7 +481,7 @@ async function runDatabase(database: Database, options: Options): Promise<Step[]
       }
       steps.push(step);
     }
-    return steps;
+    return { steps, creates };
   } finally {
     await load.close();
     await ingest.close();
@@ -410,19 +510,33 @@ function growth(first: number, last: number): string {
   return first > 0 && Number.isFinite(first) && Number.isFinite(last) ? `${(last / first).toFixed(2)}×` : '–';
 }
 
-export function fhirReport(date: string, argv: readonly string[], options: Options, loadBefore: readonly number[], loadAfter: readonly number[], results: { database: Database; steps: Step[] }[]): string {
+export function fhirReport(date: string, argv: readonly string[], options: Options, loadBefore: readonly number[], loadAfter: readonly number[], results: { database: Database; steps: Step[]; creates: Creates[] }[]): string {
   const lines = [
     `## FHIR R4 store, ${date}`,
     '',
     `- Command: \`npm run bench -- --suite fhir${argv.length ? ` ${argv.join(' ')}` : ''}\``,
     `- Machine: ${machine()}`,
     `- Load average (1/5/15 min) before: ${loadBefore.map((l) => l.toFixed(2)).join(' / ')}, after: ${loadAfter.map((l) => l.toFixed(2)).join(' / ')}${(loadBefore[0] ?? 0) > os.cpus().length / 2 ? ' — the machine was busy with other work: treat these numbers as rough' : ''}`,
-    `- Ingest: transaction Bundles of ${Math.max(1, Math.round(options.bundleSize / FAMILY_SIZE)) * FAMILY_SIZE} resources (per patient: 1 Patient, 2 Encounters, 12 Observations, linked by \`urn:uuid:\` references), ${options.clients} concurrent clients, \`Prefer: return=minimal\`, a partner's token, through the REST facade and the gateway; resources/s = resources stored ÷ wall-clock time of the step`,
+    `- Ingest: transaction Bundles of ${Math.max(1, Math.round(options.bundleSize / FAMILY_SIZE)) * FAMILY_SIZE} resources (per patient: 1 Patient, 2 Encounters, 12 Observations, linked by \`urn:uuid:\` references), ${options.clients} concurrent clients, \`Prefer: return=minimal\`, ${options.source ? `\`X-Svc-Source: ${options.source}\` (every Patient resolved by the identity subgraph and linked to its GPID; "links included" counts the server CPU until the last link)` : 'no `X-Svc-Source`'}, a partner's token, through the REST facade and the gateway; resources/s = resources stored ÷ wall-clock time of the step`,
     `- Reads and searches: ${options.duration} s per row after a ${WARMUP_SECONDS} s warm-up, ${options.connections.join(' and ')} connections (each row at each), autocannon in a child process, each request a random path of the row's list (ms)`,
     '',
   ];
-  for (const { database, steps } of results) {
+  for (const { database, steps, creates } of results) {
     lines.push(`### ${database === 'sqlite' ? 'SQLite (embedded)' : 'PostgreSQL (127.0.0.1:5432) + Redis'}`, '');
+    if (creates.length > 0) {
+      lines.push('| Single Patient creates (4 at a time) | Creates | Server CPU ms per create (events delivered, links made) | Wall-clock s | Linked |', '|---|---:|---:|---:|---:|');
+      for (const c of creates) lines.push(`| ${c.source ? `with \`X-Svc-Source: ${c.source}\`` : 'without `X-Svc-Source`'} | ${c.creates} | **${fmt(c.cpuMsPerCreate, 2)}** | ${fmt(c.seconds)} | ${c.source ? c.linked : '–'} |`);
+      lines.push('');
+    }
+    if (steps.some((s) => s.links)) {
+      lines.push('| Ingest step | Patients linked | Links done after ingest, s | Server CPU ms per resource, links included |', '|---|---:|---:|---:|');
+      let from = 0;
+      for (const s of steps) {
+        if (s.links) lines.push(`| ${thousands(from)} → ${thousands(s.size)} | ${s.links.linked} of ${s.links.patients} | ${fmt(s.links.seconds)} | **${fmt(s.links.cpuMs / s.ingest.resources, 2)}** |`);
+        from = s.size;
+      }
+      lines.push('');
+    }
     lines.push('| Stored resources | Ingest step | Ingest resources/s | Server CPU ms per resource | Bundle p95 ms | Events delivered after, s | Pipeline consumers done after, s | ' + steps[0]!.rows.map((r) => `${r.row.label} p95 ms (p50, req/s, server CPU ms per request)`).join(' | ') + ' |');
     lines.push('|---:|---|---:|---:|---:|---:|---:|' + steps[0]!.rows.map(() => '---:').join('|') + '|');
     let before = 0;
@@ -455,8 +569,8 @@ export async function runFhirSuite(argv: readonly string[]): Promise<void> {
   const options = parseFhirArgs(argv);
   const started = Date.now();
   const loadBefore = os.loadavg();
-  const results: { database: Database; steps: Step[] }[] = [];
-  for (const database of options.databases) results.push({ database, steps: await runDatabase(database, options) });
+  const results: { database: Database; steps: Step[]; creates: Creates[] }[] = [];
+  for (const database of options.databases) results.push({ database, ...(await runDatabase(database, options)) });
   const section = fhirReport(new Date().toISOString(), argv, options, loadBefore, os.loadavg(), results);
   process.stdout.write(`\n${section}\n`);
   recordResults(section);

@@ -17,6 +17,7 @@ describe.runIf(USE_POSTGRES)('distributed mode: one component per process over H
   let gateway: ServiceProcess;
   let facade: ServiceProcess;
   const token = `dist_${randomBytes(18).toString('base64url')}`;
+  let shared: Record<string, string>;
   const gql = async <T>(query: string, variables: Record<string, unknown> = {}) => {
     const res = await fetch(`${gateway.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ query, variables }) });
     return (await res.json()) as { data?: T; errors?: unknown[] };
@@ -24,7 +25,7 @@ describe.runIf(USE_POSTGRES)('distributed mode: one component per process over H
 
   beforeAll(async () => {
     storage = await freshStorage();
-    const shared = { ...storage.env, SVC_INTERNAL_SECRET: randomBytes(32).toString('base64url'), SVC_OUTBOX_POLL_MS: '100' };
+    shared = { ...storage.env, SVC_INTERNAL_SECRET: randomBytes(32).toString('base64url'), SVC_OUTBOX_POLL_MS: '100' };
     const subgraphs = await Promise.all(
       ['partner', 'identity', 'fhir', 'pipeline'].map((name) => startProcess(`subgraph:${name}`, name === 'partner' ? { ...shared, SVC_BOOTSTRAP_TOKEN: token } : shared)),
     );
@@ -199,6 +200,29 @@ describe.runIf(USE_POSTGRES)('distributed mode: one component per process over H
       expect(stream.results).toMatchObject([{ errors: [{ extensions: { code: 'UNAUTHENTICATED', reason: 'credential_revoked' } }] }]);
       stream.dispose();
     }
+  });
+
+  it('links a FHIR Patient to its GPID across processes without a version of its own, also when the identity subgraph was down at the write', async () => {
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/fhir+json', 'x-svc-source': 'provider' };
+    const identity = services.find((s) => s.role === 'subgraph:identity')!;
+    // The identity subgraph is down: the write neither fails nor waits for it.
+    expect(await identity.stop('SIGTERM')).toBe(0);
+    const patient = { resourceType: 'Patient', name: [{ family: 'Distributed', given: ['Offline'] }], birthDate: '1970-03-04', telecom: [{ system: 'email', value: 'offline.distributed@example.org' }] };
+    const created = await fetch(`${facade.url}/fhir/R4/Patient`, { method: 'POST', headers, body: JSON.stringify(patient) });
+    expect(created.status).toBe(201);
+    const body = (await created.json()) as { id: string };
+    const updated = await fetch(`${facade.url}/fhir/R4/Patient/${body.id}`, { method: 'PUT', headers: { ...headers, 'if-match': created.headers.get('etag')! }, body: JSON.stringify({ ...body, active: true }) });
+    expect(updated.status).toBe(200);
+    // Back on the same ports: its durable consumer catches up and the link appears, at the client's version.
+    const again = await startProcess('subgraph:identity', shared, { port: Number(new URL(identity.url).port), internalPort: Number(new URL(identity.internalUrl).port) });
+    services.splice(services.indexOf(identity), 1, again);
+    await waitUntilReady(again);
+    const linked = await eventually(async () => {
+      const read = (await (await fetch(`${facade.url}/fhir/R4/Patient/${body.id}`, { headers })).json()) as { meta: { versionId: string }; identifier?: { system: string; value: string }[] };
+      expect(read.identifier?.find((i) => i.system === 'urn:svc:gpid')?.value).toMatch(/^SVC-[0-9A-F]{8}$/);
+      return read;
+    }, 3 * PATIENCE_MS);
+    expect(linked.meta.versionId).toBe('2');
   });
 
   it('shuts down gracefully on SIGTERM', async () => {

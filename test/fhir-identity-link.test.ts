@@ -6,8 +6,9 @@ import { eventsOf, eventually, identityClient, mintToken } from './support/ident
 /**
  * The identity link of FHIR Patients: a Patient written with X-Svc-Source gets its GPID from the
  * identity registry as an identifier (through internal events, never through a call between
- * subgraphs); GraphQL federates both ways (FhirPatient.identity, Identity.patients); and
- * Patient/$match is answered by identity resolution, in the caller's view only.
+ * subgraphs), projected on reads without a version of its own; GraphQL federates both ways
+ * (FhirPatient.identity, Identity.patients); and Patient/$match is answered by identity
+ * resolution, in the caller's view only.
  */
 describe('FHIR Patient ↔ GPID identity link', () => {
   let t: TestSystem;
@@ -44,7 +45,14 @@ describe('FHIR Patient ↔ GPID identity link', () => {
     expect(created.statusCode).toBe(201);
     const first = await linked(alpha, created.json().id);
     expect(first.identifier).toContainEqual({ use: 'secondary', system: GPID_SYSTEM, value: gpidOf(first), assigner: { display: 'GPID registry' } });
-    expect(first.meta.versionId).toBe('2');
+    // R4 http.html: "the server SHALL return an ETag header with the versionId" — the link writes no
+    // version, so the ETag the create answered is still the current one.
+    expect(first.meta.versionId).toBe('1');
+    expect(created.headers['etag']).toBe('W/"1"');
+    const history = (await fhir(t, alpha, 'GET', `/Patient/${created.json().id}/_history`)).json();
+    expect(history.entry.map((e: { request: { method: string } }) => e.request.method)).toEqual(['POST']);
+    expect(gpidOf(history.entry[0].resource)).toBe(gpidOf(first));
+    expect(gpidOf((await fhir(t, alpha, 'GET', `/Patient/${created.json().id}/_history/1`)).json())).toBe(gpidOf(first));
 
     const twin = await fhir(t, alpha, 'POST', '/Patient', person('Maria', 'Lindqvist', '1984-02-17', 'maria.lindqvist@example.org'), { 'x-svc-source': 'provider' });
     expect(gpidOf(await linked(alpha, twin.json().id))).toBe(gpidOf(first));
@@ -62,6 +70,27 @@ describe('FHIR Patient ↔ GPID identity link', () => {
     expect(gpidOf(forged)).toBe(gpidOf(first));
   });
 
+  it('lets a client update with the ETag its create answered, before and after the link arrives (If-Match read-modify-write)', async () => {
+    // R4 http.html (update): "If the version id given in the If-Match header does not match, the
+    // server returns a 412 Precondition Failed": it matches, since only the client writes versions.
+    const created = await fhir(t, alpha, 'POST', '/Patient', person('Tove', 'Marklund', '1990-05-05', 'tove.marklund@example.se'), { 'x-svc-source': 'provider' });
+    const id = created.json().id as string;
+    const early = await fhir(t, alpha, 'PUT', `/Patient/${id}`, { ...(created.json() as Record<string, unknown>), active: true }, { 'if-match': created.headers['etag'] as string, 'x-svc-source': 'provider' });
+    expect(early.statusCode, early.body).toBe(200);
+    expect(early.headers['etag']).toBe('W/"2"');
+    const read = await linked(alpha, id);
+    expect(read.meta.versionId).toBe('2');
+    // Read, modify, write back with If-Match: the GPID identifier echoed back is the server's, kept.
+    const readBack = await fhir(t, alpha, 'GET', `/Patient/${id}`);
+    const late = await fhir(t, alpha, 'PUT', `/Patient/${id}`, { ...(readBack.json() as Record<string, unknown>), gender: 'other' }, { 'if-match': readBack.headers['etag'] as string });
+    expect(late.statusCode, late.body).toBe(200);
+    expect(gpidOf(late.json())).toBe(gpidOf(read));
+    const history = (await fhir(t, alpha, 'GET', `/Patient/${id}/_history`)).json();
+    expect(history.entry.map((e: { request: { method: string } }) => e.request.method)).toEqual(['PUT', 'PUT', 'POST']);
+    const byGpid = (await fhir(t, alpha, 'GET', `/Patient?identifier=${encodeURIComponent(`${GPID_SYSTEM}|${gpidOf(read)}`)}`)).json();
+    expect(byGpid.entry.map((e: { resource: { id: string } }) => e.resource.id)).toContain(id);
+  });
+
   it('links Patients created by a transaction Bundle with X-Svc-Source, like single creates', async () => {
     const pusher = await apiToken(t, alphaGpid, ['cms.fhir.r4.read', 'cms.fhir.rest.write', 'cms.fhir.bundle.push']);
     const bundle = {
@@ -76,13 +105,14 @@ describe('FHIR Patient ↔ GPID identity link', () => {
     expect(res.statusCode).toBe(200);
     const id = res.json().entry[0].response.location.split('/')[1];
     const patient = await linked(alpha, id);
-    expect(patient.meta.versionId).toBe('2');
+    expect(patient.meta.versionId).toBe('1');
   });
 
-  it('never logs the internal hand-off events', async () => {
+  it('never logs the internal hand-off events, and the link records no fhir.resource.updated', async () => {
     const created = await fhir(t, alpha, 'POST', '/Patient', person('Internal', 'Handoff', '1970-01-01'), { 'x-svc-source': 'lake' });
     await linked(alpha, created.json().id);
-    await eventually(async () => expect((await eventsOf(t, ['fhir.resource.updated'])).some((e) => e.data['resource_id'] === created.json().id)).toBe(true));
+    await eventually(async () => expect((await eventsOf(t, ['fhir.resource.created'])).some((e) => e.data['resource_id'] === created.json().id)).toBe(true));
+    expect((await eventsOf(t, ['fhir.resource.updated'])).filter((e) => e.data['resource_id'] === created.json().id)).toEqual([]);
     const logged = await eventsOf(t, ['fhir.internal.patient_identity_requested', 'identity.internal.fhir_patient_linked']);
     expect(logged).toEqual([]);
     // The resolve it caused is evidence of the boundary header on the FHIR write path, not on /api/identity/resolve.

@@ -11,7 +11,8 @@ import { parseSearchRequest, type SearchRequest } from './search-request.js';
 import { decodeHistoryCursor, encodeCursor, encodeHistoryCursor, type RowPosition } from './search-cursor.js';
 import { assertKnownType, assertResourceShape, validateFhirResource, type FhirResource } from './validation.js';
 import { parseStoredResource, storedContentOf } from './stored-content.js';
-import { identityRequestIfChanged, keepServerGpid, requestIdentityIfChanged } from './identity-link.js';
+import { identityRequestIfChanged, requestIdentityIfChanged } from './identity-link.js';
+import { projectGpidOnText, withoutClientGpid } from './gpid-identifier.js';
 import { serializeConditionalCreate } from './conditional-create-lock.js';
 import type { ReadEventLog } from './read-events.js';
 
@@ -267,7 +268,7 @@ export async function create(call: FhirCall, resourceType: string, body: unknown
     if (match) return outcomeOf(call, match, 200);
   }
   const now = new Date().toISOString();
-  const resource = stamp(keepServerGpid(resourceType, input, null), options.id ?? newFhirResourceId(), 1, now);
+  const resource = stamp(withoutClientGpid(resourceType, input), options.id ?? newFhirResourceId(), 1, now);
   validateFhirResource(resource);
   const stored: StoredResource = { resourceType, id: resource.id!, versionId: 1, partnerGpid: call.principal.partnerGpid, lastUpdated: now, deleted: false, content: storedContentOf(resource) };
   const index = extractSearchIndex(resource);
@@ -294,9 +295,8 @@ function versionFromEtag(etag: string): number {
 }
 
 /**
- * Attempts of an unconditional update or delete whose version was taken by a concurrent write (the
- * GPID link writes a Patient's new version moments after its create): each re-reads the current
- * version. A conditional one (If-Match) is never retried: its version is the client's to choose.
+ * Attempts of an unconditional update or delete whose version was taken by a concurrent write:
+ * each re-reads the current version. A conditional one (If-Match) is never retried: its version is the client's to choose.
  */
 export const WRITE_ATTEMPTS = 3;
 
@@ -326,8 +326,9 @@ async function tryUpdate(call: FhirCall, resourceType: string, id: string, input
   }
   const now = new Date().toISOString();
   const versionId = current.versionId + 1;
+  // A Patient's current version as read, with its GPID link projected (the link is not content).
   const previous = current.content ? (JSON.parse(current.content) as FhirResource) : null;
-  const resource = stamp(keepServerGpid(resourceType, input, previous), id, versionId, now);
+  const resource = stamp(withoutClientGpid(resourceType, input), id, versionId, now);
   validateFhirResource(resource);
   const stored: StoredResource = { ...current, versionId, lastUpdated: now, deleted: false, content: storedContentOf(resource) };
   const index = extractSearchIndex(resource);
@@ -339,7 +340,10 @@ async function tryUpdate(call: FhirCall, resourceType: string, id: string, input
     requestIdentityIfChanged(call, em, stored, resource, previous);
     return true;
   });
-  return written ? outcomeOf(call, stored, 200) : null;
+  if (!written) return null;
+  // The answer shows the Patient's GPID link as it stood when this write read the current version.
+  const linked = current.linkedGpid;
+  return outcomeOf(call, linked === undefined || stored.content === null ? stored : { ...stored, content: projectGpidOnText(stored.content, linked) }, 200);
 }
 
 /** Soft delete: a new version marked deleted; reads then answer 410. Deleting again is a no-op. */

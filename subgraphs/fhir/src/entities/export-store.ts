@@ -2,6 +2,8 @@ import { knexOf } from '@svc/platform';
 import type { EntityManager } from '@mikro-orm/core';
 import type { Knex } from '@mikro-orm/knex';
 import { INDEX_TABLES, RESOURCES, whereVisible, type ResourceView, type TenancyView } from './resource-store.js';
+import { selectLinkedGpid } from './gpid-link-store.js';
+import { projectGpidOnText } from '../domain/gpid-identifier.js';
 
 export const JOBS = 'fhir_export_jobs';
 export const FILES = 'fhir_export_files';
@@ -219,7 +221,10 @@ export const exportStore = {
     await knexOf(em)(JOBS).where({ id: jobId, worker_id: workerId, state: 'running' }).update({ state: 'accepted', worker_id: null });
   },
 
-  /** One page of resources, in (last_updated, id) order, read straight from the store. */
+  /**
+   * One page of resources, in (last_updated, id) order, read straight from the store; Patients with
+   * their current GPID link projected (as every read shows them).
+   */
   async page(em: EntityManager, p: PageRequest): Promise<{ id: string; last_updated: string; content: string }[]> {
     const knex = knexOf(em);
     const { job } = p;
@@ -246,7 +251,9 @@ export const exportStore = {
       }
     }
     p.filter?.(q, knex);
-    return (await q.orderBy('r.last_updated').orderBy('r.id').limit(p.limit)) as { id: string; last_updated: string; content: string }[];
+    if (p.resourceType === 'Patient') selectLinkedGpid(q, 'r');
+    const rows = (await q.orderBy('r.last_updated').orderBy('r.id').limit(p.limit)) as { id: string; last_updated: string; content: string; linked_gpid?: string | null }[];
+    return rows.map((r) => ({ id: r.id, last_updated: r.last_updated, content: r.linked_gpid === undefined ? r.content : projectGpidOnText(r.content, r.linked_gpid) }));
   },
 
   /**

@@ -3,6 +3,8 @@ import type { EntityManager } from '@mikro-orm/core';
 import type { Knex } from '@mikro-orm/knex';
 import type { SearchIndexRows } from '../domain/search-index.js';
 import { patientCompartment } from '../domain/definitions.js';
+import { GPID_SYSTEM, projectGpidOnText } from '../domain/gpid-identifier.js';
+import { selectLinkedGpid } from './gpid-link-store.js';
 
 /** Where a version stands in the history order (newest first): a history page cursor's anchor. */
 export interface HistoryPosition {
@@ -19,8 +21,13 @@ export interface StoredResource {
   partnerGpid: string | null;
   lastUpdated: string;
   deleted: boolean;
-  /** The resource JSON (meta included); null for a deletion in history. */
+  /**
+   * The resource JSON (meta included); null for a deletion in history. A Patient read through a
+   * query that selects its link (`selectLinkedGpid`) carries its current GPID identifier here.
+   */
   content: string | null;
+  /** A Patient read with its link: its current GPID (null: not linked); absent when not read. */
+  linkedGpid?: string | null;
 }
 
 interface Row {
@@ -31,6 +38,8 @@ interface Row {
   last_updated: string;
   deleted: boolean | number;
   content: string | null;
+  /** Present when the query selected the Patient's link (`selectLinkedGpid`). */
+  linked_gpid?: string | null;
 }
 
 export const RESOURCES = 'fhir_resources';
@@ -127,7 +136,14 @@ export function inView(view: ResourceView, owner: string | null, resourceType: s
   return tenancy.partner === owner || tenancy.shared.some((s) => s.owner === owner && (s.types === null || s.types.includes(resourceType)));
 }
 
+/**
+ * A row as a stored resource. A Patient row that carries its link (`linked_gpid` selected) gets
+ * its current GPID identifier projected onto its content: the link is not versioned content, so
+ * every version read shows the Patient's current GPID (see domain/gpid-identifier.ts).
+ */
 export function toStored(row: Row): StoredResource {
+  const linked = row.linked_gpid === undefined ? undefined : (row.linked_gpid ?? null);
+  const project = linked !== undefined && row.resource_type === 'Patient' && row.content !== null;
   return {
     resourceType: row.resource_type,
     id: row.id,
@@ -135,8 +151,15 @@ export function toStored(row: Row): StoredResource {
     partnerGpid: row.partner_gpid,
     lastUpdated: row.last_updated,
     deleted: Boolean(row.deleted),
-    content: row.content,
+    content: project ? projectGpidOnText(row.content!, linked) : row.content,
+    ...(linked === undefined ? {} : { linkedGpid: linked }),
   };
+}
+
+/** `fhir_resources` or `fhir_resource_history` rows of `resourceType` as `r`, a Patient's with its link. */
+function rowsOf(knex: Knex, table: string, resourceType: string | undefined): Knex.QueryBuilder {
+  const q = knex(`${table} as r`).select('r.*');
+  return resourceType === 'Patient' ? selectLinkedGpid(q, 'r') : q;
 }
 
 function toRow(r: StoredResource): Row {
@@ -215,7 +238,7 @@ export const resourceStore = {
    */
   async current(em: EntityManager, resourceType: string, id: string): Promise<StoredResource | null> {
     const knex = knexOf(em);
-    const [row] = await readRows<Row>(knex, knex(RESOURCES).where({ resource_type: resourceType, id }).limit(1));
+    const [row] = await readRows<Row>(knex, rowsOf(knex, RESOURCES, resourceType).where({ 'r.resource_type': resourceType, 'r.id': id }).limit(1));
     return row ? toStored(row) : null;
   },
 
@@ -233,7 +256,7 @@ export const resourceStore = {
 
   async version(em: EntityManager, resourceType: string, id: string, versionId: number): Promise<StoredResource | null> {
     const knex = knexOf(em);
-    const [row] = await readRows<Row>(knex, knex(HISTORY).where({ resource_type: resourceType, id, version_id: versionId }).limit(1));
+    const [row] = await readRows<Row>(knex, rowsOf(knex, HISTORY, resourceType).where({ 'r.resource_type': resourceType, 'r.id': id, 'r.version_id': versionId }).limit(1));
     return row ? toStored(row) : null;
   },
 
@@ -274,25 +297,28 @@ export const resourceStore = {
     filter: { resourceType?: string; id?: string; partnerGpid?: ResourceView; since?: string; offset: number; limit: number; cursor?: HistoryPosition & { direction: 'next' | 'prev' } },
   ): Promise<{ rows: StoredResource[]; total: number; more: boolean }> {
     const knex = knexOf(em);
-    const base = () => {
-      const q = knex(HISTORY);
-      if (filter.resourceType) q.where('resource_type', filter.resourceType);
-      if (filter.id) q.where('id', filter.id);
-      whereVisible(q, 'partner_gpid', filter.partnerGpid, filter.resourceType);
-      if (filter.since) q.where('last_updated', '>=', filter.since);
+    const filtered = (q: Knex.QueryBuilder) => {
+      if (filter.resourceType) q.where('r.resource_type', filter.resourceType);
+      if (filter.id) q.where('r.id', filter.id);
+      whereVisible(q, 'r.partner_gpid', filter.partnerGpid, filter.resourceType);
+      if (filter.since) q.where('r.last_updated', '>=', filter.since);
       return q;
     };
+    const base = () => filtered(knex(`${HISTORY} as r`));
     const cursor = filter.cursor;
     const upwards = cursor?.direction === 'prev';
     const order = upwards ? 'asc' : 'desc';
-    const q = base().orderBy([{ column: 'last_updated', order }, { column: 'id', order }, { column: 'version_id', order }]);
+    // Patients (of a Patient history, or of the whole store's) with their current link.
+    const withLinks = filter.resourceType === undefined || filter.resourceType === 'Patient';
+    const q = filtered(withLinks ? selectLinkedGpid(knex(`${HISTORY} as r`).select('r.*'), 'r') : knex(`${HISTORY} as r`).select('r.*'));
+    q.orderBy([{ column: 'r.last_updated', order }, { column: 'r.id', order }, { column: 'r.version_id', order }]);
     if (cursor) {
       const op = upwards ? '>' : '<';
       q.where((w) =>
         w
-          .where('last_updated', op, cursor.lastUpdated)
-          .orWhere((x) => x.where('last_updated', cursor.lastUpdated).where('id', op, cursor.id))
-          .orWhere((x) => x.where('last_updated', cursor.lastUpdated).where('id', cursor.id).where('version_id', op, cursor.versionId)),
+          .where('r.last_updated', op, cursor.lastUpdated)
+          .orWhere((x) => x.where('r.last_updated', cursor.lastUpdated).where('r.id', op, cursor.id))
+          .orWhere((x) => x.where('r.last_updated', cursor.lastUpdated).where('r.id', cursor.id).where('r.version_id', op, cursor.versionId)),
       );
     } else {
       q.offset(filter.offset);
@@ -322,11 +348,17 @@ export const resourceStore = {
     }
   },
 
-  /** Replace the search-index rows of a resource (none for a deleted one). */
+  /**
+   * Replace the search-index rows of a resource (none for a deleted one). A live Patient keeps the
+   * token row of its GPID link (`identifier=urn:svc:gpid|…`): the link writes it, not the content.
+   */
   async reindex(em: EntityManager, resourceType: string, resourceId: string, rows: SearchIndexRows | null): Promise<void> {
     const knex = knexOf(em);
+    const keepLink = resourceType === 'Patient' && rows !== null;
     for (const [kind, table] of Object.entries(INDEX_TABLES) as [keyof SearchIndexRows, string][]) {
-      await knex(table).where({ resource_type: resourceType, resource_id: resourceId }).delete();
+      const stale = knex(table).where({ resource_type: resourceType, resource_id: resourceId });
+      if (keepLink && kind === 'token') stale.where((w) => w.whereNull('system').orWhereNot('system', GPID_SYSTEM).orWhereNot('param', 'identifier'));
+      await stale.delete();
       const list = rows?.[kind] ?? [];
       for (const chunk of chunks<(typeof list)[number]>(list, 200)) await knex(table).insert(chunk.map((r) => ({ resource_type: resourceType, resource_id: resourceId, ...r })));
     }

@@ -4,6 +4,7 @@ import type { Knex } from '@mikro-orm/knex';
 import { TOTAL_EXACT_LIMIT, type Criterion, type Prefix, type SearchRequest, type SearchValue, type SortKey } from '../domain/search-request.js';
 import type { PageCursor, RowPosition } from '../domain/search-cursor.js';
 import { normalizeString } from '../domain/search-index.js';
+import { selectLinkedGpid } from './gpid-link-store.js';
 import { dialectOf, INDEX_TABLES, isSqliteClient, RESOURCES, toStored, whereVisible, type ResourceView, type StoredResource } from './resource-store.js';
 
 type QB = Knex.QueryBuilder;
@@ -497,6 +498,7 @@ export async function runSearch(em: EntityManager, request: SearchRequest, visib
   const byId = new Map<string, StoredResource>();
   for (const ids of chunks(page.map((row) => row.id), CHUNK)) {
     const rowsQuery = knex(`${RESOURCES} as r`).where('r.resource_type', request.resourceType).whereIn('r.id', ids).select('r.*');
+    if (request.resourceType === 'Patient') selectLinkedGpid(rowsQuery, 'r');
     liveResource(scope, rowsQuery, 'r', request.resourceType);
     for (const row of await readRows<Parameters<typeof toStored>[0]>(knex, rowsQuery)) byId.set(row.id, toStored(row));
   }
@@ -690,8 +692,9 @@ export async function runIncludes(em: EntityManager, request: SearchRequest, mat
     const added: StoredResource[] = [];
     for (const [type, idSet] of wanted) {
       for (const ids of chunks([...idSet], CHUNK)) {
-        const q = knex(RESOURCES).where('resource_type', type).where('deleted', 0).whereIn('id', ids);
-        whereVisible(q, 'partner_gpid', visiblePartner, type);
+        const q = knex(`${RESOURCES} as r`).select('r.*').where('r.resource_type', type).where('r.deleted', 0).whereIn('r.id', ids);
+        if (type === 'Patient') selectLinkedGpid(q, 'r');
+        whereVisible(q, 'r.partner_gpid', visiblePartner, type);
         for (const row of (await q) as Parameters<typeof toStored>[0][]) {
           const stored = toStored(row);
           if (seen.has(keyOf(stored)) || included.length + added.length >= MAX_INCLUDED) continue;
