@@ -135,7 +135,7 @@ export function defineMatchAndResolve(builder: SubgraphBuilder, service: Identit
       matchType: t.field({ type: enums.Match, resolve: (c) => c.matchType }),
       status: t.field({ type: enums.Status, resolve: (c) => c.status }),
       sources: t.stringList({ description: 'Source origins that confirmed the record.', resolve: (c) => [...c.sources] }),
-      agreement: t.field({ type: 'JSONObject', description: 'Why: which level each comparison landed on (given, family, nameOrder, dob, email, phone, sex, address, identifier, memberId), the weight of each in bits (weights; with priorLog2Odds they add up to log2Odds), the bits taken off a common value (termFrequency), this candidate\'s own confidence (pairConfidence), the scoring model version (modelVersion) and the hard rule that forbids an automatic link (blockedBy: identifier_conflict, twins, or null).', resolve: (c) => ({ ...c.agreement }) }),
+      agreement: t.field({ type: 'JSONObject', description: 'Why: which level each comparison landed on (given, family, nameOrder, dob, email, phone, sex, address, identifier, memberId), the weight of each in bits (weights; with priorLog2Odds they add up to log2Odds), the bits taken off a common value (termFrequency), this candidate\'s own confidence (pairConfidence), the scoring model version (modelVersion) and the hard rule that forbids an automatic link (blockedBy: identifier_conflict, verified_identifier_conflict, twins, or null; identifier: exact, typo (a probable keying error), conflict or missing).', resolve: (c) => ({ ...c.agreement }) }),
       identity: t.field({ type: IdentityType, nullable: true, description: 'The full record (needs identity.read).', resolve: (c, _a, ctx) => loaders.record(ctx).load(c.gpid) }),
     }),
   });
