@@ -35,6 +35,7 @@ const STORAGE_FREE = [
   'test/hardening/01-operation-limits.test.ts',
   'test/hardening/11-graphql-error-masking.test.ts',
   'test/hardening/11-http-layer-errors.test.ts',
+  'subgraphs/identity/src/domain/identifier-levels.test.ts',
 ];
 
 export default defineConfig({

@@ -176,6 +176,24 @@ describe('FHIR Patient ↔ GPID identity link', () => {
     else expect(bad.statusCode).toBe(200); // dropped as an optional field the registry could not use
   });
 
+  it('reads identifiers by system URI and v2-0203 type, keeps unknown systems opaque and carries the verified flag', async () => {
+    const licence = { system: 'urn:oid:2.16.840.1.113883.4.3.6', value: 'D7654321' };
+    const clinic = { system: 'https://clinic.example/patient-ids', value: 'ch-2231' };
+    const verifiedSsn = { system: 'http://hl7.org/fhir/sid/us-ssn', value: '345-67-8912', extension: [{ url: 'urn:svc:extension:identifier-verified', valueBoolean: true }] };
+    const created = await fhir(t, alpha, 'POST', '/Patient', { ...person('Leocadia', 'Brannigan', '1975-04-22'), identifier: [licence, clinic, verifiedSsn] }, { 'x-svc-source': 'provider' });
+    expect(created.statusCode, created.body).toBe(201);
+    const gpid = gpidOf(await linked(alpha, created.json().id));
+    const match = (identifier: unknown[]) =>
+      t.request({ method: 'POST', url: '/fhir/R4/Patient/$match', token: alpha, headers: { 'content-type': 'application/fhir+json' }, body: JSON.stringify({ resourceType: 'Parameters', parameter: [{ name: 'resource', resource: { resourceType: 'Patient', identifier } }] }) });
+    const gpidsOf = (res: { json: () => { entry?: { resource: unknown }[] } }) => (res.json().entry ?? []).map((e) => gpidOf(e.resource as never));
+    // The California licence by its type code and state, the opaque system by its very URI and value.
+    expect(gpidsOf(await match([{ type: { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/v2-0203', code: 'DL' }] }, assigner: { display: 'California' }, value: 'D7654321' }]))).toContain(gpid);
+    expect(gpidsOf(await match([clinic]))).toContain(gpid);
+    // The source verified the SSN: a Patient one keystroke away is not linked to it automatically.
+    const typo = await fhir(t, alpha, 'POST', '/Patient', { ...person('Leocadia', 'Brannigan', '1975-04-22'), identifier: [{ system: 'http://hl7.org/fhir/sid/us-ssn', value: '345-67-8921' }] }, { 'x-svc-source': 'lake' });
+    expect(gpidOf(await linked(alpha, typo.json().id))).not.toBe(gpid);
+  });
+
   it('answers Patient/$match by identity resolution, with score and grade, in the caller\'s view', async () => {
     const a = await fhir(t, alpha, 'POST', '/Patient', person('Priya', 'Ramanathan', '1978-06-30', 'priya.r@example.com'), { 'x-svc-source': 'provider' });
     const gpid = gpidOf(await linked(alpha, a.json().id));

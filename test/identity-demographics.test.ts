@@ -79,10 +79,10 @@ describe('identity demographics: addresses, identifiers, sex, previous names, se
   });
 
   describe('identifiers', () => {
-    it('keeps twins apart when the SSN of one was typed on the record of the other', async () => {
-      const ssn = [{ system: 'ssn', value: '321-54-9876' }];
-      const a = (await id.resolve({ name: 'Cordelia Haverkamp', dob: '2010-01-20', identifiers: ssn, phone: '702-555-0190' }, 'pulse')).json();
-      const b = (await id.resolve({ name: 'Imogen Haverkamp', dob: '2010-01-20', identifiers: ssn, phone: '702-555-0190' }, 'provider')).json();
+    it('keeps twins apart when their SSNs were issued one after the other (one digit apart: no agreement)', async () => {
+      const home = { lines: ['88 Larkspur Way'], postal_code: '89101' };
+      const a = (await id.resolve({ name: 'Cordelia Haverkamp', dob: '2010-01-20', identifiers: [{ system: 'ssn', value: '321-54-9876' }], phone: '702-555-0190', address: home }, 'pulse')).json();
+      const b = (await id.resolve({ name: 'Imogen Haverkamp', dob: '2010-01-20', identifiers: [{ system: 'ssn', value: '321-54-9877' }], phone: '702-555-0190', address: home }, 'provider')).json();
       expect(b.gpid).not.toBe(a.gpid);
       expect(b).toMatchObject({ decision: 'NEW_PROVISIONAL', links: [a.gpid] });
     });
@@ -100,19 +100,25 @@ describe('identity demographics: addresses, identifiers, sex, previous names, se
       expect(renamed.json().candidates[0]).toMatchObject({ gpid: first.gpid });
     });
 
-    it('conflicting identifiers of one system block an automatic link, even with everything else equal', async () => {
+    it('conflicting identifiers of one system block an automatic link, even with everything else equal; a keying error does not', async () => {
       const a = (await id.resolve({ ...person, identifiers: [{ system: 'ssn', value: '123-45-6789' }] }, 'pulse')).json();
       const again = (await id.resolve({ ...person, identifiers: [{ system: 'ssn', value: '123456789' }] }, 'pulse')).json();
       expect(again).toMatchObject({ gpid: a.gpid, decision: 'EXISTING' });
+      // One digit mistyped, two digits swapped: probable keying errors, weighed and linked.
+      const typo = (await id.resolve({ ...person, identifiers: [{ system: 'ssn', value: '123-45-6780' }] }, 'provider')).json();
+      expect(typo).toMatchObject({ gpid: a.gpid, decision: 'EXISTING' });
+      // The same keying error on an SSN its source verified is a conflict.
+      const verified = (await id.resolve({ ...person, identifiers: [{ system: 'ssn', value: '123-45-6798', verified: true }] }, 'provider')).json();
+      expect(verified).toMatchObject({ decision: 'NEW_PROVISIONAL', links: [a.gpid] });
 
-      const other = (await id.resolve({ ...person, identifiers: [{ system: 'ssn', value: '123-45-6780' }] }, 'provider')).json();
-      expect(other).toMatchObject({ decision: 'NEW_PROVISIONAL', links: [a.gpid] });
+      const other = (await id.resolve({ ...person, identifiers: [{ system: 'ssn', value: '456-78-1234' }] }, 'provider')).json();
+      expect(other).toMatchObject({ decision: 'NEW_PROVISIONAL', links: expect.arrayContaining([a.gpid]) });
       expect(other.gpid).not.toBe(a.gpid);
 
       // The same through GraphQL, with a driver's licence of one state.
       await id.resolve({ ...person, name: 'Ottoline Farquharson-Reyes', identifiers: [{ system: 'drivers_license', value: 'F123-4567', assigner: 'OR' }] }, 'pulse');
       const licence = await t.graphql<{ identityMatch: { candidates: GqlCandidate[] } }>(MATCH, {
-        input: { name: 'Ottoline Farquharson-Reyes', dob: '1958-02-03', email: 'ottoline.f@example.org', identifiers: [{ system: 'drivers_license', value: 'F1234568', assigner: 'Oregon' }] },
+        input: { name: 'Ottoline Farquharson-Reyes', dob: '1958-02-03', email: 'ottoline.f@example.org', identifiers: [{ system: 'drivers_license', value: 'F7654321', assigner: 'Oregon' }] },
       });
       const blocked = licence.data!.identityMatch.candidates.filter((c) => c.agreement['identifier'] === 'conflict');
       expect(blocked.length).toBeGreaterThan(0);
@@ -160,6 +166,45 @@ describe('identity demographics: addresses, identifiers, sex, previous names, se
       const rows = await db.all(`select * from identity_records where gpid = '${r.gpid}'`);
       const text = JSON.stringify(rows);
       for (const clear of ['078051120', '078-05-1120', 'sunnyvale', 'Sunnyvale', '94086', 'clementine']) expect(text).not.toContain(clear);
+    });
+  });
+
+  describe('identifier systems by URI and v2-0203 type, opaque systems (REST and GraphQL alike)', () => {
+    it('maps us-ssn, the state licence OIDs and type codes to the registry systems, and keeps unknown systems opaque', async () => {
+      const who = { name: 'Theodora Vasquez-Lindahl', dob: '1966-12-01' };
+      const first = await id.resolve(
+        {
+          ...who,
+          identifiers: [
+            { system: 'http://hl7.org/fhir/sid/us-ssn', value: '234-56-7891' },
+            { system: 'urn:oid:2.16.840.1.113883.4.3.41', value: 'K9876543' },
+            { system: 'urn:oid:1.2.840.114350.1.13', type: 'MR', value: 'E-4412' },
+            { system: 'https://clinic.example/patient-ids', value: 'px-17' },
+          ],
+        },
+        'pulse',
+      );
+      expect(first.statusCode, first.body).toBe(200);
+      expect(first.json().warnings).toEqual([]);
+      const gpid = first.json().gpid as string;
+      // Short systems meet the URIs: the SSN by its OID, the licence by its state, the MRN by its number space.
+      const rest = await id.match({ name: 'T. Lindahl', identifiers: [{ system: 'ssn', value: '234567891' }, { system: 'drivers_license', assigner: 'Oregon', value: 'k9876543' }, { system: 'mrn', assigner: 'urn:oid:1.2.840.114350.1.13', value: 'E4412' }] });
+      expect(rest.json().candidates[0]).toMatchObject({ gpid, agreement: { identifier: 'exact' } });
+      const gql = await t.graphql<{ identityMatch: { candidates: GqlCandidate[]; warnings: unknown[] } }>(MATCH, {
+        input: { name: 'Theo Lindahl', identifiers: [{ system: 'urn:oid:2.16.840.1.113883.4.1', value: '234-56-7891', verified: true }, { type: 'DL', assigner: 'OR', value: 'K9876543' }] },
+      });
+      expect(gql.data!.identityMatch.candidates[0]).toMatchObject({ gpid, agreement: { identifier: 'exact' } });
+      // The opaque system finds the record and agrees only with an equal value of that very system.
+      const opaque = await t.graphql<{ identityMatch: { candidates: GqlCandidate[] } }>(MATCH, { input: { ...who, identifiers: [{ system: 'https://clinic.example/patient-ids', value: 'px-17' }] } });
+      expect(opaque.data!.identityMatch.candidates[0]).toMatchObject({ gpid, agreement: { memberId: 'exact', blockedBy: null } });
+      // Bad type and verified values are named on both.
+      const bad = await id.match({ ...who, strict: true, identifiers: [{ type: 'ZZ', value: '1' }] });
+      expect(bad.statusCode).toBe(422);
+      expect(bad.json().errors.map((e: { field: string }) => e.field)).toEqual(['identifiers.0.type']);
+      const badFlag = await id.match({ ...who, identifiers: [{ system: 'ssn', value: '234-56-7891', verified: 'yes' }] });
+      expect(badFlag.json().errors.map((e: { field: string }) => e.field)).toEqual(['identifiers.0.verified']);
+      const badGql = await t.graphql(MATCH, { input: { ...who, identifiers: [{ type: 'ZZ', value: '1' }] }, strict: true });
+      expect(JSON.stringify(badGql.errors)).toContain('identifiers.0.type');
     });
   });
 

@@ -38,7 +38,7 @@ describe('identity review queue', () => {
   async function conflictingPair(n: number, token?: string, secondToken?: string) {
     const first = await id.resolve({ ...person(n), identifiers: ssn(123 + n, n) }, 'pulse', token);
     expect(first.statusCode).toBe(200);
-    const second = await id.resolve({ ...person(n), identifiers: ssn(223 + n, n) }, 'lake', secondToken ?? token);
+    const second = await id.resolve({ ...person(n), identifiers: ssn(456 + n, n) }, 'lake', secondToken ?? token);
     expect(second.statusCode).toBe(200);
     expect(second.json()).toMatchObject({ created: true, decision: 'NEW_PROVISIONAL' });
     return { subject: second.json().gpid as string, candidate: first.json().gpid as string };

@@ -17,11 +17,17 @@ export interface PatientAddress {
   country: string | null;
 }
 
-/** An identifier in the registry's shape: one of its systems, the value, and who assigned it. */
+/**
+ * An identifier as the Patient carries it, for the registry to map (the identity domain's
+ * `parseIdentifier`): its system URI, its v2-0203 type code, the value, `assigner.display`, and
+ * whether the source verified it (the `urn:svc:extension:identifier-verified` extension).
+ */
 export interface PatientIdentifier {
-  system: 'ssn' | 'mrn' | 'drivers_license' | 'insurance_member_id' | 'passport' | 'national_id';
+  system: string | null;
+  type: string | null;
   value: string;
   assigner: string | null;
+  verified: boolean | null;
 }
 
 /** What the registry resolves: every field optional, absent is null (or empty). */
@@ -92,23 +98,17 @@ function addresses(resource: Json): PatientAddress[] {
     .slice(0, MAX_EACH);
 }
 
-/** The US SSN namespace of FHIR (hl7.org/fhir/sid), and the v2-0203 identifier type codes the registry knows. */
-const US_SSN_SYSTEM = 'http://hl7.org/fhir/sid/us-ssn';
-const TYPE_SYSTEMS: Readonly<Record<string, PatientIdentifier['system']>> = {
-  SS: 'ssn',
-  MR: 'mrn',
-  DL: 'drivers_license',
-  MB: 'insurance_member_id',
-  SN: 'insurance_member_id',
-  PPN: 'passport',
-  NI: 'national_id',
-};
+/** The v2-0203 code system of `Identifier.type`, and the extension by which a source says it verified an identifier. */
+const V2_0203 = 'http://terminology.hl7.org/CodeSystem/v2-0203';
+export const IDENTIFIER_VERIFIED_EXTENSION = 'urn:svc:extension:identifier-verified';
+const GPID_SYSTEM = 'urn:svc:gpid';
 
 /**
- * Patient.identifier in the registry's systems: the SSN by its FHIR system, the others by their
- * v2-0203 type code. The assigner is `assigner.display`, else (MRN, member id) the identifier's own
- * `system` URI, which in FHIR names the number space. Others (our own `urn:svc:gpid`, unknown types)
- * are left out; the registry refuses an identifier without the assigner its system needs.
+ * Patient.identifier as the registry reads it: every current identifier with a value and a system
+ * or a v2-0203 type code, except our own GPID. The registry maps well-known system URIs (us-ssn,
+ * us-npi, state driver's licence OIDs) and type codes to its systems and keeps any other system URI
+ * as an opaque one. The verified flag is the extension `urn:svc:extension:identifier-verified`
+ * (valueBoolean).
  */
 function identifiers(resource: Json): PatientIdentifier[] {
   const all = Array.isArray(resource['identifier']) ? resource['identifier'].filter(isObject) : [];
@@ -116,12 +116,16 @@ function identifiers(resource: Json): PatientIdentifier[] {
   for (const id of all) {
     const value = text(id['value']);
     if (value === null || id['use'] === 'old') continue;
-    const type = isObject(id['type']) && Array.isArray(id['type']['coding']) ? id['type']['coding'].filter(isObject).map((c) => String(c['code'])) : [];
-    const system = id['system'] === US_SSN_SYSTEM ? 'ssn' : type.map((c) => TYPE_SYSTEMS[c]).find((s) => s !== undefined);
-    if (system === undefined) continue;
-    const assignerDisplay = isObject(id['assigner']) ? text(id['assigner']['display']) : null;
-    const assigner = system === 'ssn' ? null : (assignerDisplay ?? (system === 'mrn' || system === 'insurance_member_id' ? text(id['system']) : null));
-    out.push({ system, value, assigner });
+    const system = text(id['system']);
+    if (system === GPID_SYSTEM) continue;
+    const codings = isObject(id['type']) && Array.isArray(id['type']['coding']) ? id['type']['coding'].filter(isObject) : [];
+    const type = codings.filter((c) => c['system'] === undefined || c['system'] === V2_0203).map((c) => text(c['code'])).find((c) => c !== null) ?? null;
+    if (system === null && type === null) continue;
+    const assigner = isObject(id['assigner']) ? text(id['assigner']['display']) : null;
+    const extensions = Array.isArray(id['extension']) ? id['extension'].filter(isObject) : [];
+    const flag = extensions.find((e) => e['url'] === IDENTIFIER_VERIFIED_EXTENSION);
+    const verified = flag && typeof flag['valueBoolean'] === 'boolean' ? flag['valueBoolean'] : null;
+    out.push({ system, type, value, assigner, verified });
   }
   return out.slice(0, 10);
 }

@@ -26,7 +26,7 @@ import { snakeKeys } from './snake-case.js';
 const NAME_PARTS = ['given', 'middle', 'family'] as const;
 const DEMOGRAPHIC_FIELDS = ['name', 'dob', 'email', 'phone', 'emails', 'phones', 'sex', 'previous_names', 'address', 'addresses', 'identifiers', 'entity_type', 'strict'] as const;
 const ADDRESS_FIELDS = ['lines', 'city', 'state', 'postal_code', 'country'] as const;
-const IDENTIFIER_FIELDS = ['system', 'value', 'assigner'] as const;
+const IDENTIFIER_FIELDS = ['system', 'value', 'assigner', 'type', 'verified'] as const;
 
 function bodyObject(body: unknown): Record<string, unknown> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
@@ -118,7 +118,15 @@ function listInputs(raw: Record<string, unknown>, input: Record<string, unknown>
   input['identifiers'] = listOf(raw, 'identifiers', errors, (entry, field) => {
     const id = shapedObject(entry, field, IDENTIFIER_FIELDS, 'an identifier field', errors);
     if (!id) return null;
-    return { system: stringMember(id, 'system', field, errors), value: stringMember(id, 'value', field, errors), assigner: stringMember(id, 'assigner', field, errors) };
+    const verified = id['verified'];
+    if (verified !== undefined && verified !== null && typeof verified !== 'boolean') errors.push({ field: `${field}.verified`, message: 'must be true or false' });
+    return {
+      system: stringMember(id, 'system', field, errors),
+      value: stringMember(id, 'value', field, errors),
+      assigner: stringMember(id, 'assigner', field, errors),
+      type: stringMember(id, 'type', field, errors),
+      verified: typeof verified === 'boolean' ? verified : null,
+    };
   });
 }
 
@@ -330,11 +338,18 @@ const ADDRESS_SCHEMA: JsonSchema = {
 const IDENTIFIER_SCHEMA: JsonSchema = {
   type: 'object',
   additionalProperties: false,
-  required: ['system', 'value'],
+  required: ['value'],
   description:
-    'An identifier with its system. An equal value of the same system (and assigner) is strong evidence; a different value of the same system forbids an automatic link (the record is linked for review). An invalid identifier is dropped with a warning unless strict.',
+    'An identifier with its system (or a v2-0203 type). An equal value of the same system (and assigner) is strong evidence; a value one substitution or transposition away (or an NPI failing its check digit) is a probable keying error and still links; any other value of the same system, or a keying error on a verified identifier, forbids an automatic link (the record is linked for review). An invalid identifier is dropped with a warning unless strict.',
   properties: {
-    system: { enum: ['ssn', 'mrn', 'drivers_license', 'insurance_member_id', 'passport', 'national_id'] },
+    system: {
+      type: 'string',
+      maxLength: 100,
+      description:
+        'ssn, mrn, drivers_license, insurance_member_id, passport, national_id, npi; or a system URI: http://hl7.org/fhir/sid/us-ssn, http://hl7.org/fhir/sid/us-npi, urn:oid:2.16.840.1.113883.4.3.<state FIPS> (a driver\'s licence), http://hl7.org/fhir/sid/passport-<alpha-3>; with type, the number space (an MRN\'s). Any other URI is kept as an opaque system: equal values of that very system agree, nothing else is compared',
+    },
+    type: { type: 'string', description: 'a v2-0203 identifier type code (SS, NPI, DL, MR, MB, SN, PPN, NI) when system is a URI the registry does not know, or absent' },
+    verified: { type: 'boolean', description: 'true: the source checked the value against a document or an authority; a different value of that system then never links automatically, even one keystroke away' },
     value: { type: 'string', maxLength: 64, description: 'compared as letters and digits (spaces, dashes, dots, slashes ignored); ssn: 9 digits, issuable' },
     assigner: { type: 'string', maxLength: 100, description: 'mrn: the assigning authority; drivers_license: the issuing US state; insurance_member_id: the payer; passport and national_id: the issuing country (ISO alpha-3: USA, CAN; a US national number is an ssn); not used for ssn' },
   },
@@ -378,7 +393,7 @@ const CANDIDATE_SCHEMA: JsonSchema = {
     agreement: {
       type: 'object',
       description:
-        'Why: the level each comparison landed on (given, family, name_order, dob, email, phone, sex, address, identifier, member_id), weights (bits per comparison; with prior_log2_odds they add up to log2_odds), term_frequency (bits taken off a common value), pair_confidence (this candidate alone), model_version, blocked_by (twins, identifier_conflict or null).',
+        'Why: the level each comparison landed on (given, family, name_order, dob, email, phone, sex, address, identifier, member_id), weights (bits per comparison; with prior_log2_odds they add up to log2_odds), term_frequency (bits taken off a common value), pair_confidence (this candidate alone), model_version, blocked_by (twins, identifier_conflict, verified_identifier_conflict or null; identifier: exact, typo (a probable keying error), conflict or missing).',
     },
   },
 };

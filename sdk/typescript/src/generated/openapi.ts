@@ -4079,10 +4079,14 @@ export interface operations {
                     identifiers?: {
                         /** @description mrn: the assigning authority; drivers_license: the issuing US state; insurance_member_id: the payer; passport and national_id: the issuing country (ISO alpha-3: USA, CAN; a US national number is an ssn); not used for ssn */
                         assigner?: string;
-                        /** @enum {unknown} */
-                        system: "ssn" | "mrn" | "drivers_license" | "insurance_member_id" | "passport" | "national_id";
+                        /** @description ssn, mrn, drivers_license, insurance_member_id, passport, national_id, npi; or a system URI: http://hl7.org/fhir/sid/us-ssn, http://hl7.org/fhir/sid/us-npi, urn:oid:2.16.840.1.113883.4.3.<state FIPS> (a driver's licence), http://hl7.org/fhir/sid/passport-<alpha-3>; with type, the number space (an MRN's). Any other URI is kept as an opaque system: equal values of that very system agree, nothing else is compared */
+                        system?: string;
+                        /** @description a v2-0203 identifier type code (SS, NPI, DL, MR, MB, SN, PPN, NI) when system is a URI the registry does not know, or absent */
+                        type?: string;
                         /** @description compared as letters and digits (spaces, dashes, dots, slashes ignored); ssn: 9 digits, issuable */
                         value: string;
+                        /** @description true: the source checked the value against a document or an authority; a different value of that system then never links automatically, even one keystroke away */
+                        verified?: boolean;
                     }[];
                     name?: string | {
                         family?: string;
@@ -4122,7 +4126,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         candidates?: {
-                            /** @description Why: the level each comparison landed on (given, family, name_order, dob, email, phone, sex, address, identifier, member_id), weights (bits per comparison; with prior_log2_odds they add up to log2_odds), term_frequency (bits taken off a common value), pair_confidence (this candidate alone), model_version, blocked_by (twins, identifier_conflict or null). */
+                            /** @description Why: the level each comparison landed on (given, family, name_order, dob, email, phone, sex, address, identifier, member_id), weights (bits per comparison; with prior_log2_odds they add up to log2_odds), term_frequency (bits taken off a common value), pair_confidence (this candidate alone), model_version, blocked_by (twins, identifier_conflict, verified_identifier_conflict or null; identifier: exact, typo (a probable keying error), conflict or missing). */
                             agreement?: Record<string, never>;
                             confidence?: number;
                             gpid?: string;
@@ -4280,10 +4284,14 @@ export interface operations {
                     identifiers?: {
                         /** @description mrn: the assigning authority; drivers_license: the issuing US state; insurance_member_id: the payer; passport and national_id: the issuing country (ISO alpha-3: USA, CAN; a US national number is an ssn); not used for ssn */
                         assigner?: string;
-                        /** @enum {unknown} */
-                        system: "ssn" | "mrn" | "drivers_license" | "insurance_member_id" | "passport" | "national_id";
+                        /** @description ssn, mrn, drivers_license, insurance_member_id, passport, national_id, npi; or a system URI: http://hl7.org/fhir/sid/us-ssn, http://hl7.org/fhir/sid/us-npi, urn:oid:2.16.840.1.113883.4.3.<state FIPS> (a driver's licence), http://hl7.org/fhir/sid/passport-<alpha-3>; with type, the number space (an MRN's). Any other URI is kept as an opaque system: equal values of that very system agree, nothing else is compared */
+                        system?: string;
+                        /** @description a v2-0203 identifier type code (SS, NPI, DL, MR, MB, SN, PPN, NI) when system is a URI the registry does not know, or absent */
+                        type?: string;
                         /** @description compared as letters and digits (spaces, dashes, dots, slashes ignored); ssn: 9 digits, issuable */
                         value: string;
+                        /** @description true: the source checked the value against a document or an authority; a different value of that system then never links automatically, even one keystroke away */
+                        verified?: boolean;
                     }[];
                     name?: string | {
                         family?: string;
@@ -4323,7 +4331,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         candidates?: {
-                            /** @description Why: the level each comparison landed on (given, family, name_order, dob, email, phone, sex, address, identifier, member_id), weights (bits per comparison; with prior_log2_odds they add up to log2_odds), term_frequency (bits taken off a common value), pair_confidence (this candidate alone), model_version, blocked_by (twins, identifier_conflict or null). */
+                            /** @description Why: the level each comparison landed on (given, family, name_order, dob, email, phone, sex, address, identifier, member_id), weights (bits per comparison; with prior_log2_odds they add up to log2_odds), term_frequency (bits taken off a common value), pair_confidence (this candidate alone), model_version, blocked_by (twins, identifier_conflict, verified_identifier_conflict or null; identifier: exact, typo (a probable keying error), conflict or missing). */
                             agreement?: Record<string, never>;
                             confidence?: number;
                             gpid?: string;

@@ -56,6 +56,22 @@ export const FIELD_DOMAINS = {
    */
   identifier: 'identifier',
   member_id: 'identifier',
+  /**
+   * Keying-error forms of each identifier without a check digit, `<scope fingerprint>/<form
+   * fingerprint>`: the value with one position masked, and with one pair of adjacent characters put
+   * in order. Two values of one scope share a form exactly when they differ by one substitution or
+   * one adjacent transposition.
+   */
+  identifier_typo: 'identifier.typo',
+  member_id_typo: 'identifier.typo',
+  /**
+   * Per scope, what the source said of its value: `<scope fingerprint>/verified` (checked against a
+   * document or an authority) and `<scope fingerprint>/check_digit_failed` (an NPI failing Luhn).
+   */
+  identifier_flags: 'identifier',
+  member_id_flags: 'identifier',
+  /** Identifiers of a system URI the registry does not know: `<system fingerprint>/<value fingerprint>`, exact equality only. */
+  opaque_id: 'identifier',
 } as const;
 
 export type FieldName = keyof typeof FIELD_DOMAINS;

@@ -9,7 +9,7 @@ describe('review queue rules', () => {
     const { pipeline, registry } = testPipeline();
     const first = await pipeline.resolve({ ...PERSON, identifiers: [{ system: 'ssn', value: '123-45-6789' }] }, { source: 'pulse' });
     expect(registry.resolutions.at(-1)?.review).toBeUndefined();
-    const second = await pipeline.resolve({ ...PERSON, identifiers: [{ system: 'ssn', value: '223-45-6789' }] }, { source: 'lake' });
+    const second = await pipeline.resolve({ ...PERSON, identifiers: [{ system: 'ssn', value: '456-78-1234' }] }, { source: 'lake' });
     expect(second).toMatchObject({ decision: 'NEW_PROVISIONAL', links: [first.gpid] });
     const review = registry.resolutions.at(-1)?.review;
     expect(review).toHaveLength(1);

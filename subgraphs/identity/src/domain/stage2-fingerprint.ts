@@ -43,8 +43,40 @@ import type { Demographics } from './stage1-demographics.js';
 export interface MatchFeatures {
   fields: FieldSets;
   /** Identifier (scope, value) pairs: fingerprinted as `<scope>/<value>` (see fields.ts). */
-  identifiers?: ReadonlyArray<{ field: 'identifier' | 'member_id'; scope: string; value: string }>;
+  identifiers?: ReadonlyArray<IdentifierFeature>;
   blocking: ReadonlyArray<{ kind: BlockingKeyKind; parts: readonly string[] }>;
+}
+
+export interface IdentifierFeature {
+  field: 'identifier' | 'member_id' | 'opaque_id';
+  scope: string;
+  value: string;
+  /** Keying-error forms (see `identifierTypoForms`); none for opaque systems and check-digit systems. */
+  typo: readonly string[];
+  verified: boolean;
+  checkDigitFailed: boolean;
+}
+
+/** Values shorter than this get no keying-error forms: one masked digit of a 3-digit number meets too many others. */
+const MIN_TYPO_VALUE_LENGTH = 4;
+
+/**
+ * Keying-error forms of an identifier value: for each position the value with that character
+ * masked (`s3:12*45…`), and for each adjacent pair of different characters the value with the pair
+ * in order (`t3:…`). Two values share a form iff they are equal or differ by one substitution or one
+ * adjacent transposition, so the comparison works on fingerprints.
+ */
+export function identifierTypoForms(value: string): string[] {
+  if (value.length < MIN_TYPO_VALUE_LENGTH) return [];
+  const forms: string[] = [];
+  for (let i = 0; i < value.length; i++) forms.push(`s${i}:${value.slice(0, i)}*${value.slice(i + 1)}`);
+  for (let i = 0; i + 1 < value.length; i++) {
+    const a = value[i]!;
+    const b = value[i + 1]!;
+    if (a === b) continue;
+    forms.push(`t${i}:${value.slice(0, i)}${a < b ? a + b : b + a}${value.slice(i + 2)}`);
+  }
+  return forms;
 }
 
 /** Keyed form of a record's demographics: what the registry stores and is probed with. */
@@ -139,8 +171,10 @@ export function extractFeatures(d: Demographics): MatchFeatures {
       collect(`${prefix}_typo` as FieldName, f.typo);
       collect(`${prefix}_phonetic` as FieldName, [f.phonetic]);
     }
-    // The deterministic name key needs two real names, not an initial.
-    if (g && fam && g.exact.length >= 2 && fam.exact.length >= 2) collect('full_name', [`${g.exact} ${fam.exact}`]);
+    // The deterministic name key needs two real names, not an initial; a joined form is one more spelling.
+    for (const [gn, fn] of [[g, fam], [joinedGiven, fam], [g, joinedFamily]] as const) {
+      if (gn && fn && gn.exact.length >= 2 && fn.exact.length >= 2) collect('full_name', [`${gn.exact} ${fn.exact}`]);
+    }
   }
 
   const dates: string[] = [];
@@ -168,14 +202,23 @@ export function extractFeatures(d: Demographics): MatchFeatures {
   const addresses = d.addresses.map(addressKeys);
   put('address', addresses.flatMap((a) => a.exact));
   put('address_street', addresses.flatMap((a) => a.street));
-  const identifiers = d.identifiers.map((id) => ({
-    field: PERSONAL_IDENTIFIER_SYSTEMS.has(id.system) ? ('identifier' as const) : ('member_id' as const),
+  const identifiers: IdentifierFeature[] = d.identifiers.map((id) => ({
+    field: id.system === 'opaque' ? 'opaque_id' : PERSONAL_IDENTIFIER_SYSTEMS.has(id.system) ? 'identifier' : 'member_id',
     scope: identifierScope(id),
     value: id.value,
+    // A check digit catches one substitution and most transpositions: a valid value one keystroke
+    // from another valid value is not a keying error; a value failing its check digit is one.
+    typo: id.system === 'opaque' || id.system === 'npi' ? [] : identifierTypoForms(id.value),
+    verified: id.verified,
+    checkDigitFailed: id.checkDigitFailed,
   }));
 
   // Blocking tuples, for the current name and each previous one.
-  for (const { given, family } of parsedNames) {
+  for (const { given, family, joinedGiven, joinedFamily } of parsedNames) {
+    // Joined spellings ("Isab elle" → isabelle) key the name without a DOB as they key it with one
+    // (the DOB keys meet through the other name): family + given for each joined form.
+    if (family && joinedGiven) for (const c of joinedGiven.canon.slice(0, MAX_COMBINATIONS)) blocking.push({ kind: 'family_given', parts: [family.exact, c] });
+    if (joinedFamily && given) for (const c of given.canon.slice(0, MAX_COMBINATIONS)) blocking.push({ kind: 'family_given', parts: [joinedFamily.exact, c] });
     const givenCanon = given ? given.canon.slice(0, MAX_COMBINATIONS) : [];
     const names = new Set<string>([...givenCanon, ...(family ? [family.exact] : [])]);
     for (const name of names) for (const date of dates) blocking.push({ kind: 'name_dob', parts: [name, date] });
@@ -205,11 +248,17 @@ function keyFeatures(features: MatchFeatures, fingerprinter: Fingerprinter, vers
     const domain = FIELD_DOMAINS[field];
     fields[field] = versions.flatMap((v) => values.map((value) => fingerprinter.fingerprint(domain, value, v)));
   }
+  const add = (field: FieldName, entries: readonly string[]) => {
+    if (entries.length > 0) fields[field] = [...new Set([...(fields[field] ?? []), ...entries])];
+  };
   for (const id of features.identifiers ?? []) {
-    const entries = versions.map(
-      (v) => `${fingerprinter.fingerprint('identifier.scope', id.scope, v)}/${fingerprinter.fingerprint(FIELD_DOMAINS[id.field], `${id.scope}|${id.value}`, v)}`,
-    );
-    fields[id.field] = [...new Set([...(fields[id.field] ?? []), ...entries])];
+    for (const v of versions) {
+      const scope = fingerprinter.fingerprint('identifier.scope', id.scope, v);
+      add(id.field, [`${scope}/${fingerprinter.fingerprint(FIELD_DOMAINS[id.field], `${id.scope}|${id.value}`, v)}`]);
+      if (id.field === 'opaque_id') continue;
+      add(`${id.field}_typo`, id.typo.map((form) => `${scope}/${fingerprinter.fingerprint('identifier.typo', `${id.scope}|${form}`, v)}`));
+      add(`${id.field}_flags`, [...(id.verified ? [`${scope}/verified`] : []), ...(id.checkDigitFailed ? [`${scope}/check_digit_failed`] : [])]);
+    }
   }
   const keys = new Set<string>();
   for (const { kind, parts } of features.blocking) {

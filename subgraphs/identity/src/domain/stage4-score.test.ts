@@ -125,14 +125,17 @@ describe('stage 4: addresses, identifiers and the hard rules', () => {
     expect(d.confidence).toBeLessThan(DEFAULT_THRESHOLDS.autoLink);
   });
 
-  it('twins stay apart even when one carries the SSN of the other', () => {
-    const ssn = { identifiers: [{ system: 'ssn', value: '123-45-6789' }] };
-    const s = score({ name: 'Eva Lindqvist', dob: '1995-05-05', ...ssn }, { name: 'Ada Lindqvist', dob: '1995-05-05', ...ssn });
-    expect(s.confidence).toBeGreaterThan(DEFAULT_THRESHOLDS.autoLink);
-    expect(s.agreement).toMatchObject({ identifier: 'exact', blockedBy: 'twins' });
+  it('twins stay apart with their own SSNs or none; one SSN under two given names is one person', () => {
+    const ssn = (value: string) => ({ identifiers: [{ system: 'ssn', value }] });
+    const twins = score({ name: 'Eva Lindqvist', dob: '1995-05-05', ...ssn('123-45-6789') }, { name: 'Ada Lindqvist', dob: '1995-05-05', ...ssn('456-12-3478') });
+    expect(twins.agreement).toMatchObject({ identifier: 'conflict', blockedBy: 'identifier_conflict' });
+    // An agreeing SSN is what twins never share: a replaced given name (FEBRL) or another name in use.
+    const renamed = score({ name: 'Eva Lindqvist', dob: '1995-05-05', ...ssn('123-45-6789') }, { name: 'Ada Lindqvist', dob: '1995-05-05', ...ssn('123-45-6789') });
+    expect(renamed.agreement).toMatchObject({ given: 'disagree', identifier: 'exact', blockedBy: null });
+    // A keying error of the SSN is no agreement: the twins rule still holds.
+    expect(score({ name: 'Eva Lindqvist', dob: '1995-05-05', ...ssn('123-45-6789') }, { name: 'Ada Lindqvist', dob: '1995-05-05', ...ssn('123-45-6798') }).agreement).toMatchObject({ identifier: 'typo', blockedBy: 'twins' });
     // Neither is the middle name in use, nor an initial.
-    expect(score({ name: 'Ann Lindqvist', dob: '1995-05-05', ...ssn }, { name: 'Mary Ann Lindqvist', dob: '1995-05-05', ...ssn }).agreement).toMatchObject({ given: 'token', blockedBy: null });
-    expect(score({ name: 'A Lindqvist', dob: '1995-05-05', ...ssn }, { name: 'Ada Lindqvist', dob: '1995-05-05', ...ssn }).agreement.blockedBy).toBeNull();
+    expect(score({ name: 'Ann Lindqvist', dob: '1995-05-05', ...ssn('123-45-6789') }, { name: 'Mary Ann Lindqvist', dob: '1995-05-05', ...ssn('123-45-6789') }).agreement).toMatchObject({ given: 'token', blockedBy: null });
   });
 
   it('the weights of the explanation add up to the score', () => {
@@ -149,7 +152,7 @@ describe('stage 4: addresses, identifiers and the hard rules', () => {
     expect(score(mrn('1', 'Mercy'), mrn('2', 'General')).agreement).toMatchObject({ identifier: 'missing', blockedBy: null });
     // Exact name, DOB, email and phone: DETERMINISTIC would follow, but not with a conflicting SSN.
     const ssn = (value: string) => ({ ...ROBERT, identifiers: [{ system: 'ssn', value }] });
-    const conflict = score(ssn('123-45-6789'), ssn('123-45-6780'));
+    const conflict = score(ssn('123-45-6789'), ssn('123-54-0789'));
     expect(conflict.deterministic).toBe(false);
     expect(matchTypeOf(conflict)).toBe('PARTIAL');
     // A member id shared by a family plan counts no more than contact data for another given name.

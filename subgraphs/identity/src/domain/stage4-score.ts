@@ -35,10 +35,18 @@ export type DobLevel = 'exact' | 'swapped' | 'typo' | 'year_month' | 'month_day'
 export type ContactLevel = 'exact' | 'partial' | 'disagree' | 'missing';
 export type SexLevel = 'exact' | 'disagree' | 'missing';
 export type AddressLevel = 'exact' | 'street' | 'disagree' | 'missing';
-/** exact: an equal value in a shared scope and no conflict; conflict: a shared scope (system + assigner) with no equal value. */
-export type IdentifierLevel = 'exact' | 'conflict' | 'missing';
-/** Hard rules that forbid an automatic link whatever the weights say. */
-export type LinkBlock = 'identifier_conflict' | 'twins';
+/**
+ * Over the scopes (system + assigner) both sides hold: `conflict` when one scope has different
+ * values that are no keying error; else `exact` when one scope has an equal value; else `typo` (a
+ * probable keying error: one substitution or one adjacent transposition of a value without a check
+ * digit, or a value failing its check digit); `missing` when no scope is shared.
+ */
+export type IdentifierLevel = 'exact' | 'typo' | 'conflict' | 'missing';
+/**
+ * Hard rules that forbid an automatic link whatever the weights say: a true identifier conflict; a
+ * keying-error difference on an identifier its source flagged as verified; twins.
+ */
+export type LinkBlock = 'identifier_conflict' | 'verified_identifier_conflict' | 'twins';
 
 export interface ProbabilityPair {
   /** P(level | same person). */
@@ -65,10 +73,10 @@ export interface ScoringModel {
   sex: Record<'exact', ProbabilityPair>;
   /** exact: same address and unit; street: same building, unit different or missing. */
   address: Record<'exact' | 'street', ProbabilityPair>;
-  /** SSN, MRN, driver's licence, passport; disagreement = a conflict in a shared scope. */
-  identifier: Record<'exact', ProbabilityPair>;
+  /** SSN, MRN, driver's licence, passport, NPI; typo = a probable keying error; disagreement = a true conflict in a shared scope. */
+  identifier: Record<'exact' | 'typo', ProbabilityPair>;
   /** Insurance member ids (a family plan may share one: capped like contact data). */
-  memberId: Record<'exact', ProbabilityPair>;
+  memberId: Record<'exact' | 'typo', ProbabilityPair>;
   /** log2 of P(given and family swapped | same person), the penalty of a crosswise name match. */
   swappedOrderLog2: number;
   /** log2 prior odds that a blocked candidate is the same person. */
@@ -133,14 +141,30 @@ export const DEFAULT_SCORING_MODEL: ScoringModel = {
     exact: { m: 0.6, u: 0.000001 },
     street: { m: 0.1, u: 0.00001 },
   },
-  // A shared scope with an equal value: almost always the same person; a different value of the
-  // same scope is a typo or another person (5%), and blocks an automatic link in any case.
-  identifier: { exact: { m: 0.95, u: 0.0000001 } },
-  memberId: { exact: { m: 0.9, u: 0.000001 } },
+  // A shared scope with an equal value: almost always the same person; one keystroke away (3% of
+  // a person's records), rarely two people (u: the values one substitution or transposition from a
+  // 9-digit number, among a million); anything else a conflict (4%), which blocks an automatic link.
+  identifier: { exact: { m: 0.93, u: 0.0000001 }, typo: { m: 0.03, u: 0.000001 } },
+  memberId: { exact: { m: 0.88, u: 0.000001 }, typo: { m: 0.02, u: 0.00001 } },
   swappedOrderLog2: -4,
   priorLog2Odds: -20,
   dependentContactCapLog2: 2,
 };
+
+/**
+ * A model stored before identifiers had a keying-error level (identifier and memberId with `exact`
+ * only) scores with the built-in `typo` level added; its exact level and everything else are kept.
+ * Stored parameters are not rewritten: upgrading is done when a model is read.
+ */
+export function upgradeScoringModel(model: ScoringModel): ScoringModel {
+  const stored = model as ScoringModel & { identifier: Partial<ScoringModel['identifier']>; memberId: Partial<ScoringModel['memberId']> };
+  if (stored.identifier.typo && stored.memberId.typo) return model;
+  return {
+    ...model,
+    identifier: { ...DEFAULT_SCORING_MODEL.identifier, ...stored.identifier },
+    memberId: { ...DEFAULT_SCORING_MODEL.memberId, ...stored.memberId },
+  };
+}
 
 /** Which level each comparison landed on: the explanation shown with a candidate. */
 export interface Agreement {
@@ -351,18 +375,42 @@ function byScope(entries: readonly string[]): Map<string, Set<string>> {
   return map;
 }
 
-function compareIdentifiers(a: readonly string[] | undefined, b: readonly string[] | undefined): IdentifierLevel {
-  if (!hasValues(a) || !hasValues(b)) return 'missing';
-  const left = byScope(a!);
-  const right = byScope(b!);
-  let agree = false;
+type IdentifierField = 'identifier' | 'member_id';
+
+function shares(a: Set<string> | undefined, b: Set<string> | undefined): boolean {
+  if (!a || !b) return false;
+  for (const x of a) if (b.has(x)) return true;
+  return false;
+}
+
+/**
+ * Compares the identifiers of one field scope by scope (see `IdentifierLevel`). `verifiedTypo`: a
+ * keying-error difference in a scope that either side's source flagged as verified.
+ */
+function compareIdentifiers(a: FieldSets, b: FieldSets, field: IdentifierField): { level: IdentifierLevel; verifiedTypo: boolean } {
+  const ea = a[field];
+  const eb = b[field];
+  if (!hasValues(ea) || !hasValues(eb)) return { level: 'missing', verifiedTypo: false };
+  const left = byScope(ea!);
+  const right = byScope(eb!);
+  const typoLeft = byScope(a[`${field}_typo`] ?? []);
+  const typoRight = byScope(b[`${field}_typo`] ?? []);
+  const flagsLeft = byScope(a[`${field}_flags`] ?? []);
+  const flagsRight = byScope(b[`${field}_flags`] ?? []);
+  const flagged = (scope: string, flag: string) => flagsLeft.get(scope)?.has(flag) === true || flagsRight.get(scope)?.has(flag) === true;
+  let exact = false;
+  let typo = false;
+  let verifiedTypo = false;
   for (const [scope, values] of left) {
     const other = right.get(scope);
     if (!other) continue;
-    if ([...values].some((v) => other.has(v))) agree = true;
-    else return 'conflict';
+    if (shares(values, other)) exact = true;
+    else if (shares(typoLeft.get(scope), typoRight.get(scope)) || flagged(scope, 'check_digit_failed')) {
+      typo = true;
+      if (flagged(scope, 'verified')) verifiedTypo = true;
+    } else return { level: 'conflict', verifiedTypo: false };
   }
-  return agree ? 'exact' : 'missing';
+  return { level: exact ? 'exact' : typo ? 'typo' : 'missing', verifiedTypo };
 }
 
 /** Converts a log2 likelihood ratio plus prior into a probability. */
@@ -400,8 +448,12 @@ export function scoreFingerprints(input: FieldSets, candidate: FieldSets, model:
   const phone = compareContact(input.phone, candidate.phone, input.phone_tail, candidate.phone_tail);
   const sex = compareSimple(input.sex, candidate.sex);
   const address = compareAddress(input, candidate);
-  const identifier = compareIdentifiers(input.identifier, candidate.identifier);
-  const memberId = compareIdentifiers(input.member_id, candidate.member_id);
+  const identifierComparison = compareIdentifiers(input, candidate, 'identifier');
+  const memberIdComparison = compareIdentifiers(input, candidate, 'member_id');
+  const identifier = identifierComparison.level;
+  // An identifier of a system the registry does not know counts only when equal, like a member id
+  // (it may be a household's or an account's number).
+  const memberId: IdentifierLevel = memberIdComparison.level === 'missing' && intersects(input.opaque_id, candidate.opaque_id) ? 'exact' : memberIdComparison.level;
   // A one-key difference in a short name is a typo only when the rest says it is the same person.
   const keyboardCounts = dob === 'exact' && (email === 'exact' || phone === 'exact') && sex !== 'disagree';
   const gate = (level: NameLevel): NameLevel => (level === 'keyboard' && !keyboardCounts ? 'disagree' : level);
@@ -445,7 +497,7 @@ export function scoreFingerprints(input: FieldSets, candidate: FieldSets, model:
   // A household shares its address: it only corroborates a given name that agrees.
   const strongGiven = given === 'exact' || given === 'nickname' || given === 'typo' || given === 'keyboard';
   const addressDiscounted = !strongGiven || dob === 'disagree';
-  const idWeight = (weights: Weights, level: IdentifierLevel) => (level === 'exact' ? weights.level['exact']! : level === 'conflict' ? weights.disagree : 0);
+  const idWeight = (weights: Weights, level: IdentifierLevel) => (level === 'missing' ? 0 : level === 'conflict' ? weights.disagree : (weights.level[level] ?? 0));
   const tfAddress = address === 'exact' ? termFrequencyPenalty(model, 'address', model.address.exact.u, input.address, candidate.address) : 0;
   if (tfAddress > 0) termFrequency.address = round(-tfAddress, 6);
 
@@ -464,14 +516,24 @@ export function scoreFingerprints(input: FieldSets, candidate: FieldSets, model:
   const weight =
     weights.given + weights.family + weights.nameOrder + weights.dob + weights.email + weights.phone + weights.sex + weights.address + weights.identifier + weights.memberId;
 
-  // Hard rules. Conflicting identifiers of one scope; twins: same family name and birth date with
-  // different given names (whatever else they share: an address, a phone, an identifier typed on
-  // the wrong sibling's record). Given names that agree at any level (a shared token is often the
-  // middle name in use, a phonetic agreement a misspelling; an initial) are not different names:
-  // such pairs reached the link threshold before these fields existed and still do.
+  // Hard rules. Conflicting identifiers of one scope (a keying error is no conflict, unless the
+  // source flagged the identifier as verified); twins: same family name and birth date with
+  // different given names and no agreeing personal identifier (whatever else they share: an
+  // address, a phone, a member id of the family plan). Twins have two SSNs: an equal one says one
+  // person whose given name was replaced or is another name in use. Given names that agree at any
+  // level (a shared token is often the middle name in use, a phonetic agreement a misspelling; an
+  // initial) are not different names: such pairs reached the link threshold before these fields
+  // existed and still do.
   const sameFamily = family === 'exact' || family === 'typo';
-  const twins = sameFamily && dob === 'exact' && given === 'disagree';
-  const blockedBy: LinkBlock | null = identifier === 'conflict' || memberId === 'conflict' ? 'identifier_conflict' : twins ? 'twins' : null;
+  const twins = sameFamily && dob === 'exact' && given === 'disagree' && identifier !== 'exact';
+  const blockedBy: LinkBlock | null =
+    identifier === 'conflict' || memberId === 'conflict'
+      ? 'identifier_conflict'
+      : identifierComparison.verifiedTypo || memberIdComparison.verifiedTypo
+        ? 'verified_identifier_conflict'
+        : twins
+          ? 'twins'
+          : null;
 
   const deterministic =
     blockedBy === null && intersects(input.full_name, candidate.full_name) && dob === 'exact' && (email === 'exact' || phone === 'exact');

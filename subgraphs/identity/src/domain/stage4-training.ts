@@ -22,8 +22,10 @@
  * Everything is compared on fingerprints, with the scorer's own comparison levels, so the trained
  * parameters mean what the scorer means. A level seen fewer than `minEvidence` times among random
  * pairs keeps the base u (DOB exact, say: too rare to count); a comparison with fewer pairs than
- * that keeps the base m. Identifiers, member ids, the order-swap penalty and the dependence caps
- * are not trained: pairs of them are rare, and the caps carry the corrections for relatives.
+ * that keeps the base m. Member ids, the order-swap penalty and the dependence caps are not
+ * trained: pairs of member ids are rare (and shared by family plans), and the caps carry the
+ * corrections for relatives. The identifier is trained like the rest: its m of an exact value, of a
+ * keying error and of a true conflict from the rounds that do not select on it.
  * Training is deterministic: the records are sorted by GPID, the inbound records are taken in
  * their order, and every random choice comes from `seed`.
  */
@@ -136,8 +138,11 @@ export interface TrainedModel {
   summary: TrainingSummary;
 }
 
-/** The comparisons EM estimates (the scorer's, minus the rare identifier fields). */
-const TRAINED = ['given', 'family', 'dob', 'email', 'phone', 'sex', 'address'] as const;
+/**
+ * The comparisons EM estimates: the scorer's, the personal identifier included (exact and keying
+ * error; a true conflict is its disagreement), member ids left out (a family plan shares one).
+ */
+const TRAINED = ['given', 'family', 'dob', 'email', 'phone', 'sex', 'address', 'identifier'] as const;
 type Trained = (typeof TRAINED)[number];
 
 /**

@@ -1,10 +1,11 @@
 /**
  * The stored versions of the scoring model (`identity_scoring_models`) and the records training
  * reads. Parameters are the domain's `ScoringModel` as JSON: probabilities and term frequencies of
- * keyed fingerprints, never clear demographics.
+ * keyed fingerprints, never clear demographics. Parameters written by an older version are
+ * upgraded when read (`upgradeScoringModel`), never rewritten, so a rollback restores them as trained.
  */
 import { storedDate, storedJson } from '@svc/platform';
-import { DEFAULT_SCORING_MODEL, type ScoringModel, type TrainingRecord, type TrainingSummary } from '../domain/index.js';
+import { DEFAULT_SCORING_MODEL, upgradeScoringModel, type ScoringModel, type TrainingRecord, type TrainingSummary } from '../domain/index.js';
 import { RECORDS } from './identity-record.js';
 import { type Sql } from './sql.js';
 
@@ -32,7 +33,8 @@ function fromRow(row: Record<string, unknown>): StoredScoringModel {
     trainedBy: (row['trained_by'] as string | null) ?? null,
     createdAt: storedDate(row['created_at']),
     summary: storedJson<TrainingSummary>(row['summary']),
-    model: storedJson<ScoringModel>(row['parameters']),
+    // A model stored before identifiers had a keying-error level is read with the level added.
+    model: row['parameters'] === null ? (null as unknown as ScoringModel) : upgradeScoringModel(storedJson<ScoringModel>(row['parameters'])),
   };
 }
 

@@ -15,7 +15,7 @@ interface DemographicsArgs {
   previousNames?: readonly string[] | null;
   address?: AddressArgs | null;
   addresses?: readonly AddressArgs[] | null;
-  identifiers?: ReadonlyArray<{ system?: string | null; value?: string | null; assigner?: string | null }> | null;
+  identifiers?: ReadonlyArray<{ system?: string | null; value?: string | null; assigner?: string | null; type?: string | null; verified?: boolean | null }> | null;
   entityType?: string | null;
 }
 
@@ -94,9 +94,15 @@ export function defineMatchAndResolve(builder: SubgraphBuilder, service: Identit
     }),
   });
   const Identifier = builder.inputType('IdentityIdentifierInput', {
-    description: 'An identifier with its system. Equal values of one system (and assigner) are strong evidence; different values of one system never link automatically.',
+    description:
+      'An identifier with its system (or a v2-0203 type). Equal values of one system (and assigner) are strong evidence; a value one substitution or transposition away (or an NPI failing its check digit) is a probable keying error; any other value of one system, or a keying error on a verified identifier, never links automatically.',
     fields: (t) => ({
-      system: t.string({ description: 'ssn, mrn, drivers_license, insurance_member_id, passport or national_id.' }),
+      system: t.string({
+        description:
+          'ssn, mrn, drivers_license, insurance_member_id, passport, national_id, npi; or a system URI (http://hl7.org/fhir/sid/us-ssn, http://hl7.org/fhir/sid/us-npi, urn:oid:2.16.840.1.113883.4.3.<state FIPS> for a driver\'s licence, http://hl7.org/fhir/sid/passport-<alpha-3>). Any other URI is an opaque system: only equal values of that very system agree.',
+      }),
+      type: t.string({ description: 'A v2-0203 identifier type code (SS, NPI, DL, MR, MB, SN, PPN, NI): the registry system of an identifier whose system URI it does not know (that URI is then the number space of an MRN or member id).' }),
+      verified: t.boolean({ description: 'True: the source checked the value against a document or an authority; a different value of that system then never links automatically, even one keystroke away.' }),
       value: t.string({ description: 'Compared as letters and digits (spaces, dashes, dots, slashes ignored).' }),
       assigner: t.string({ description: 'mrn: the assigning authority; drivers_license: the issuing US state; insurance_member_id: the payer; passport and national_id: the issuing country (alpha-3: USA, CAN); none for ssn.' }),
     }),
@@ -129,7 +135,7 @@ export function defineMatchAndResolve(builder: SubgraphBuilder, service: Identit
       matchType: t.field({ type: enums.Match, resolve: (c) => c.matchType }),
       status: t.field({ type: enums.Status, resolve: (c) => c.status }),
       sources: t.stringList({ description: 'Source origins that confirmed the record.', resolve: (c) => [...c.sources] }),
-      agreement: t.field({ type: 'JSONObject', description: 'Why: which level each comparison landed on (given, family, nameOrder, dob, email, phone, sex, address, identifier, memberId), the weight of each in bits (weights; with priorLog2Odds they add up to log2Odds), the bits taken off a common value (termFrequency), this candidate\'s own confidence (pairConfidence), the scoring model version (modelVersion) and the hard rule that forbids an automatic link (blockedBy: identifier_conflict, twins, or null).', resolve: (c) => ({ ...c.agreement }) }),
+      agreement: t.field({ type: 'JSONObject', description: 'Why: which level each comparison landed on (given, family, nameOrder, dob, email, phone, sex, address, identifier, memberId), the weight of each in bits (weights; with priorLog2Odds they add up to log2Odds), the bits taken off a common value (termFrequency), this candidate\'s own confidence (pairConfidence), the scoring model version (modelVersion) and the hard rule that forbids an automatic link (blockedBy: identifier_conflict, verified_identifier_conflict, twins, or null; identifier: exact, typo (a probable keying error), conflict or missing).', resolve: (c) => ({ ...c.agreement }) }),
       identity: t.field({ type: IdentityType, nullable: true, description: 'The full record (needs identity.read).', resolve: (c, _a, ctx) => loaders.record(ctx).load(c.gpid) }),
     }),
   });

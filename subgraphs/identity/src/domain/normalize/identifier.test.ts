@@ -3,11 +3,11 @@ import { parseIdentifier } from './identifier.js';
 
 describe('identifiers with their system', () => {
   it('normalizes values and assigners', () => {
-    expect(parseIdentifier({ system: 'ssn', value: '123-45-6789' }, 'identifiers.0')).toEqual({ ok: true, identifier: { system: 'ssn', assigner: '', value: '123456789' } });
+    expect(parseIdentifier({ system: 'ssn', value: '123-45-6789' }, 'identifiers.0')).toEqual({ ok: true, identifier: { system: 'ssn', assigner: '', value: '123456789', verified: false, checkDigitFailed: false } });
     expect(parseIdentifier({ system: 'drivers_license', value: 'f123 456', assigner: 'Oregon' }, 'i')).toMatchObject({ identifier: { assigner: 'or', value: 'F123456' } });
     expect(parseIdentifier({ system: 'mrn', value: 'a-1', assigner: 'St. Luke’s' }, 'i')).toMatchObject({ identifier: { assigner: 'st lukes', value: 'A1' } });
     expect(parseIdentifier({ system: 'passport', value: 'X1234 5678', assigner: 'usa' }, 'i')).toMatchObject({ identifier: { assigner: 'USA' } });
-    expect(parseIdentifier({ system: 'national_id', value: '046 454 286', assigner: 'can' }, 'i')).toEqual({ ok: true, identifier: { system: 'national_id', assigner: 'CAN', value: '046454286' } });
+    expect(parseIdentifier({ system: 'national_id', value: '046 454 286', assigner: 'can' }, 'i')).toEqual({ ok: true, identifier: { system: 'national_id', assigner: 'CAN', value: '046454286', verified: false, checkDigitFailed: false } });
   });
 
   it('refuses what no system issues, naming the sub-field', () => {
