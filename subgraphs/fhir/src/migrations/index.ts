@@ -15,6 +15,7 @@ import { M013SearchTokenCoveringIndexes } from './m013-search-token-covering-ind
 import { M014ResourceKeyCoversVisibility } from './m014-resource-key-covers-visibility.js';
 import { M015SqliteResourceVisibilityIndex } from './m015-sqlite-resource-visibility-index.js';
 import { M016SyncJobsPartnerTurns } from './m016-sync-jobs-partner-turns.js';
+import { M017TokenImplicitCodeSystems } from './m017-token-implicit-code-systems.js';
 
 /** The FHIR subgraph's migration history, in order. */
 export const migrations = [
@@ -35,4 +36,5 @@ export const migrations = [
   { name: 'm014-resource-key-covers-visibility', class: M014ResourceKeyCoversVisibility },
   { name: 'm015-sqlite-resource-visibility-index', class: M015SqliteResourceVisibilityIndex },
   { name: 'm016-sync-jobs-partner-turns', class: M016SyncJobsPartnerTurns },
+  { name: 'm017-token-implicit-code-systems', class: M017TokenImplicitCodeSystems },
 ];
