@@ -64,8 +64,31 @@ function isWhitespaceSeparatedBase64(resource: FhirResource, issue: OperationOut
   return typeof value === 'string' && /\s/.test(value) && BASE64_GROUPS.test(value.replace(/\s+/g, ''));
 }
 
-function issueToFieldError(issue: OperationOutcomeIssue): FieldError {
-  return { field: issue.expression?.[0] ?? '', message: issue.details?.text ?? issue.diagnostics ?? 'invalid' };
+/**
+ * The FHIRPath of an element the structure validator names by its definition (`Patient.multipleBirth[x]`):
+ * each choice step becomes the JSON key the resource holds (`Patient.multipleBirthInteger`), as the
+ * other issues name their elements. A path that cannot be followed is left as it is.
+ */
+function concretePath(resource: FhirResource, path: string): string {
+  if (!path.includes('[x]')) return path;
+  const steps = path.split('.');
+  let value: unknown = resource;
+  const out = [steps[0]!];
+  for (const step of steps.slice(1)) {
+    const m = /^([A-Za-z0-9_]+)(\[x\])?(?:\[(\d+)\])?$/.exec(step);
+    if (!m || typeof value !== 'object' || value === null) return path;
+    const record = value as Record<string, unknown>;
+    const key = m[2] ? Object.keys(record).find((k) => k.startsWith(m[1]!) && /^[A-Z]/.test(k.slice(m[1]!.length))) : m[1]!;
+    if (key === undefined) return path;
+    out.push(`${key}${m[3] === undefined ? '' : `[${m[3]}]`}`);
+    value = record[key];
+    if (m[3] !== undefined) value = Array.isArray(value) ? value[Number(m[3])] : undefined;
+  }
+  return out.join('.');
+}
+
+function issueToFieldError(resource: FhirResource, issue: OperationOutcomeIssue): FieldError {
+  return { field: concretePath(resource, issue.expression?.[0] ?? ''), message: issue.details?.text ?? issue.diagnostics ?? 'invalid' };
 }
 
 /**
@@ -89,7 +112,7 @@ export function validateFhirResource(exact: FhirResource): void {
     issues = err.outcome.issue ?? [];
   }
   issues = issues.filter((i) => !isWhitespaceSeparatedBase64(resource, i));
-  const found = [...issues.map(issueToFieldError), ...requiredBindingErrors(resource)];
+  const found = [...issues.map((i) => issueToFieldError(resource, i)), ...requiredBindingErrors(resource)];
   // The JSON rules (json-rules.ts) add what the structure check missed; one error per element is enough.
   const named = new Set(found.map((e) => e.field));
   for (const e of jsonRuleErrors(resource, MAX_VALIDATION_ISSUES + 1)) if (!named.has(e.field)) found.push(e);
