@@ -118,6 +118,7 @@ describe('FHIR R4 conformance: token systems of code elements, JSON rules, Capab
         gender: 'male ',
         active: 'yes',
         multipleBirthInteger: 3000000000,
+        deceasedDateTime: '2020-01-01T25:00:00Z',
         telecom: [{ system: 'phone', value: '555', period: { start: '2021-13-01' } }],
         contained: [{ resourceType: 'Organization', id: 'has_underscore', name: 'Org' }],
       });
@@ -132,6 +133,7 @@ describe('FHIR R4 conformance: token systems of code elements, JSON rules, Capab
           'Patient.gender',
           'Patient.active',
           'Patient.multipleBirthInteger',
+          'Patient.deceasedDateTime',
           'Patient.telecom[0].period.start',
           'Patient.contained[0].id',
         ].sort(),
