@@ -25,6 +25,7 @@ describe('FHIR R4 conformance: token systems of code elements, JSON rules, Capab
   let t: TestSystem;
   let writer: string;
   let pusher: string;
+  let exporter: string;
   const ids: Record<string, string> = {};
 
   beforeAll(async () => {
@@ -32,6 +33,8 @@ describe('FHIR R4 conformance: token systems of code elements, JSON rules, Capab
     const gpid = await registerPartner(t, 'Conformance Clinic');
     writer = await apiToken(t, gpid, ['cms.fhir.r4.read', 'cms.fhir.rest.write']);
     pusher = await apiToken(t, gpid, ['cms.fhir.r4.read', 'cms.fhir.rest.write', 'cms.fhir.bundle.push']);
+    // The operator's own partner: a partner's token needs the scope granted first.
+    exporter = await apiToken(t, null, ['system/*.read']);
     for (const [key, gender] of [['m1', 'male'], ['m2', 'male'], ['f1', 'female']] as const) {
       const res = await fhir(t, writer, 'POST', '/Patient', { resourceType: 'Patient', gender, name: [{ family: 'Tokenfield' }] });
       expect(res.statusCode, res.body).toBe(201);
@@ -222,18 +225,19 @@ describe('FHIR R4 conformance: token systems of code elements, JSON rules, Capab
       }
     });
 
-    it('answers any other media type with 415 and an OperationOutcome, on create, update, transaction and $match', async () => {
+    it('answers any other media type with 415 and an OperationOutcome, on create, update, transaction, $match and $export', async () => {
       const body = JSON.stringify({ resourceType: 'Patient', name: [{ family: 'Plaintext' }] });
-      const attempts = [
+      const attempts: { method: string; url: string; type: string; token?: string }[] = [
         { method: 'POST', url: '/fhir/R4/Patient', type: 'text/plain' },
         { method: 'POST', url: '/fhir/R4/Patient', type: 'application/xml' },
         { method: 'POST', url: '/fhir/R4/Patient', type: 'application/x-www-form-urlencoded' },
         { method: 'PUT', url: `/fhir/R4/Patient/${ids['m2']}`, type: 'text/plain' },
         { method: 'POST', url: '/fhir/R4', type: 'text/plain' },
         { method: 'POST', url: '/fhir/R4/Patient/$match', type: 'text/plain' },
+        { method: 'POST', url: '/fhir/R4/$export', type: 'text/plain', token: exporter },
       ];
       for (const a of attempts) {
-        const res = await t.request({ method: a.method, url: a.url, token: pusher, headers: { 'content-type': a.type }, body });
+        const res = await t.request({ method: a.method, url: a.url, token: a.token ?? pusher, headers: { 'content-type': a.type, prefer: 'respond-async' }, body });
         expect(res.statusCode, `${a.method} ${a.url} ${a.type}: ${res.body}`).toBe(415);
         expect(res.headers['content-type']).toMatch(/^application\/fhir\+json/);
         expect(res.json().resourceType).toBe('OperationOutcome');
