@@ -15,12 +15,13 @@ export function rawBodyOf(req: FastifyRequest): string | undefined {
 
 /**
  * JSON bodies (application/json with Fastify's own parser and its prototype-poisoning checks,
- * application/fhir+json and application/json-patch+json) parsed as before, their text kept; one
+ * application/fhir+json, its pre-STU3 name application/json+fhir, which R4 http.html lets servers
+ * keep accepting, and application/json-patch+json) parsed as before, their text kept; one
  * nested deeper than MAX_JSON_DEPTH is a 400 before anything walks it.
  */
 export function parseJsonKeepingText(app: FastifyInstance): void {
   refuseDeepJson(app, (req, text) => rawBodies.set(req, text));
-  app.addContentTypeParser(['application/fhir+json', 'application/json-patch+json'], { parseAs: 'string' }, (req, body, done) => {
+  app.addContentTypeParser(['application/fhir+json', 'application/json+fhir', 'application/json-patch+json'], { parseAs: 'string' }, (req, body, done) => {
     if (jsonNestedDeeperThan(body as string)) return done(bodyTooDeep(), undefined);
     try {
       const value: unknown = body === '' ? undefined : JSON.parse(body as string);

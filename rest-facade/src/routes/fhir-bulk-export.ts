@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import type { GatewayOperation, LocalOperation, RouteInput, RouteResult, RouteSpec } from './route.js';
+import { assertFhirJsonBody } from './fhir-media-types.js';
 
 /**
  * FHIR Bulk Data Access $export (https://hl7.org/fhir/uv/bulkdata/): kick-off at system, Patient
@@ -35,6 +36,8 @@ const KICKOFF_DOC = `mutation FhirExportKickoff($level: String!, $groupId: ID, $
 function postedParameters(input: RouteInput): Record<string, unknown> {
   const body = input.body;
   if (body === undefined || body === null || body === '') return { resourceType: 'Parameters' };
+  // A Parameters body in another media type than FHIR JSON is a 415, as for any FHIR write.
+  assertFhirJsonBody(input);
   return (typeof body === 'object' && !Array.isArray(body) ? body : { resourceType: typeof body }) as Record<string, unknown>;
 }
 

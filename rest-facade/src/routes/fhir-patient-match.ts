@@ -1,5 +1,6 @@
 import { DomainError, type FieldError } from '@svc/platform';
 import type { LocalOperation, RouteInput, RouteSpec } from './route.js';
+import { assertFhirJsonBody } from './fhir-media-types.js';
 
 /**
  * `POST /fhir/R4/Patient/$match` (FHIR R4 Patient-match operation), answered by identity
@@ -72,6 +73,7 @@ export function readMatchParameters(body: unknown): MatchInput {
 const PATIENT_MATCH: LocalOperation = {
   documents: [MATCH_DOC],
   async local(input: RouteInput, { execute, publicUrl }) {
+    assertFhirJsonBody(input);
     const params = readMatchParameters(input.body);
     const data = await execute(MATCH_DOC, { resource: params.resource, onlyCertainMatches: params.onlyCertainMatches, count: null });
     const candidates = data['fhirPatientMatch'] as MatchCandidate[];

@@ -1,5 +1,6 @@
 import { DomainError } from '@svc/platform';
 import type { GatewayOperation, RouteInput, RouteResult, RouteSpec } from './route.js';
+import { assertFhirJsonBody } from './fhir-media-types.js';
 
 /**
  * Asynchronous submissions (sync jobs) on the spec's `POST /fhir/R4` row, and their status URL:
@@ -52,6 +53,7 @@ function submitVariables(input: RouteInput): Record<string, unknown> {
     }
     return { ndjson: input.body, returnResources, source };
   }
+  assertFhirJsonBody(input);
   const body = input.body;
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new DomainError('BAD_REQUEST', 'The body must be a Bundle in JSON (application/fhir+json).', { fieldErrors: [{ field: 'Bundle', message: 'a JSON object is required' }] });

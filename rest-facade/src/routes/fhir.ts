@@ -3,6 +3,7 @@ import type { GatewayOperation, RouteInput, RouteResult, RouteSpec } from './rou
 import { fhirBulkExportRoutes } from './fhir-bulk-export.js';
 import { bundleOrSyncJob, fhirSyncJobRoutes } from './fhir-sync-jobs.js';
 import { fhirPatientMatchRoutes } from './fhir-patient-match.js';
+import { assertFhirJsonBody } from './fhir-media-types.js';
 
 /**
  * Scopes are decided per interaction and resource type by the FHIR subgraph (the spec's FHIR scope
@@ -201,8 +202,9 @@ function bodyText(input: RouteInput, checked: unknown): string {
   return input.rawBody ?? JSON.stringify(checked);
 }
 
-/** A JSON object body, or a 400 OperationOutcome naming the problem. */
+/** A JSON object body, or a 400 OperationOutcome naming the problem (415 for a media type that is not FHIR JSON). */
 function bodyResource(input: RouteInput): Record<string, unknown> {
+  assertFhirJsonBody(input);
   const body = input.body;
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new DomainError('BAD_REQUEST', 'The body must be a FHIR resource in JSON (application/fhir+json).', { fieldErrors: [{ field: input.params['resourceType'] ?? '', message: 'a JSON object is required' }] });

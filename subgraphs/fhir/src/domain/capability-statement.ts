@@ -9,6 +9,33 @@ export const TYPE_INTERACTIONS = ['read', 'vread', 'update', 'patch', 'delete', 
 
 const cache = new Map<string, Record<string, unknown>>();
 
+/**
+ * The operations the server runs, with the canonical of each OperationDefinition: Bulk Data
+ * `$export` at system, Patient and Group level (Bulk Data Access IG 2.0: "export operations SHALL be
+ * declared" with these definitions) and R4's `Patient/$match`.
+ */
+const BULK_DATA = 'http://hl7.org/fhir/uv/bulkdata';
+export const SYSTEM_OPERATIONS = [{ name: 'export', definition: `${BULK_DATA}/OperationDefinition/export` }] as const;
+export const TYPE_OPERATIONS: Readonly<Record<string, readonly { name: string; definition: string }[]>> = {
+  Patient: [
+    { name: 'export', definition: `${BULK_DATA}/OperationDefinition/patient-export` },
+    { name: 'match', definition: 'http://hl7.org/fhir/OperationDefinition/Patient-match' },
+  ],
+  Group: [{ name: 'export', definition: `${BULK_DATA}/OperationDefinition/group-export` }],
+};
+
+/**
+ * `_has` (reverse chaining, R4 search.html) on every type some indexed reference parameter may point
+ * at. R4 has no SearchParameter resource for `_has`, so it is declared as a `special` searchParam
+ * with its documentation (CapabilityStatement.rest.resource.searchParam allows a name without
+ * definition).
+ */
+const HAS_PARAM = {
+  name: '_has',
+  type: 'special',
+  documentation: 'Reverse chaining: _has:Type:reference-param:search-param=value, nested up to 2 levels; reaches only resources the caller may see.',
+};
+
 let reverse: Map<string, string[]> | undefined;
 
 /** `Source:param` of every indexed reference parameter that may point at `type` (for searchRevInclude). */
@@ -43,6 +70,7 @@ export function capabilityStatement(publicUrl: string): Record<string, unknown> 
     kind: 'instance',
     software: { name: 'health-partner-platform', version: '0.1.0' },
     implementation: { description: 'Partner platform FHIR R4 endpoint', url: fhirBase },
+    instantiates: [`${BULK_DATA}/CapabilityStatement/bulk-data`],
     fhirVersion: FHIR_VERSION,
     format: ['application/fhir+json', 'json'],
     patchFormat: ['application/json-patch+json'],
@@ -80,11 +108,13 @@ export function capabilityStatement(publicUrl: string): Record<string, unknown> 
               { name: '_id', type: 'token', definition: 'http://hl7.org/fhir/SearchParameter/Resource-id' },
               { name: '_lastUpdated', type: 'date', definition: 'http://hl7.org/fhir/SearchParameter/Resource-lastUpdated' },
               ...indexedParams(type).map((p) => ({ name: p.code, type: params[p.code]?.type ?? p.type, definition: params[p.code]?.url })),
+              ...(revIncludes(type).length > 0 ? [HAS_PARAM] : []),
             ],
+            ...(TYPE_OPERATIONS[type] ? { operation: TYPE_OPERATIONS[type].map((o) => ({ ...o })) } : {}),
           };
         }),
         interaction: [{ code: 'transaction' }, { code: 'batch' }],
-        operation: [],
+        operation: SYSTEM_OPERATIONS.map((o) => ({ ...o })),
       },
     ],
   };

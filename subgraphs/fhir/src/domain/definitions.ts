@@ -18,6 +18,9 @@ interface Definitions {
 
 let loaded: Definitions | undefined;
 
+/** R4's code system of resource type names (4.0.1: every concrete type, plus Resource and DomainResource). */
+export const RESOURCE_TYPES_CODE_SYSTEM = 'http://hl7.org/fhir/resource-types';
+
 function entries<T>(file: DefinitionFile): T[] {
   const bundle = readDefinitionFile(file) as Bundle;
   return (bundle.entry ?? []).map((e) => e.resource as T);
@@ -30,17 +33,20 @@ export function definitions(): Definitions {
   const resources = readDefinitionFile('fhir/r4/profiles-resources.json') as Bundle;
   indexStructureDefinitionBundle(resources);
   indexSearchParameterBundle(readDefinitionFile('fhir/r4/search-parameters.json') as Bundle<SearchParameter>);
-  const resourceTypes = (resources.entry ?? [])
-    .map((e) => e.resource as StructureDefinition)
-    .filter((sd) => sd.resourceType === 'StructureDefinition' && sd.kind === 'resource' && !sd.abstract && sd.derivation !== 'constraint')
-    .map((sd) => sd.type)
-    .sort();
   const valueSets = new Map<string, ValueSet>();
   const codeSystems = new Map<string, CodeSystem>();
   for (const r of entries<ValueSet | CodeSystem>('fhir/r4/valuesets.json')) {
     if (r.resourceType === 'ValueSet' && r.url) valueSets.set(r.url, r);
     if (r.resourceType === 'CodeSystem' && r.url) codeSystems.set(r.url, r);
   }
+  // The package also ships StructureDefinitions of later releases' types (SubscriptionStatus, from
+  // R4B/R5 subscriptions): only the types R4 4.0.1's own ResourceType code system lists are served.
+  const r4Types = new Set((codeSystems.get(RESOURCE_TYPES_CODE_SYSTEM)?.concept ?? []).map((c) => c.code));
+  const resourceTypes = (resources.entry ?? [])
+    .map((e) => e.resource as StructureDefinition)
+    .filter((sd) => sd.resourceType === 'StructureDefinition' && sd.kind === 'resource' && !sd.abstract && sd.derivation !== 'constraint' && r4Types.has(sd.type))
+    .map((sd) => sd.type)
+    .sort();
   loaded = { resourceTypes, resourceTypeSet: new Set(resourceTypes), valueSets, codeSystems };
   return loaded;
 }

@@ -6,6 +6,7 @@ import { numericView } from './exact-json.js';
 import type { FhirResource } from './validation.js';
 import { compositeComponents, compositeRows } from './composite-index.js';
 import { compileJsonPath, type JsonPathReader } from './search-index-paths.js';
+import { implicitCodeSystem, type ImplicitSystem } from './implicit-code-systems.js';
 
 /** The search-index rows of one resource, by table. Values are already normalised for matching. */
 export interface SearchIndexRows {
@@ -62,6 +63,8 @@ interface CompiledParam {
   expression: FhirPathAtom;
   /** The same selection read straight from the JSON, when the expression is a plain path. */
   read: JsonPathReader | null;
+  /** Token parameters on bound `code` elements: the system each code implicitly has (implicit-code-systems.ts). */
+  implicit: ImplicitSystem | null;
 }
 
 const compiled = new Map<string, CompiledParam[]>();
@@ -87,7 +90,8 @@ export function indexedParams(resourceType: string): CompiledParam[] {
     const expression = table === 'composite' ? compositeExpression(resourceType, sp.expression) : getExpressionForResourceType(resourceType, sp.expression);
     if (!expression) continue;
     try {
-      list.push({ code, type: table, expression: parseFhirPath(expression), read: compileJsonPath(resourceType, expression) });
+      const implicit = table === 'token' ? implicitCodeSystem(resourceType, code) : null;
+      list.push({ code, type: table, expression: parseFhirPath(expression), read: compileJsonPath(resourceType, expression), implicit });
     } catch {
       // An expression FHIRPath cannot parse is not indexed; the CapabilityStatement leaves it out.
     }
@@ -111,13 +115,14 @@ export function strings(v: TypedValue): string[] {
   return out;
 }
 
-export function addTokens(rows: SearchIndexRows['token'], param: string, v: TypedValue): void {
+/** `implicit`: the system of a `code` element's codes, from its required value set (R4 search.html, token on `code`). */
+export function addTokens(rows: SearchIndexRows['token'], param: string, v: TypedValue, implicit: ImplicitSystem | null = null): void {
   const value = v.value as Record<string, unknown> | string | number | boolean;
   const push = (system: unknown, code: unknown, text: unknown): void => {
     rows.push({ param, system: cut(typeof system === 'string' ? system : null), code: cut(typeof code === 'string' ? code : null), text: typeof text === 'string' ? normalizeString(text) : null });
   };
   if (typeof value === 'boolean' || typeof value === 'number') return push(null, String(value), null);
-  if (typeof value === 'string') return push(null, value, null);
+  if (typeof value === 'string') return push(v.type === 'code' && implicit ? implicit(value) : null, value, null);
   if (typeof value !== 'object' || value === null) return;
   switch (v.type) {
     case 'Coding':
@@ -222,7 +227,7 @@ export function extractSearchIndex(resource: FhirResource, options: { jsonPaths?
           for (const s of strings(v)) rows.string.push({ param: p.code, value: normalizeString(s), exact: s.slice(0, 1024) });
           break;
         case 'token':
-          addTokens(rows.token, p.code, v);
+          addTokens(rows.token, p.code, v, p.implicit);
           break;
         case 'date':
           addDates(rows.date, p.code, v);

@@ -312,7 +312,8 @@ function validateEntries(entries: readonly Entry[]): DomainError[] {
   const now = new Date().toISOString();
   for (const entry of entries) {
     if ((entry.method !== 'POST' && entry.method !== 'PUT') || !entry.resource || !isFhirResourceType(String(entry.resource.resourceType))) continue;
-    const resource: FhirResource = { ...entry.resource, id: entry.resource.id ?? randomUUID(), meta: { ...(entry.resource.meta ?? {}), versionId: '1', lastUpdated: now } };
+    // A create ignores the body's id (the server assigns one), so only an update's id is checked.
+    const resource: FhirResource = { ...entry.resource, id: entry.method === 'PUT' && entry.resource.id !== undefined ? entry.resource.id : randomUUID(), meta: { ...(entry.resource.meta ?? {}), versionId: '1', lastUpdated: now } };
     try {
       validateFhirResource(resource);
     } catch (err) {

@@ -4,6 +4,13 @@ import { DomainError, type FieldError } from '@svc/platform';
 import { definitions, enumeratedValueSet, isFhirResourceType } from './definitions.js';
 import { numericView } from './exact-json.js';
 import { validateStructure } from './structure-validator.js';
+import { jsonRuleErrors } from './json-rules.js';
+
+/**
+ * At most this many issues in one refusal (the OperationOutcome of a huge broken resource stays
+ * small); beyond it a last issue says how many more there were, at least.
+ */
+export const MAX_VALIDATION_ISSUES = 100;
 
 /** The JSON of any FHIR resource as this server handles it. */
 export type FhirResource = Record<string, unknown> & { resourceType: string; id?: string; meta?: Record<string, unknown> };
@@ -57,16 +64,41 @@ function isWhitespaceSeparatedBase64(resource: FhirResource, issue: OperationOut
   return typeof value === 'string' && /\s/.test(value) && BASE64_GROUPS.test(value.replace(/\s+/g, ''));
 }
 
-function issueToFieldError(issue: OperationOutcomeIssue): FieldError {
-  return { field: issue.expression?.[0] ?? '', message: issue.details?.text ?? issue.diagnostics ?? 'invalid' };
+/**
+ * The FHIRPath of an element the structure validator names by its definition (`Patient.multipleBirth[x]`):
+ * each choice step becomes the JSON key the resource holds (`Patient.multipleBirthInteger`), as the
+ * other issues name their elements. A path that cannot be followed is left as it is.
+ */
+function concretePath(resource: FhirResource, path: string): string {
+  if (!path.includes('[x]')) return path;
+  const steps = path.split('.');
+  let value: unknown = resource;
+  const out = [steps[0]!];
+  for (const step of steps.slice(1)) {
+    const m = /^([A-Za-z0-9_]+)(\[x\])?(?:\[(\d+)\])?$/.exec(step);
+    if (!m || typeof value !== 'object' || value === null) return path;
+    const record = value as Record<string, unknown>;
+    const key = m[2] ? Object.keys(record).find((k) => k.startsWith(m[1]!) && /^[A-Z]/.test(k.slice(m[1]!.length))) : m[1]!;
+    if (key === undefined) return path;
+    out.push(`${key}${m[3] === undefined ? '' : `[${m[3]}]`}`);
+    value = record[key];
+    if (m[3] !== undefined) value = Array.isArray(value) ? value[Number(m[3])] : undefined;
+  }
+  return out.join('.');
+}
+
+function issueToFieldError(resource: FhirResource, issue: OperationOutcomeIssue): FieldError {
+  return { field: concretePath(resource, issue.expression?.[0] ?? ''), message: issue.details?.text ?? issue.diagnostics ?? 'invalid' };
 }
 
 /**
  * Validate a resource against the R4 StructureDefinitions (Medplum's checks, see
  * structure-validator.ts: cardinality, types, unknown elements, choice types, primitive formats,
- * invariants) and against the required
- * value-set bindings Medplum does not check. Every problem is one field error named by its FHIRPath
- * expression (`Patient.gender`, `Patient.name[0].use`); any problem is a 422.
+ * invariants), against the required value-set bindings Medplum does not check, and against the R4
+ * JSON rules it lets through (json-rules.ts: empty strings, arrays and objects, resource id pattern,
+ * calendar dates, integer ranges). Every problem is one field error named by its FHIRPath
+ * expression (`Patient.gender`, `Patient.name[0].use`), all of them up to MAX_VALIDATION_ISSUES;
+ * any problem is a 422.
  */
 export function validateFhirResource(exact: FhirResource): void {
   definitions();
@@ -80,7 +112,14 @@ export function validateFhirResource(exact: FhirResource): void {
     issues = err.outcome.issue ?? [];
   }
   issues = issues.filter((i) => !isWhitespaceSeparatedBase64(resource, i));
-  const errors = [...issues.map(issueToFieldError), ...requiredBindingErrors(resource)];
+  const found = [...issues.map((i) => issueToFieldError(resource, i)), ...requiredBindingErrors(resource)];
+  // The JSON rules (json-rules.ts) add what the structure check missed; one error per element is enough.
+  const named = new Set(found.map((e) => e.field));
+  for (const e of jsonRuleErrors(resource, MAX_VALIDATION_ISSUES + 1)) if (!named.has(e.field)) found.push(e);
+  const errors = found.slice(0, MAX_VALIDATION_ISSUES);
+  if (found.length > MAX_VALIDATION_ISSUES) {
+    errors.push({ field: resource.resourceType, message: `more errors than the ${MAX_VALIDATION_ISSUES} listed (at least ${found.length - MAX_VALIDATION_ISSUES} more); only the first ${MAX_VALIDATION_ISSUES} are reported` });
+  }
   if (errors.length > 0) {
     throw new DomainError('VALIDATION_ERROR', `The ${resource.resourceType} does not conform to FHIR R4: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`.slice(0, 2000), {
       fieldErrors: errors,

@@ -147,7 +147,8 @@ function valueCondition(q: QB, c: Criterion, v: SearchValue, a: string): void {
       else q.where(`${a}.value`, v.value);
       return;
     case 'valueset': {
-      // A Coding must carry the code system; a bare `code` element (no system indexed) matches by code.
+      // A Coding must carry the code system; a `code` element indexed without one (unbound, or not a
+      // required binding: see implicit-code-systems.ts) matches by code.
       const bySystem = new Map<string, string[]>();
       for (const { system, code } of v.codes) bySystem.set(system, [...(bySystem.get(system) ?? []), code]);
       q.where((w) => {

@@ -16,6 +16,7 @@ import { M014ResourceKeyCoversVisibility } from './m014-resource-key-covers-visi
 import { M015SqliteResourceVisibilityIndex } from './m015-sqlite-resource-visibility-index.js';
 import { M016SyncJobsPartnerTurns } from './m016-sync-jobs-partner-turns.js';
 import { M017PatientGpidLinks } from './m017-patient-gpid-links.js';
+import { M018TokenImplicitCodeSystems } from './m018-token-implicit-code-systems.js';
 
 /** The FHIR subgraph's migration history, in order. */
 export const migrations = [
@@ -37,4 +38,5 @@ export const migrations = [
   { name: 'm015-sqlite-resource-visibility-index', class: M015SqliteResourceVisibilityIndex },
   { name: 'm016-sync-jobs-partner-turns', class: M016SyncJobsPartnerTurns },
   { name: 'm017-patient-gpid-links', class: M017PatientGpidLinks },
+  { name: 'm018-token-implicit-code-systems', class: M018TokenImplicitCodeSystems },
 ];
