@@ -45,6 +45,11 @@ function patientRef(s: Subscriber): Record<string, unknown> {
   return { identifier: { system: MEMBER_ID_SYSTEM, value: s.member_id }, display: [s.last_name, s.first_name].filter(Boolean).join(', ') };
 }
 
+/** `{ [key]: items }` when there are items: R4 JSON never holds an empty array (json.html). */
+function nonEmpty<T>(key: string, items: T[]): Record<string, T[]> {
+  return items.length > 0 ? { [key]: items } : {};
+}
+
 function money(amount: string): Record<string, unknown> {
   return { value: Number(amount), currency: 'USD' };
 }
@@ -68,7 +73,7 @@ export async function recordEligibility(call: FhirCall, inquiry: EligibilityInqu
     created,
     provider: { identifier: { system: NPI_SYSTEM, value: inquiry.provider.npi }, display: inquiry.provider.name },
     insurer,
-    item: inquiry.service_type_codes.map((code) => ({ category: { coding: [{ system: 'https://x12.org/codes/service-type-codes', code }] } })),
+    ...nonEmpty('item', inquiry.service_type_codes.map((code) => ({ category: { coding: [{ system: 'https://x12.org/codes/service-type-codes', code }] } }))),
   });
   const responseId = await createdId(call, 'CoverageEligibilityResponse', {
     resourceType: 'CoverageEligibilityResponse',
@@ -87,10 +92,10 @@ export async function recordEligibility(call: FhirCall, inquiry: EligibilityInqu
               coverage: { display: `${answer.plan.name} (group ${answer.plan.group_number})` },
               inforce: answer.coverage_status === 'active',
               benefitPeriod: { start: answer.plan.begin_date, ...(answer.plan.end_date ? { end: answer.plan.end_date } : {}) },
-              item: answer.benefits
+              ...nonEmpty('item', answer.benefits
                 .filter((b) => b.amount !== undefined || b.percent !== undefined)
                 .map((b) => ({
-                  category: { coding: b.service_type_codes.map((code) => ({ system: 'https://x12.org/codes/service-type-codes', code })) },
+                  ...(b.service_type_codes.length > 0 ? { category: { coding: b.service_type_codes.map((code) => ({ system: 'https://x12.org/codes/service-type-codes', code })) } } : {}),
                   ...(b.in_network === undefined ? {} : { network: { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/benefit-network', code: b.in_network ? 'in' : 'out' }] } }),
                   unit: { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/benefit-unit', code: b.coverage_level === 'FAM' ? 'family' : 'individual' }] },
                   ...(b.time_period === 'calendar_year' || b.time_period === 'remaining' ? { term: { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/benefit-term', code: 'annual' }] } } : {}),
@@ -100,7 +105,7 @@ export async function recordEligibility(call: FhirCall, inquiry: EligibilityInqu
                       ...(b.amount !== undefined ? (b.time_period === 'remaining' ? { usedMoney: money(b.amount) } : { allowedMoney: money(b.amount) }) : { allowedString: b.percent! }),
                     },
                   ],
-                })),
+                }))),
             },
           ],
         }
@@ -140,12 +145,12 @@ export async function recordClaim(call: FhirCall, claim: ProfessionalClaim, bill
     insurer,
     provider: { identifier: { system: NPI_SYSTEM, value: billing.npi }, display: billing.name },
     priority: { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/processpriority', code: 'normal' }] },
-    diagnosis: claim.diagnosis_codes.map((code, i) => ({ sequence: i + 1, diagnosisCodeableConcept: { coding: [{ system: ICD10_SYSTEM, code }] } })),
+    ...nonEmpty('diagnosis', claim.diagnosis_codes.map((code, i) => ({ sequence: i + 1, diagnosisCodeableConcept: { coding: [{ system: ICD10_SYSTEM, code }] } }))),
     insurance: [{ sequence: 1, focal: true, coverage: { identifier: { system: MEMBER_ID_SYSTEM, value: claim.subscriber.member_id }, display: claim.payer.name } }],
     item: claim.service_lines.map((l, i) => ({
       sequence: i + 1,
       productOrService: { coding: [{ system: CPT_SYSTEM, code: l.procedure_code }] },
-      ...(l.modifiers ? { modifier: l.modifiers.map((code) => ({ coding: [{ system: CPT_SYSTEM, code }] })) } : {}),
+      ...(l.modifiers?.length ? { modifier: l.modifiers.map((code) => ({ coding: [{ system: CPT_SYSTEM, code }] })) } : {}),
       servicedDate: l.service_date,
       locationCodeableConcept: { coding: [{ system: 'https://www.cms.gov/Medicare/Coding/place-of-service-codes/Place_of_Service_Code_Set', code: claim.place_of_service }] },
       quantity: { value: Number(l.units) },
