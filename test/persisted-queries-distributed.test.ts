@@ -1,38 +1,25 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildSubgraphSchema, printSubgraphSchema } from '@apollo/subgraph';
-import { execute, parse } from 'graphql';
 import { Redis } from 'ioredis';
 import { ApolloClient, HttpLink, InMemoryCache, gql, type DocumentNode } from '@apollo/client';
 import { PersistedQueryLink } from '@apollo/client/link/persisted-queries';
 import { TEST_REDIS_URL, USE_POSTGRES } from './support/databases.js';
 import { startProcess, waitUntilReady, type ServiceProcess } from './support/processes.js';
+import { foreignSubgraph } from './support/foreign-subgraph.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 /** A small subgraph the gateways front (SVC_SUPERGRAPH): what is under test is the gateways' shared APQ store. */
 function catalogSubgraph(): { server: Server; sdl: string } {
-  const schema = buildSubgraphSchema({
-    typeDefs: parse('extend schema @link(url: "https://specs.apollo.dev/federation/v2.6", import: ["@key"]) type Query { item(n: Int!): Item } type Item @key(fields: "n") { n: Int! label: String! }'),
-    resolvers: { Query: { item: (_: unknown, args: { n: number }) => ({ n: args.n, label: `item ${args.n}` }) } },
-  });
-  const server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', async () => {
-      // The gateways' readiness probe is a bare GET: any answer below 500 means the subgraph is up.
-      if (req.method !== 'POST') return void res.writeHead(405).end();
-      const { query, variables } = JSON.parse(body) as { query: string; variables?: Record<string, unknown> };
-      const result = await execute({ schema, document: parse(query), variableValues: variables });
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(result));
-    });
-  });
-  return { server, sdl: printSubgraphSchema(schema) };
+  return foreignSubgraph(
+    'extend schema @link(url: "https://specs.apollo.dev/federation/v2.6", import: ["@key"]) type Query { item(n: Int!): Item } type Item @key(fields: "n") { n: Int! label: String! }',
+    { Query: { item: (_: unknown, args: { n: number }) => ({ n: args.n, label: `item ${args.n}` }) } },
+  );
 }
 
 /**

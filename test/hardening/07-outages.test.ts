@@ -1,12 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
-import { buildSubgraphSchema, printSubgraphSchema } from '@apollo/subgraph';
-import { execute, parse } from 'graphql';
 import { loadConfig } from '@svc/platform';
 import { startSystem, type RunningSystem } from '../../system.js';
 import { freshStorage, USE_POSTGRES, type TestStorage } from '../support/databases.js';
@@ -14,6 +12,7 @@ import { freePort, startProcess, waitUntilReady, type ServiceProcess } from '../
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 import { bootSystem, type TestSystem } from '../support/system.js';
 import { PATIENCE_MS } from '../support/patience.js';
+import { foreignSubgraph } from '../support/foreign-subgraph.js';
 
 const GRAPHQL_RESPONSE = 'application/graphql-response+json';
 
@@ -234,21 +233,10 @@ describe.runIf(USE_POSTGRES)('outages in the distributed mode: a subgraph, Redis
 
 /** Someone else's subgraph, served on its own port, which the test can stop and start again. */
 function weatherSubgraph() {
-  const schema = buildSubgraphSchema({
-    typeDefs: parse('extend schema @link(url: "https://specs.apollo.dev/federation/v2.6", import: ["@key"]) type Query { forecast(city: String!): Forecast } type Forecast { city: String! sky: String! }'),
-    resolvers: { Query: { forecast: (_: unknown, args: Record<string, unknown>) => ({ city: args['city'], sky: 'clear' }) } },
-  });
-  const server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', async () => {
-      if (req.method !== 'POST') return void res.writeHead(405).end();
-      const { query, variables } = JSON.parse(body) as { query: string; variables?: Record<string, unknown> };
-      const result = await execute({ schema, document: parse(query), variableValues: variables });
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(result));
-    });
-  });
-  return { server, sdl: printSubgraphSchema(schema) };
+  return foreignSubgraph(
+    'extend schema @link(url: "https://specs.apollo.dev/federation/v2.6", import: ["@key"]) type Query { forecast(city: String!): Forecast } type Forecast { city: String! sky: String! }',
+    { Query: { forecast: (_: unknown, args: Record<string, unknown>) => ({ city: args['city'], sky: 'clear' }) } },
+  );
 }
 
 /** Runs in both passes: one process, a gateway fronting a separately served subgraph, and a facade in front of it. */
