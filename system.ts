@@ -176,7 +176,7 @@ async function gatewayParts(runtime: SubgraphRuntime, clients: SubgraphClient[],
   const fanout = tailAsBus(runtime.backbone!);
   const authenticator = new Authenticator(gateway, fanout, runtime.logger, undefined, undefined, revocations);
   // Subscriptions read the stream itself: its tail with positions, and reads back for a resume.
-  const hub = new SubscriptionHub(gateway, runtime.backbone!, runtime.logger, revocations);
+  const hub = new SubscriptionHub(gateway, runtime.backbone!, runtime.logger, revocations, runtime.metrics.graphqlSubscribers);
   return { gateway, authenticator, hub, documents };
 }
 

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { bootSystem, type TestSystem } from './support/system.js';
+import { eventually } from './support/patience.js';
 
 interface Delivered {
   events: { id: string; type: string; data: Record<string, unknown>; partner: { gpid: string; legalName: string; syncJobs: { jobId: string; status: string }[] } | null };
@@ -63,6 +64,26 @@ describe('subscriptions over WebSocket (graphql-ws), federated through the gatew
     expect(delivered!.events.data['completed_at']).toMatch(/Z$/);
     expect(delivered!.events.partner).toEqual({ gpid, legalName: 'Streamed Health', syncJobs: [{ jobId, status: 'COMPLETED' }] });
     await client.dispose();
+  });
+
+  it('lets a subscriber go as soon as its client leaves, even when no event came (svc_graphql_subscribers)', async () => {
+    const subscribers = async () => {
+      const res = await t.system.internalApp!.inject({ url: '/metrics' });
+      return Number(res.body.split('\n').find((l) => l.startsWith('svc_graphql_subscribers '))?.split(' ')[1]);
+    };
+    // The other tests' subscribers have left (their clients are gone).
+    await eventually(async () => expect(await subscribers()).toBe(0));
+    const client = createClient({ url, webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${t.operatorToken}` }, lazy: false });
+    const { ready, done } = collect(client, 'subscription { events(types: ["pipeline.sync.failed"]) { id } }', 1);
+    done.catch(() => undefined);
+    try {
+      await ready;
+      await eventually(async () => expect(await subscribers()).toBe(1));
+    } finally {
+      // The socket closes while the subscription waits for an event that never comes.
+      await client.dispose();
+    }
+    await eventually(async () => expect(await subscribers()).toBe(0));
   });
 
   it('refuses a connection with an invalid credential', async () => {

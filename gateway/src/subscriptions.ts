@@ -35,6 +35,7 @@ import {
   type RevocationList,
   type StreamPosition,
 } from '@svc/platform';
+import type { Gauge } from 'prom-client';
 import type { Gateway, GatewayContext } from './gateway.js';
 
 /**
@@ -192,6 +193,8 @@ export class SubscriptionHub {
     private readonly logger: Logger,
     /** A group whose credential is revoked or expired is never run again, even before its sockets finish closing. */
     private readonly revocations?: Pick<RevocationList, 'revokes'>,
+    /** Follows how many subscribers are open (`svc_graphql_subscribers`). */
+    private readonly subscribers?: Pick<Gauge, 'inc' | 'dec'>,
   ) {
     this.unsubscribe = stream.tail((event, position) => {
       this.dispatching = this.dispatching.then(() => this.dispatch(event, position)).catch((err: unknown) => this.logger.error({ err, eventId: event.id }, 'subscription dispatch failed'));
@@ -230,6 +233,7 @@ export class SubscriptionHub {
     };
     // Registered before the replay is read, so nothing that arrives meanwhile is missed.
     group.sinks.add(sink);
+    this.subscribers?.inc();
     const stop = () => {
       done = true;
       wake?.();
@@ -239,13 +243,13 @@ export class SubscriptionHub {
     const leave = () => {
       stop();
       signal?.removeEventListener('abort', stop);
-      group.sinks.delete(sink);
+      if (group.sinks.delete(sink)) this.subscribers?.dec();
       if (group.sinks.size === 0) this.groups.delete(key);
     };
     /** The position of the last event the replay covered: live events up to it were replayed or came before `after`. */
     const seam: { position: StreamPosition | null } = { position: null };
     const replay = plan.after ? this.replay(plan, context, plan.after, seam) : null;
-    return (async function* stream() {
+    const results = (async function* stream() {
       try {
         if (replay) {
           try {
@@ -273,6 +277,15 @@ export class SubscriptionHub {
         leave();
       }
     })();
+    // A transport ends a stream by calling return(), which a generator handles only at its next
+    // yield: one waiting for an event would keep its subscriber, and hold the transport's close,
+    // until an event came. Stopping first ends the wait at once.
+    const returnWhenDone = results.return.bind(results);
+    results.return = (value) => {
+      stop();
+      return returnWhenDone(value);
+    };
+    return results;
   }
 
   close(): void {

@@ -1,4 +1,4 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { knexOf, type Orm } from './db/database.js';
 
 /** One registry per running system, exposed at /metrics in the Prometheus text format. */
@@ -20,6 +20,8 @@ export interface Metrics {
   jobThreadRestarts: Counter<'thread'>;
   /** Public GraphQL operations that are none of the trusted documents, run (mode `allow`) or refused (`require`), by principal class. */
   untrustedDocuments: Counter<'principal_class' | 'outcome'>;
+  /** GraphQL subscriptions open at the gateway, over graphql-ws and Server-Sent Events. */
+  graphqlSubscribers: Gauge;
 }
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
@@ -69,6 +71,11 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       name: 'svc_graphql_untrusted_documents_total',
       help: 'Operations on the public /graphql that are none of the trusted documents, by principal class and outcome (run under SVC_GRAPHQL_TRUSTED_DOCUMENTS=allow, refused under require).',
       labelNames: ['principal_class', 'outcome'],
+      registers: [registry],
+    }),
+    graphqlSubscribers: new Gauge({
+      name: 'svc_graphql_subscribers',
+      help: 'GraphQL subscriptions open at this gateway process (graphql-ws and Server-Sent Events); one ends as soon as its client leaves.',
       registers: [registry],
     }),
   };
