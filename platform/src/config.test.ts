@@ -49,6 +49,15 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ SVC_BOOTSTRAP_TOKEN: 'short' })).toThrow(/at least 24 characters/);
   });
 
+  it('refuses a plain-http public URL in production, loopback aside', () => {
+    const base = { SVC_ENVIRONMENT: 'production', SVC_FINGERPRINT_KEY: 'k'.repeat(40) };
+    expect(() => loadConfig({ ...base, SVC_PUBLIC_URL: 'http://api.example.org' })).toThrow(/SVC_PUBLIC_URL must be https in production/);
+    expect(loadConfig({ ...base, SVC_PUBLIC_URL: 'https://api.example.org' }).publicUrl).toBe('https://api.example.org');
+    expect(loadConfig({ ...base, SVC_PUBLIC_URL: 'http://127.0.0.1:8080' }).publicUrl).toBe('http://127.0.0.1:8080');
+    expect(loadConfig(base).publicUrl).toBe('http://localhost:4000');
+    expect(loadConfig({ SVC_PUBLIC_URL: 'http://api.example.org' }).publicUrl).toBe('http://api.example.org');
+  });
+
   it('requires what each distributed role needs', () => {
     expect(() => loadConfig({ SVC_ROLE: 'subgraph:partner' })).toThrow(/SVC_INTERNAL_SECRET is required[\s\S]*SVC_DATABASE_URL is required/);
     expect(() => loadConfig({ SVC_ROLE: 'facade', SVC_INTERNAL_SECRET: 's'.repeat(40) })).toThrow(/SVC_GATEWAY_URL is required/);

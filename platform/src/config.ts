@@ -216,6 +216,11 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   if (internalPort === null && role === 'gateway') problems.push('SVC_INTERNAL_PORT cannot be off when SVC_ROLE is gateway (the facade reaches the gateway there)');
   const internalHost = str('SVC_INTERNAL_HOST') ?? '127.0.0.1';
   const publicUrl = (url('SVC_PUBLIC_URL', ['http:', 'https:']) ?? `http://localhost:${port}`).replace(/\/+$/, '');
+  // Partners follow links to the public URL (password resets, OAuth metadata, export downloads) and
+  // the portal cookie is Secure only over https: in production it names https, loopback aside.
+  if (environment === 'production' && /^http:/i.test(publicUrl) && !['localhost', '127.0.0.1', '[::1]'].includes(new URL(publicUrl).hostname)) {
+    problems.push(`SVC_PUBLIC_URL must be https in production (got "${publicUrl}")`);
+  }
   const databaseUrl = url('SVC_DATABASE_URL', ['postgres:', 'postgresql:']);
   const redisUrl = url('SVC_REDIS_URL', ['redis:', 'rediss:']);
 
