@@ -165,6 +165,19 @@ describe('a fresh sandbox', () => {
       expect(unknown.json().detail).toBe(again.json().detail);
     });
 
+    it('lifts a sign-in lockout of the account it resets', async () => {
+      const r = await onboardPartner(t, `reset-r-${Date.now().toString(36)}`);
+      // From an address of its own, so the sign-in route's per-address limit of the other tests is not spent.
+      const loginFrom = (password: string) =>
+        t.system.app.inject({ method: 'POST', url: '/cms/partner-login', remoteAddress: '198.51.100.23', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ email: r.email, password }) });
+      for (let i = 0; i < 5; i++) await loginFrom('Wrong-Password-0!');
+      // Locked: even the right password is refused.
+      expect((await loginFrom(PORTAL_PASSWORD)).statusCode).toBe(423);
+      const link = (await issue(r.partnerGpid)).json() as { token: string };
+      expect((await use(link.token, NEW_PASSWORD)).statusCode).toBe(200);
+      expect((await loginFrom(NEW_PASSWORD)).statusCode).toBe(200);
+    });
+
     it('expires, and a newer link replaces an older one (GraphQL twin)', async () => {
       const ISSUE = 'mutation($g: ID!) { createPortalPasswordReset(partnerGpid: $g) { token expiresAt } }';
       const USE = 'mutation($t: String!, $p: String!) { resetPortalPassword(token: $t, password: $p) { partnerGpid sessionsEnded } }';

@@ -30,6 +30,11 @@ export interface ThrottleState {
   lockedUntil: Date | null;
 }
 
+/** The throttle subject of an account: its normalized e-mail. */
+export function accountThrottleSubject(email: string): string {
+  return `account:${email}`;
+}
+
 /** Milliseconds the subject stays locked; 0 when it is not locked. */
 export function lockRemainingMs(state: ThrottleState | undefined, now: Date): number {
   if (!state?.lockedUntil) return 0;

@@ -9,7 +9,7 @@ import type { PortalAccount } from '../entities/portal-account.js';
 import type { LoginThrottle } from '../entities/login-throttle.js';
 import { rotateResumeToken } from './application-workflow.js';
 import { normalizeEmail } from './email-address.js';
-import { lockRemainingMs, LOGIN_THROTTLE, reachesLimit, retryAfterSeconds } from './login-throttle.js';
+import { accountThrottleSubject, lockRemainingMs, LOGIN_THROTTLE, reachesLimit, retryAfterSeconds } from './login-throttle.js';
 import { verifyPortalPassword } from './portal-accounts.js';
 import { startPortalSession, type StartedSession } from './portal-sessions.js';
 import { PASSWORD_POLICY } from './password-policy.js';
@@ -66,7 +66,7 @@ async function checkPortalPassword(em: EntityManager, request: PortalLoginReques
   if (request.password.length === 0 || [...request.password].length > PASSWORD_POLICY.maxLength) {
     throw validationError([{ field: 'password', message: `must be 1 to ${PASSWORD_POLICY.maxLength} characters` }]);
   }
-  const accountKey = `account:${email}`;
+  const accountKey = accountThrottleSubject(email);
   const addressKey = request.clientAddress ? `address:${request.clientAddress.slice(0, 200)}` : null;
 
   // A look first, so that attempts on a locked subject write nothing; the counting below decides.

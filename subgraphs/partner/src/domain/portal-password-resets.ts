@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/core';
 import { DomainError, isPartnerGpid, newId, newSecret, sha256Hex, validationError } from '@svc/platform';
+import { normalizeEmail } from './email-address.js';
 import { PortalPasswordResetEntity, type PortalPasswordReset } from '../entities/portal-password-reset.js';
 import { PortalSessionEntity } from '../entities/portal-session.js';
 import { PortalAccountEntity } from '../entities/portal-account.js';
@@ -8,6 +9,8 @@ import { partners } from '../entities/partners.js';
 import { checkPasswordStrength } from './password-policy.js';
 import { hashPortalPassword } from './portal-accounts.js';
 import { recordSessionRevoked } from './credential-revocation.js';
+import { accountThrottleSubject } from './login-throttle.js';
+import { loginThrottles } from '../entities/login-throttles.js';
 
 /**
  * E-mail-free password reset. The platform sends no e-mail, so an operator issues a one-time reset
@@ -83,6 +86,8 @@ export async function completePasswordReset(em: EntityManager, input: { token: u
     const claimed = await tx.nativeUpdate(PortalPasswordResetEntity, { id: found.id, usedAt: null, expiresAt: { $gt: now } }, { usedAt: now });
     if (claimed !== 1) throw unusable();
     await tx.nativeUpdate(PortalAccountEntity, { partnerGpid: account.partnerGpid }, { passwordHash, passwordChangedAt: now });
+    // The new password is usable at once: a lockout from the forgotten one's failures is lifted.
+    await loginThrottles.clear(tx, accountThrottleSubject(normalizeEmail(account.email) ?? account.email));
     const open = await tx.find(PortalSessionEntity, { partnerGpid: account.partnerGpid, revokedAt: null, expiresAt: { $gt: now } });
     const revocationEventIds = open.map((session) => {
       session.revokedAt = now;
