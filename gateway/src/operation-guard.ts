@@ -193,8 +193,12 @@ export class OperationGuard {
   }
 }
 
-/** Codes of Apollo Server about the caller's request: their messages describe the caller's document. */
-const REQUEST_ERROR_CODES = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT', 'BAD_REQUEST', 'OPERATION_RESOLUTION_FAILURE', 'PERSISTED_QUERY_NOT_FOUND', 'PERSISTED_QUERY_NOT_SUPPORTED']);
+/**
+ * Codes of Apollo Server about the caller's request: their messages describe the caller's document.
+ * QUERY_PLANNING_FAILED is the patched query planner's (patches/): a selection no subgraph can resolve
+ * from where it is selected, named as the caller wrote it.
+ */
+const REQUEST_ERROR_CODES = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT', 'BAD_REQUEST', 'OPERATION_RESOLUTION_FAILURE', 'PERSISTED_QUERY_NOT_FOUND', 'PERSISTED_QUERY_NOT_SUPPORTED', 'QUERY_PLANNING_FAILED']);
 /** Extensions that describe the federation's insides rather than the caller's request. */
 const INTERNAL_EXTENSIONS = ['serviceName', 'stacktrace', 'exception'];
 const UNAVAILABLE_MESSAGE = 'A service this operation needs is unavailable; try again shortly.';
