@@ -2,7 +2,7 @@
 # What the audit's CLI runs for each test suite: `sh gateway.sh <suite id>`. It fetches the suite's
 # supergraph from the audit's subgraph server and replaces itself (exec) with the gateway, so that
 # the CLI's SIGTERM reaches the gateway. Environment from run.sh: FA_ROOT, FA_MODE (ours|stock),
-# FA_AUDIT_PORT, FA_GW_PORT, FA_GW_INTERNAL_PORT, FA_HEALTH_PORT, FA_WORK.
+# FA_AUDIT_PORT, FA_GW_PORT, FA_GW_INTERNAL_PORT, FA_HEALTH_PORT, FA_WORK, FA_STOCK_APOLLO (stock).
 set -eu
 id="$1"
 supergraph="$FA_WORK/supergraphs/$id.graphql"
@@ -22,7 +22,9 @@ case "$FA_MODE" in
       exec node --import tsx server.ts
     ;;
   stock)
-    exec node --import tsx bench/federation-audit/stock-gateway.ts "$supergraph" "$FA_GW_PORT" "$FA_HEALTH_PORT"
+    # Apollo's planner as published, not the project's patched copy (run.sh prepares FA_STOCK_APOLLO).
+    exec node --require "$FA_ROOT/bench/federation-audit/unpatched-apollo.cjs" --import tsx \
+      bench/federation-audit/stock-gateway.ts "$supergraph" "$FA_GW_PORT" "$FA_HEALTH_PORT"
     ;;
   *) echo "unknown FA_MODE $FA_MODE" >&2; exit 2 ;;
 esac

@@ -37,6 +37,25 @@ if [ ! -d "$AUDIT/node_modules/@apollo/composition" ]; then
 fi
 [ -e "$AUDIT/node_modules/graphql" ] || ln -s "$FA_ROOT/node_modules/graphql" "$AUDIT/node_modules/graphql"
 
+# Stock means Apollo's code as published: the project's @apollo/query-planner and @apollo/query-graphs
+# carry the patches under patches/ (applied by patch-package at install), so stock runs on copies
+# with those patches taken out again (unpatched-apollo.cjs points the stock gateway at them).
+if [ "$MODE" = stock ]; then
+  export FA_STOCK_APOLLO="$FA_WORK/unpatched-apollo"
+  mkdir -p "$FA_STOCK_APOLLO/node_modules/@apollo"
+  for patch in "$FA_ROOT"/patches/@apollo+query-graphs+*.patch "$FA_ROOT"/patches/@apollo+query-planner+*.patch; do
+    [ -f "$patch" ] || continue
+    pkg="$(basename "$patch" | sed -E 's/^@apollo\+([a-z-]+)\+.*$/\1/')"
+    rm -rf "$FA_STOCK_APOLLO/node_modules/@apollo/$pkg"
+    cp -R "$FA_ROOT/node_modules/@apollo/$pkg" "$FA_STOCK_APOLLO/node_modules/@apollo/$pkg"
+    if (cd "$FA_STOCK_APOLLO" && git apply -R --check "$patch" 2>/dev/null); then
+      (cd "$FA_STOCK_APOLLO" && git apply -R "$patch")
+    elif ! (cd "$FA_STOCK_APOLLO" && git apply --check "$patch" 2>/dev/null); then
+      echo "node_modules/@apollo/$pkg matches neither $patch nor its original; run npm ci" >&2; exit 1
+    fi
+  done
+fi
+
 # The audit's CLI stops whatever listens on the gateway port before each suite: never run on a busy one.
 for port in "$FA_AUDIT_PORT" "$FA_GW_PORT" "$FA_GW_INTERNAL_PORT" "$FA_HEALTH_PORT"; do
   if ss -Htln "sport = :$port" | grep -q .; then echo "port $port is in use; set FA_*_PORT" >&2; exit 1; fi
