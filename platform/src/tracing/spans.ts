@@ -68,6 +68,14 @@ export function withContext<T>(ctx: Context, work: () => T): T {
   return context.with(ctx, work);
 }
 
+/**
+ * Run `work` outside any trace: for background loops that a request only wakes (the outbox relay,
+ * the stream's consumers), so that their later sweeps are not counted in that request's trace.
+ */
+export function detached<T>(work: () => T): T {
+  return active ? context.with(ROOT_CONTEXT, work) : work();
+}
+
 /** Write the active trace context into outgoing headers (`traceparent`, W3C Trace Context). */
 export function injectTraceHeaders(headers: Record<string, string>): void {
   if (active) propagation.inject(context.active(), headers);
