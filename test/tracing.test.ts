@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootSystem, type TestSystem } from './support/system.js';
 import { apiToken, fhir, registerPartner } from './support/fhir.js';
@@ -23,6 +25,13 @@ const FORBIDDEN_ATTRIBUTES = ['graphql.document', 'db.statement', 'db.query.text
  */
 describe('OpenTelemetry: one REST call as one trace, exported over OTLP/HTTP', () => {
   const receiver = new OtlpReceiver();
+  /** The partner's webhook receiver: the headers of every delivery attempt. */
+  const attempts: IncomingHttpHeaders[] = [];
+  const hooks = createServer((req, res) => {
+    attempts.push(req.headers);
+    req.resume();
+    res.writeHead(204).end();
+  });
   let t: TestSystem;
   let token: string;
   const marker = `Zq${randomBytes(6).toString('hex')}`;
@@ -31,12 +40,19 @@ describe('OpenTelemetry: one REST call as one trace, exported over OTLP/HTTP', (
 
   beforeAll(async () => {
     const endpoint = await receiver.start();
-    t = await bootSystem({ SVC_RATE_LIMITS: 'off', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: endpoint, OTEL_BSP_SCHEDULE_DELAY: '100', OTEL_SERVICE_NAME: 'svc-traced' });
-    token = await apiToken(t, await registerPartner(t, 'Traced Clinic'), ['cms.fhir.r4.read', 'cms.fhir.rest.write']);
+    await new Promise<void>((resolve) => hooks.listen(0, '127.0.0.1', resolve));
+    t = await bootSystem({ SVC_RATE_LIMITS: 'off', SVC_WEBHOOK_ALLOW_PRIVATE: 'true', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: endpoint, OTEL_BSP_SCHEDULE_DELAY: '100', OTEL_SERVICE_NAME: 'svc-traced' });
+    const gpid = await registerPartner(t, 'Traced Clinic');
+    const manager = await apiToken(t, gpid, ['cms.webhooks.manage']);
+    const hook = await t.request({ method: 'POST', url: '/api/partner/webhooks', token: manager, body: { url: `http://127.0.0.1:${(hooks.address() as AddressInfo).port}/hook`, event_types: ['fhir.resource.created'] } });
+    expect(hook.statusCode, hook.body).toBe(201);
+    // Used first by the traced call: its lookup in the partner subgraph is part of that trace.
+    token = await apiToken(t, gpid, ['cms.fhir.r4.read', 'cms.fhir.rest.write']);
   });
   afterAll(async () => {
     await t?.close();
     await receiver.close();
+    hooks.close();
   });
 
   it('keeps the caller’s trace id and nests facade → gateway → planning → subgraph fetches → SQL → event stream, with no value sent in any attribute', async () => {
@@ -53,6 +69,7 @@ describe('OpenTelemetry: one REST call as one trace, exported over OTLP/HTTP', (
     const spans = await eventually(async () => {
       const found = receiver.trace(traceId);
       expect(found.some((s) => s.name === 'process fhir-identity-link')).toBe(true);
+      expect(found.some((s) => s.name === 'webhook attempt')).toBe(true);
       return found;
     });
     const one = (predicate: (s: ExportedSpan) => boolean, what: string) => {
@@ -95,6 +112,12 @@ describe('OpenTelemetry: one REST call as one trace, exported over OTLP/HTTP', (
     under(identityConsumer, server);
     one((s) => sql.includes(s) && String(s.attributes['db.collection.name']).startsWith('identity_') && descendsFrom(spans, s, identityConsumer), 'identity SQL under its consumer');
     under(one((s) => s.kind === CONSUMER && s.name === 'process fhir-identity-link', 'the FHIR subgraph consuming the link'), identityConsumer);
+
+    // The webhook delivery: its attempt is a span of the trace, and the receiver got its traceparent.
+    const attempt = one((s) => s.kind === CLIENT && s.name === 'webhook attempt', 'the webhook attempt');
+    under(attempt, server);
+    expect(attempt.attributes).toMatchObject({ 'svc.event_type': 'fhir.resource.created', 'svc.webhook.attempt': 1, 'http.response.status_code': 204 });
+    expect(attempts.map((h) => h['traceparent'])).toContain(`00-${traceId}-${attempt.spanId}-01`);
 
     // Nothing of what was sent, nor the credential, in any export; no attribute that could hold it.
     await t.system.stop().catch(() => undefined);
