@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { contextFromHeaders, contextWithSpan, SpanKind, startSpan, tracingActive, withContext, type Span } from './spans.js';
+import { contextFromHeaders, contextWithSpan, SpanKind, SpanStatusCode, startSpan, tracingActive, withContext, type Span } from './spans.js';
 
 /**
  * A server span for every request `app` answers, the child of the caller's `traceparent` when it
@@ -34,7 +34,7 @@ export function traceHttpServer(app: FastifyInstance, component: string): void {
     if (typeof routeId === 'string') span.setAttribute('svc.route_id', routeId);
     if (status !== undefined) {
       span.setAttribute('http.response.status_code', status);
-      if (status >= 500) span.setStatus({ code: 2 });
+      if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
     }
     span.end();
   };

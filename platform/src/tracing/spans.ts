@@ -23,7 +23,7 @@ export function setTracingActive(on: boolean): void {
   active = on;
 }
 
-export { SpanKind };
+export { SpanKind, SpanStatusCode };
 export type { Attributes, Context, Span };
 
 const tracer = () => trace.getTracer('health-partner-platform');

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { contextFromTraceparent, injectTraceHeaders, inSpan, isPostgres, makeEvent, newId, recordEvent, SpanKind, type Logger, type Orm, type WebhookSettings } from '@svc/platform';
+import { contextFromTraceparent, injectTraceHeaders, inSpan, isPostgres, makeEvent, newId, recordEvent, SpanKind, SpanStatusCode, type Logger, type Orm, type WebhookSettings } from '@svc/platform';
 import { WebhookEntity, type Webhook } from '../entities/webhook.js';
 import { WebhookAttemptEntity, WebhookDeliveryEntity, type WebhookDelivery } from '../entities/webhook-delivery.js';
 import { webhookStore } from '../entities/webhook-store.js';
@@ -131,7 +131,7 @@ export class WebhookDeliveryWorker {
         injectTraceHeaders(traced);
         const answer = await this.sender.post(webhook.url, traced, delivery.payload);
         if (answer.statusCode !== null) span?.setAttribute('http.response.status_code', answer.statusCode);
-        if (!isSuccess(answer.statusCode)) span?.setStatus({ code: 2 });
+        if (!isSuccess(answer.statusCode)) span?.setStatus({ code: SpanStatusCode.ERROR });
         return answer;
       },
     );
