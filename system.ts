@@ -34,6 +34,8 @@ import {
   type SubgraphName,
   type SubgraphRuntime,
   shedLoad,
+  startTracing,
+  traceHttpServer,
 } from '@svc/platform';
 import {
   Authenticator,
@@ -94,6 +96,7 @@ function httpApp(config: Config, logger: Logger, metrics: Metrics, component: st
     // A hop count trusts that many proxies in front of us; Fastify's types take it as a function.
     trustProxy: typeof config.trustProxy === 'number' ? (_address: string, hop: number) => hop < (config.trustProxy as number) : config.trustProxy,
   }) as unknown as FastifyInstance;
+  traceHttpServer(app, component);
   app.addHook('onSend', async (req, reply) => {
     reply.header('x-request-id', req.id);
   });
@@ -186,6 +189,8 @@ async function gatewayParts(runtime: SubgraphRuntime, clients: SubgraphClient[],
  */
 export async function startSystem(config: Config, options: { logger?: Logger; now?: () => Date } = {}): Promise<RunningSystem> {
   const logger = options.logger ?? createLogger(config);
+  // First: what starts below (database clients, HTTP apps) is traced only when tracing runs already.
+  const tracing = await startTracing(config.tracing);
   const metrics = createMetrics({ defaultMetrics: true });
   // Every dependency outage is logged once when it starts and once when it ends, and fails /ready.
   const health = new DependencyHealth(logger);
@@ -217,6 +222,8 @@ export async function startSystem(config: Config, options: { logger?: Logger; no
     await backbone.close();
     await bus.close();
     await redis?.quit().catch(() => undefined);
+    // Last: the spans of the shutdown's own work are exported too.
+    await tracing?.shutdown().catch((err: unknown) => logger.warn({ err: err instanceof Error ? err.name : 'Error' }, 'trace export at shutdown failed'));
   };
 
   try {

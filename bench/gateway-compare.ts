@@ -24,11 +24,11 @@ import { profileMarkdown, summarizeProfile } from './cpu-profile.js';
 import { cpuMsOf } from './process-cpu.js';
 import { freePort } from './free-port.js';
 
-const WARMUP_SECONDS = 2;
+export const WARMUP_SECONDS = 2;
 const RESULTS_FILE = fileURLToPath(new URL('./RESULTS.md', import.meta.url));
 const RESULTS_MARKER = '<!-- Newest results first; bench/run.ts inserts each run below this line. -->';
 
-interface Options {
+export interface Options {
   duration: number;
   connections: number;
   rounds: number;
@@ -41,7 +41,7 @@ interface Options {
 
 const USAGE = 'usage: npm run bench -- --suite gateway [--duration 10] [--connections 20] [--rounds 1] [--profile] [--workers <n>] [--only <row key part>] [--no-record]';
 
-function parseArgs(argv: readonly string[]): Options {
+export function parseArgs(argv: readonly string[]): Options {
   const options: Options = { duration: 10, connections: 20, rounds: 1, profile: false, workers: undefined, record: true, only: undefined };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -63,7 +63,7 @@ function parseArgs(argv: readonly string[]): Options {
 // ---------------------------------------------------------------------------------------------
 // Servers, each in its own process
 
-interface Running {
+export interface Running {
   url: string;
   /** The server's process (with its node:cluster workers, if any), for its CPU time. */
   pid: number | undefined;
@@ -83,7 +83,7 @@ async function stopChild(child: ChildProcess, how: () => void): Promise<void> {
   clearTimeout(timer);
 }
 
-function startCompareServer(kind: 'subgraph' | 'stock', arg: string): Promise<Running> {
+export function startCompareServer(kind: 'subgraph' | 'stock', arg: string): Promise<Running> {
   const child = fork(fileURLToPath(new URL('./compare-server.ts', import.meta.url)), [kind, arg], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`${kind} ${arg} exited (${code}) before listening`)));
@@ -109,7 +109,7 @@ async function waitReady(url: string, child: ChildProcess): Promise<void> {
 }
 
 /** Our gateway component as `npm start` runs it (server.ts), fronting the minimal supergraph. */
-async function startOurGateway(supergraphFile: string, dir: string, options: Options, env: Record<string, string> = {}): Promise<Running & { profileDir?: string; startupMs: number }> {
+export async function startOurGateway(supergraphFile: string, dir: string, options: Options, env: Record<string, string> = {}): Promise<Running & { profileDir?: string; startupMs: number }> {
   const forked = Date.now();
   const [port, internalPort] = [await freePort(), await freePort()];
   const profileDir = options.profile ? mkdtempSync(join(os.tmpdir(), 'svc-gw-prof-')) : undefined;
@@ -144,7 +144,7 @@ async function startOurGateway(supergraphFile: string, dir: string, options: Opt
 // ---------------------------------------------------------------------------------------------
 // Measuring
 
-interface Row {
+export interface Row {
   key: string;
   label: string;
   url: string;
@@ -155,12 +155,12 @@ interface Row {
 }
 
 /** Processes whose CPU time each row records, besides its gateway. */
-interface Processes {
+export interface Processes {
   subgraphs: (number | undefined)[];
   load: number | undefined;
 }
 
-interface Stats {
+export interface Stats {
   rps: number;
   p50: number;
   p99: number;
@@ -198,7 +198,7 @@ function stats(run: LoadRun, cpuBefore: Stats['cpu'], cpuAfter: Stats['cpu']): S
 }
 
 /** One request first: the row must answer the full, correct data, or the numbers mean nothing. */
-async function check(row: Row): Promise<void> {
+export async function check(row: Row): Promise<void> {
   const res = await fetch(row.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: row.query }) });
   const body = (await res.json()) as { data?: { partners?: { edges: { node: { syncJobs?: unknown[] } }[] } }; errors?: unknown[] };
   const edges = body.data?.partners?.edges ?? [];
@@ -208,14 +208,14 @@ async function check(row: Row): Promise<void> {
   }
 }
 
-async function measure(load: ChildRunner<LoadSpec, LoadRun>, row: Row, processes: Processes, options: Options, seconds: number): Promise<Stats> {
+export async function measure(load: ChildRunner<LoadSpec, LoadRun>, row: Row, processes: Processes, options: Options, seconds: number): Promise<Stats> {
   const spec: LoadSpec = { url: row.url, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: row.query }), connections: options.connections, duration: seconds };
   const before = cpuNow(row, processes);
   const run = await load.run(spec);
   return stats(run, before, cpuNow(row, processes));
 }
 
-const median = (values: Stats[]): Stats => {
+export const median = (values: Stats[]): Stats => {
   const sorted = [...values].sort((a, b) => a.rps - b.rps);
   return sorted[Math.floor(sorted.length / 2)]!;
 };
@@ -226,7 +226,7 @@ const median = (values: Stats[]): Stats => {
 const ms = (v: number) => (Number.isFinite(v) ? v.toFixed(1) : '–');
 const x = (a: number, b: number) => (b > 0 && Number.isFinite(a) ? `${(a / b).toFixed(2)}×` : '–');
 
-function machine(): string {
+export function machine(): string {
   const cpus = os.cpus();
   return `${cpus[0]?.model.trim() ?? 'unknown CPU'}, ${cpus.length} cores, ${(os.totalmem() / 1024 ** 3).toFixed(1)} GiB RAM, Node ${process.version}`;
 }
@@ -276,7 +276,7 @@ function report(options: Options, loadBefore: readonly number[], loadAfter: read
   return lines.join('\n');
 }
 
-function record(section: string): void {
+export function record(section: string): void {
   if (!existsSync(RESULTS_FILE)) return;
   let text = readFileSync(RESULTS_FILE, 'utf8');
   const at = text.indexOf(RESULTS_MARKER);

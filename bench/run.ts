@@ -9,6 +9,7 @@
  *   npm run bench -- --suite subgraphs …   (our subgraphs vs a minimal Apollo subgraph, REST vs GraphQL; see bench/subgraph-compare.ts)
  *   npm run bench -- --suite overload …   (10× the documented partner load; see bench/overload.ts)
  *   npm run bench -- --suite gateway …   (ours against stock @apollo/gateway; see bench/gateway-compare.ts)
+ *   npm run bench -- --suite tracing …   (the gateway's CPU per request, tracing off / sampled 0 / sampled 1; see bench/tracing-cost.ts)
  *   npm run bench -- --suite isolation …   (another partner's reads while heavy jobs run; see bench/isolation.ts)
  *
  * Boots everything in this process on a temporary SQLite directory, seeds a small data set through
@@ -538,7 +539,8 @@ async function main(): Promise<void> {
  * `--suite fhir` runs the FHIR store benchmark (bench/fhir.ts), `--suite subscriptions` the
  * graphql-ws fan-out (bench/subscriptions-fanout.ts), `--suite webhooks` the event-to-webhook
  * latency (bench/webhook-latency.ts), `--suite gateway` ours against stock @apollo/gateway
- * (bench/gateway-compare.ts), `--suite boot` the time and CPU to /ready, compiled against sources
+ * (bench/gateway-compare.ts), `--suite tracing` the gateway's CPU per request with tracing off and on
+ * (bench/tracing-cost.ts), `--suite boot` the time and CPU to /ready, compiled against sources
  * (bench/boot.ts). Without `--suite`, the default rows, then the webhook latency.
  */
 function suiteOf(argv: readonly string[]): { suite: string; rest: string[] } {
@@ -562,6 +564,7 @@ const SUITES: Record<string, () => Promise<unknown>> = {
   subgraphs: () => import('./subgraph-compare.js').then((m) => m.runSubgraphsSuite(suiteArgs)),
   overload: () => import('./overload.js').then((m) => m.runOverloadSuite(suiteArgs)),
   gateway: () => import('./gateway-compare.js').then((m) => m.runGatewaySuite(suiteArgs)),
+  tracing: () => import('./tracing-cost.js').then((m) => m.runTracingSuite(suiteArgs)),
   isolation: () => import('./isolation.js').then((m) => m.runIsolationSuite(suiteArgs)),
   boot: () => import('./boot.js').then((m) => m.runBootSuite(suiteArgs)),
 };

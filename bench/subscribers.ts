@@ -17,10 +17,11 @@
  * fraction, comparable with the parent's stamps on the same machine.
  */
 import { createClient, type Client } from 'graphql-ws';
+import { createClient as createSseClient } from 'graphql-sse';
 import WebSocket from 'ws';
 
 export type SubscriberSpec =
-  | { op: 'open'; url: string; tokens: string[]; count: number; query: string; field: string }
+  | { op: 'open'; url: string; tokens: string[]; count: number; query: string; field: string; transport?: 'ws' | 'sse' }
   | { op: 'await'; perSubscriber: number; timeoutMs: number }
   | { op: 'produce'; url: string; token: string; jobIds: string[]; interval: number }
   | { op: 'reset' }
@@ -53,7 +54,7 @@ type FromPool = { kind: 'done'; id: number; run: SubscriberRun } | { kind: 'fail
 
 const now = () => performance.timeOrigin + performance.now();
 
-const clients: Client[] = [];
+const clients: Pick<Client, 'dispose'>[] = [];
 let counts: number[] = [];
 let deliveries: Delivery[] = [];
 const errors: string[] = [];
@@ -78,6 +79,10 @@ async function open(spec: Extract<SubscriberSpec, { op: 'open' }>): Promise<Subs
     const batch: Promise<void>[] = [];
     for (let i = start; i < Math.min(spec.count, start + BATCH); i++) {
       const token = spec.tokens[i % spec.tokens.length]!;
+      if (spec.transport === 'sse') {
+        batch.push(openSse(spec, i, token));
+        continue;
+      }
       const client = createClient({ url: spec.url, webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${token}` }, lazy: false, retryAttempts: 0, keepAlive: 0 });
       clients.push(client);
       counts[i] = 0;
@@ -113,6 +118,33 @@ async function open(spec: Extract<SubscriberSpec, { op: 'open' }>): Promise<Subs
     await Promise.all(batch);
   }
   return snapshot();
+}
+
+/**
+ * One GraphQL-over-SSE subscriber (graphql-sse's client, one stream per subscription, as an
+ * integrator behind a proxy without WebSocket would run it). The stream has no acknowledgement
+ * either: it counts as connected once its request is sent; the warm-up event proves it is served.
+ */
+async function openSse(spec: Extract<SubscriberSpec, { op: 'open' }>, i: number, token: string): Promise<void> {
+  const client = createSseClient({ url: spec.url, headers: { authorization: `Bearer ${token}` }, retryAttempts: 0 });
+  clients.push(client);
+  counts[i] = 0;
+  connected++;
+  client.subscribe<Record<string, { id: string; occurredAt: string; data: Record<string, unknown> } | null>>({ query: spec.query }, {
+    next: (value) => {
+      const receivedAt = now();
+      const event = value.data?.[spec.field];
+      if (value.errors?.length || !event) {
+        noteError(JSON.stringify(value.errors ?? value).slice(0, 300));
+        return;
+      }
+      counts[i] = (counts[i] ?? 0) + 1;
+      deliveries.push({ subscriber: i, eventId: event.id, occurredAt: event.occurredAt, jobId: typeof event.data['job_id'] === 'string' ? event.data['job_id'] : null, receivedAt });
+      onDelivery?.();
+    },
+    error: (err) => noteError(`subscriber ${i}: ${err instanceof Error ? err.message : JSON.stringify(err).slice(0, 300)}`),
+    complete: () => undefined,
+  });
 }
 
 function awaitDeliveries(spec: Extract<SubscriberSpec, { op: 'await' }>): Promise<SubscriberRun> {

@@ -45,17 +45,25 @@ interface Options {
   events: number;
   interval: number;
   credentials: number[];
+  /** `ws` (graphql-ws over WebSocket, /graphql), `sse` (graphql-sse, /graphql/stream), or both. */
+  transports: ('ws' | 'sse')[];
 }
 
-const USAGE = 'usage: npm run bench -- --suite subscriptions [--subscribers 1000] [--events 50] [--interval <ms, 100>] [--credentials 1,20]';
+const USAGE = 'usage: npm run bench -- --suite subscriptions [--subscribers 1000] [--events 50] [--interval <ms, 100>] [--credentials 1,20] [--transport ws|sse|ws,sse]';
 
 function parseArgs(argv: readonly string[]): Options {
-  const options: Options = { subscribers: 1000, events: 50, interval: 100, credentials: [1, 20] };
+  const options: Options = { subscribers: 1000, events: 50, interval: 100, credentials: [1, 20], transports: ['ws'] };
   for (let i = 0; i < argv.length; i++) {
-    const match = /^--(subscribers|events|interval|credentials)(?:=(.*))?$/.exec(argv[i]!);
+    const match = /^--(subscribers|events|interval|credentials|transport)(?:=(.*))?$/.exec(argv[i]!);
     if (!match) throw new Error(`unknown argument "${argv[i]}"\n${USAGE}`);
     const raw = match[2] ?? argv[++i] ?? '';
-    const name = match[1] as keyof Options;
+    if (match[1] === 'transport') {
+      const list = raw.split(',');
+      if (!list.length || list.some((t) => t !== 'ws' && t !== 'sse')) throw new Error(`--transport must be ws, sse or ws,sse (got "${raw}")`);
+      options.transports = list as ('ws' | 'sse')[];
+      continue;
+    }
+    const name = match[1] as Exclude<keyof Options, 'transports'>;
     if (name === 'credentials') {
       const list = raw.split(',').map(Number);
       if (!list.length || list.some((n) => !Number.isInteger(n) || n < 1 || n > 1000)) throw new Error(`--credentials must be a comma-separated list of 1 to 1000 (got "${raw}")`);
@@ -74,6 +82,7 @@ const percentile = (sorted: readonly number[], p: number) => sorted[Math.min(sor
 const ms = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : '–');
 
 interface Row {
+  transport: 'ws' | 'sse';
   credentials: number;
   subscribers: number;
   events: number;
@@ -91,7 +100,7 @@ interface Row {
   loopDelayMax: number;
 }
 
-function summarise(credentials: number, options: Options, run: SubscriberRun, returnedAt: Map<string, number>, cpuMs: number, loop: { p99: number; max: number }): Row {
+function summarise(transport: 'ws' | 'sse', credentials: number, options: Options, run: SubscriberRun, returnedAt: Map<string, number>, cpuMs: number, loop: { p99: number; max: number }): Row {
   const seen = new Set<string>();
   let duplicates = 0;
   const fromOccurred: number[] = [];
@@ -117,6 +126,7 @@ function summarise(credentials: number, options: Options, run: SubscriberRun, re
   }
   const sort = (list: number[]) => list.sort((a, b) => a - b);
   return {
+    transport,
     credentials,
     subscribers: options.subscribers,
     events: options.events,
@@ -144,7 +154,9 @@ export async function runSubscriptionsSuite(argv: readonly string[]): Promise<vo
   let system: RunningSystem | undefined;
   let pool: ChildRunner<SubscriberSpec, SubscriberRun> | undefined;
   try {
-    const config = loadConfig({ SVC_LOG_LEVEL: 'silent', SVC_ROLE: 'all', SVC_BOOTSTRAP_TOKEN: operator, SVC_DATA_DIR: dataDir, SVC_HOST: '127.0.0.1', SVC_PORT: '0', SVC_RATE_LIMITS: 'off' });
+    // The SSE stream bounds (2000 in all, 50 per partner by default) raised above the subscriber count: one partner holds them all here.
+    const streams = String(Math.max(options.subscribers, 50));
+    const config = loadConfig({ SVC_LOG_LEVEL: 'silent', SVC_ROLE: 'all', SVC_BOOTSTRAP_TOKEN: operator, SVC_DATA_DIR: dataDir, SVC_HOST: '127.0.0.1', SVC_PORT: '0', SVC_RATE_LIMITS: 'off', SVC_GRAPHQL_SSE_MAX_STREAMS: streams, SVC_GRAPHQL_SSE_MAX_STREAMS_PER_PARTNER: streams });
     system = await startSystem(config);
     await system.app.listen({ host: '127.0.0.1', port: 0 });
     const port = (system.app.server.address() as AddressInfo).port;
@@ -169,15 +181,20 @@ export async function runSubscriptionsSuite(argv: readonly string[]): Promise<vo
 
     pool = new ChildRunner<SubscriberSpec, SubscriberRun>(new URL('./subscribers.ts', import.meta.url), 'subscriber pool');
     const rows: Row[] = [];
+    for (const transport of options.transports)
     for (const credentials of options.credentials) {
-      process.stderr.write(`subscriptions: ${options.subscribers} subscribers over ${credentials} credential(s) …\n`);
+      process.stderr.write(`subscriptions (${transport}): ${options.subscribers} subscribers over ${credentials} credential(s) …\n`);
       const openedAt = Date.now();
-      const opened = await pool.run({ op: 'open', url, tokens: tokens.slice(0, credentials), count: options.subscribers, query: QUERY, field: FIELD });
+      const opened = await pool.run({ op: 'open', url: transport === 'sse' ? `${httpUrl}/stream` : url, tokens: tokens.slice(0, credentials), count: options.subscribers, query: QUERY, field: FIELD, transport });
       process.stderr.write(`  ${opened.connected} connected in ${((Date.now() - openedAt) / 1000).toFixed(1)} s; warm-up event …\n`);
-      // The warm-up event proves every subscription is registered with the hub (graphql-ws does not acknowledge a subscribe).
-      await completeJob(await createJob());
-      const warm = await pool.run({ op: 'await', perSubscriber: 1, timeoutMs: 60_000 });
-      if (warm.short > 0) throw new Error(`${warm.short} of ${options.subscribers} subscribers never received the warm-up event: ${warm.errors.join('; ')}`);
+      // Warm-up events prove every subscription is registered with the hub (neither protocol
+      // acknowledges a subscribe): one more every few seconds until every subscriber has one.
+      let warm: SubscriberRun | undefined;
+      for (let attempt = 0; attempt < 20 && (!warm || warm.short > 0); attempt++) {
+        await completeJob(await createJob());
+        warm = await pool.run({ op: 'await', perSubscriber: 1, timeoutMs: 5_000 });
+      }
+      if (warm!.short > 0) throw new Error(`${warm!.short} of ${options.subscribers} subscribers never received a warm-up event: ${warm!.errors.join('; ')}`);
       await pool.run({ op: 'reset' });
 
       const jobs: string[] = [];
@@ -192,7 +209,7 @@ export async function runSubscriptionsSuite(argv: readonly string[]): Promise<vo
       const run = await pool.run({ op: 'await', perSubscriber: options.events, timeoutMs: 60_000 });
       const cpu = process.cpuUsage(cpuBefore);
       loop.disable();
-      rows.push(summarise(credentials, options, run, returnedAt, (cpu.user + cpu.system) / 1000, { p99: loop.percentile(99) / 1e6, max: loop.max / 1e6 }));
+      rows.push(summarise(transport, credentials, options, run, returnedAt, (cpu.user + cpu.system) / 1000, { p99: loop.percentile(99) / 1e6, max: loop.max / 1e6 }));
       await pool.run({ op: 'close' });
     }
 
@@ -212,18 +229,18 @@ function report(date: string, options: Options, before: number[], after: number[
   const cpus = os.cpus();
   const busy = (before[0] ?? 0) > cpus.length / 2; // the run itself raises the load after it
   const lines = [
-    `## ${date} — graphql-ws subscription fan-out`,
+    `## ${date} — subscription fan-out (${options.transports.map((t) => (t === 'ws' ? 'graphql-ws' : 'graphql-sse')).join(', ')})`,
     '',
     `- Machine: ${cpus[0]?.model.trim() ?? 'unknown CPU'}, ${cpus.length} cores (nproc ${os.availableParallelism()}), ${(os.totalmem() / 1024 ** 3).toFixed(1)} GiB RAM, ${os.type()} ${os.release()} ${os.arch()}, Node ${process.version}`,
     `- Load average before / after (1/5/15 min): ${before.map((l) => l.toFixed(2)).join(' / ')} → ${after.map((l) => l.toFixed(2)).join(' / ')}${busy ? ' — the machine was busy with other work: treat these numbers as rough' : ''}`,
-    `- \`npm run bench -- --suite subscriptions --subscribers ${options.subscribers} --events ${options.events} --interval ${options.interval} --credentials ${options.credentials.join(',')}\`: embedded system (SVC_ROLE=all, SQLite, rate limits off), ${options.subscribers} graphql-ws connections from one child process, each \`${QUERY}\`, as one partner's API tokens (\`cms.pipeline.read\`) round-robin; ${options.events} \`pipeline.sync.completed\` events from \`completeSyncJob\` over GraphQL, ${options.interval} ms apart, after one warm-up event that every subscriber received`,
+    `- \`npm run bench -- --suite subscriptions --subscribers ${options.subscribers} --events ${options.events} --interval ${options.interval} --credentials ${options.credentials.join(',')} --transport ${options.transports.join(',')}\`: embedded system (SVC_ROLE=all, SQLite, rate limits off), ${options.subscribers} subscribers from one child process (graphql-ws: one WebSocket each on /graphql; graphql-sse: one Server-Sent Events stream each on /graphql/stream, SSE stream bounds raised to the subscriber count), each \`${QUERY}\`, as one partner's API tokens (\`cms.pipeline.read\`) round-robin; ${options.events} \`pipeline.sync.completed\` events from \`completeSyncJob\` over GraphQL, ${options.interval} ms apart, after one warm-up event that every subscriber received`,
     `- Latency of each delivery, in ms: from the event's \`occurred_at\` (set in the committing transaction; millisecond precision) and from the producing mutation's return, to the subscriber's socket. "First" is each event's first delivery (outbox relay → stream → hub → one execution per credential group); "spread" is from an event's first to its last delivery (the fan-out itself). Target: p99 under ${TARGET_P99_MS} ms.`,
     '',
-    '| Credentials (executions per event) | deliveries received / expected | missing | duplicates | p50 | p95 | p99 | max | p99 from mutation return | first p50 / max | spread p50 / max | server CPU ms per event | server loop delay p99 / max | errors |',
-    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| Transport | Credentials (executions per event) | deliveries received / expected | missing | duplicates | p50 | p95 | p99 | max | p99 from mutation return | first p50 / max | spread p50 / max | server CPU ms per event | server loop delay p99 / max | errors |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...rows.map((r) => {
       const o = r.fromOccurred;
-      return `| ${r.credentials} | ${r.received} / ${r.expected} | ${r.expected - r.received} | ${r.duplicates} | ${ms(percentile(o, 50))} | ${ms(percentile(o, 95))} | ${ms(percentile(o, 99))} | ${ms(o.at(-1) ?? Number.NaN)} | ${ms(percentile(r.fromReturn, 99))} | ${ms(percentile(r.firstPerEvent, 50))} / ${ms(r.firstPerEvent.at(-1) ?? Number.NaN)} | ${ms(percentile(r.spreadPerEvent, 50))} / ${ms(r.spreadPerEvent.at(-1) ?? Number.NaN)} | ${r.cpuMsPerEvent.toFixed(1)} | ${ms(r.loopDelayP99)} / ${ms(r.loopDelayMax)} | ${r.errorCount} |`;
+      return `| ${r.transport === 'ws' ? 'graphql-ws' : 'graphql-sse'} | ${r.credentials} | ${r.received} / ${r.expected} | ${r.expected - r.received} | ${r.duplicates} | ${ms(percentile(o, 50))} | ${ms(percentile(o, 95))} | ${ms(percentile(o, 99))} | ${ms(o.at(-1) ?? Number.NaN)} | ${ms(percentile(r.fromReturn, 99))} | ${ms(percentile(r.firstPerEvent, 50))} / ${ms(r.firstPerEvent.at(-1) ?? Number.NaN)} | ${ms(percentile(r.spreadPerEvent, 50))} / ${ms(r.spreadPerEvent.at(-1) ?? Number.NaN)} | ${r.cpuMsPerEvent.toFixed(1)} | ${ms(r.loopDelayP99)} / ${ms(r.loopDelayMax)} | ${r.errorCount} |`;
     }),
     '',
   ];

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createLogger,
   createMetrics,
+  addOutboxTraceParent,
   createOutboxTable,
   loadConfig,
   makeEvent,
@@ -25,6 +26,7 @@ import { eventually } from './support/patience.js';
 class ProducerOutbox extends SchemaMigration {
   override async up(): Promise<void> {
     this.schema((s) => createOutboxTable(s, 'producer'));
+    this.schema((s) => addOutboxTraceParent(s, 'producer'));
   }
 }
 

@@ -2,7 +2,7 @@ import { ApolloServer, type ApolloServerPlugin, type GraphQLResponse } from '@ap
 import type { KeyValueCache } from '@apollo/utils.keyvaluecache';
 import { ApolloGateway, type GraphQLDataSource } from '@apollo/gateway';
 import type { GraphQLFormattedError, GraphQLSchema } from 'graphql';
-import { ANONYMOUS, DEFAULT_OPERATION_LIMITS, newId, RETRY_AFTER_SECONDS, type Environment, type EventEnvelope, type GraphQLRequest, type Logger, type OperationLimits, type Principal } from '@svc/platform';
+import { ANONYMOUS, DEFAULT_OPERATION_LIMITS, inSpan, SpanKind, newId, RETRY_AFTER_SECONDS, type Environment, type EventEnvelope, type GraphQLRequest, type Logger, type OperationLimits, type Principal } from '@svc/platform';
 import type { SubgraphClient, SubgraphResponse } from './subgraph-client.js';
 import { answerFromStreamedEvent } from './streamed-event.js';
 import { OperationGuard } from './operation-guard.js';
@@ -27,6 +27,14 @@ export interface GatewayContext {
   streamedEvent?: EventEnvelope;
 }
 
+/**
+ * One span per subgraph call (a client span: over HTTP in the distributed mode, a function call in
+ * the embedded one), named after the subgraph; the only attributes are its name and the operation's.
+ */
+function subgraphSpan<T>(name: string, operationName: string | null | undefined, call: () => Promise<T>): Promise<T> {
+  return inSpan(`subgraph ${name}`, { kind: SpanKind.CLIENT, attributes: { 'svc.subgraph': name, ...(operationName ? { 'graphql.operation.name': operationName } : {}) } }, call);
+}
+
 /** Adapts a SubgraphClient to the query planner's data-source interface. */
 function dataSource(client: SubgraphClient): GraphQLDataSource<GatewayContext & Record<string, unknown>> {
   return {
@@ -37,10 +45,12 @@ function dataSource(client: SubgraphClient): GraphQLDataSource<GatewayContext & 
         const answer = answerFromStreamedEvent({ query: request.query ?? '', variables: request.variables ?? null, operationName: request.operationName ?? null }, context.streamedEvent);
         if (answer) return answer as Awaited<ReturnType<GraphQLDataSource['process']>>;
       }
-      const response: SubgraphResponse = await client.execute(
-        { query: request.query ?? '', variables: request.variables ?? null, operationName: request.operationName ?? null },
-        context.principal ?? ANONYMOUS,
-        context.requestId ?? newId('req'),
+      const response: SubgraphResponse = await subgraphSpan(client.name, request.operationName, () =>
+        client.execute(
+          { query: request.query ?? '', variables: request.variables ?? null, operationName: request.operationName ?? null },
+          context.principal ?? ANONYMOUS,
+          context.requestId ?? newId('req'),
+        ),
       );
       return response as Awaited<ReturnType<GraphQLDataSource['process']>>;
     },
@@ -162,7 +172,7 @@ export async function createGateway(options: {
       const client = clients.get(name);
       // Internal lookups (credentials, keys) go to our own subgraphs only, never to a foreign one of the same name.
       if (!client || client.foreign) throw new Error(`Unknown subgraph "${name}".`);
-      return client.execute(request, context.principal, context.requestId);
+      return subgraphSpan(name, request.operationName, () => client.execute(request, context.principal, context.requestId));
     },
     stop: () => server.stop(),
   };

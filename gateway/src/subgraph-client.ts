@@ -1,6 +1,7 @@
 import type { ExecutionResult, GraphQLFormattedError } from 'graphql';
 import {
   INTERNAL_PRINCIPAL_HEADER,
+  injectTraceHeaders,
   RETRY_AFTER_SECONDS,
   type DependencyHealth,
   type GraphQLRequest,
@@ -102,6 +103,8 @@ export function httpClient(
       try {
         const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json', 'x-request-id': requestId };
         if (signer) headers[INTERNAL_PRINCIPAL_HEADER] = await signer.sign(principal);
+        // W3C trace context, to every subgraph (foreign ones too: it is a standard header, no secret).
+        injectTraceHeaders(headers);
         answer = await (inFlight ? inFlight.run(request, headers[INTERNAL_PRINCIPAL_HEADER], () => send(request, headers)) : send(request, headers));
       } catch (err) {
         // Refused, reset, or no answer within the timeout.

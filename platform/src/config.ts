@@ -4,6 +4,7 @@ import { readOperationLimits, type OperationLimits } from './graphql/operation-l
 import { readGraphQLDocumentSettings, type GraphQLDocumentSettings } from './graphql/document-settings.js';
 import { readWebhookSettings, type WebhookSettings } from './webhook-settings.js';
 import { readTefcaSettings, type TefcaSettings } from './tefca/settings.js';
+import { readTracingSettings, type TracingSettings } from './tracing/settings.js';
 
 /** Which component(s) this process runs. `all` is the embedded default. */
 export type Role = 'all' | 'gateway' | 'facade' | 'worker' | `subgraph:${SubgraphName}`;
@@ -122,6 +123,8 @@ export interface Config {
    * and how often the partner subgraph prunes what is beyond either bound.
    */
   requestLog: { retentionHours: number; maxPerPartner: number; flushMs: number; pruneIntervalMs: number };
+  /** OpenTelemetry traces (the standard `OTEL_*` variables, see tracing/settings.ts); null when off. */
+  tracing: TracingSettings | null;
 }
 
 export class ConfigError extends Error {
@@ -315,6 +318,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       flushMs: int('SVC_REQUEST_LOG_FLUSH_MS', 1_000, 10, 60_000),
       pruneIntervalMs: int('SVC_REQUEST_LOG_PRUNE_INTERVAL_MS', 300_000, 1_000, 86_400_000),
     },
+    tracing: readTracingSettings(str, int, problems, role),
   };
   if (role === 'gateway' && !config.supergraphPath) {
     for (const name of SUBGRAPH_NAMES) {

@@ -58,3 +58,4 @@ export * from './tefca/index.js';
 export * from './seeded-random.js';
 export * from './jobs/job-thread.js';
 export * from './request-log.js';
+export * from './tracing/index.js';

@@ -52,7 +52,7 @@ export async function registerFacade(app: FastifyInstance, options: FacadeOption
       method: route.method,
       url: fastifyPath(route.path),
       ...(route.bodyLimit === undefined ? {} : { bodyLimit: route.bodyLimit.bytes }),
-      config: { errorFormat: route.errorFormat ?? 'problem', ...(route.bodyLimit === undefined ? {} : { bodyLimit: route.bodyLimit }) },
+      config: { routeId: route.id, errorFormat: route.errorFormat ?? 'problem', ...(route.bodyLimit === undefined ? {} : { bodyLimit: route.bodyLimit }) },
       handler: routeHandler(route, { ...options, routes }),
     });
   }

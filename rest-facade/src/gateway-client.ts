@@ -1,4 +1,4 @@
-import { DependencyUnavailable, DomainError, newId, signPrincipal, INTERNAL_PRINCIPAL_HEADER, type DependencyHealth, type GraphQLRequest, type Principal, type RequestLogBatch } from '@svc/platform';
+import { DependencyUnavailable, DomainError, injectTraceHeaders, newId, signPrincipal, INTERNAL_PRINCIPAL_HEADER, type DependencyHealth, type GraphQLRequest, type Principal, type RequestLogBatch } from '@svc/platform';
 import { INTERNAL_PRINCIPAL, type Authenticator, type Gateway, type SubgraphResponse } from '@svc/gateway';
 
 /** The facade's one way into the platform: authenticate a caller, then run a gateway operation. */
@@ -42,6 +42,7 @@ export function httpGateway(baseUrl: string, internalSecret: string, options: { 
   const principalOf = async (authorization: string | undefined, requestId: string, withoutLookup: boolean): Promise<Principal | null> => {
     const headers: Record<string, string> = { 'x-request-id': requestId };
     if (authorization !== undefined) headers['authorization'] = authorization;
+    injectTraceHeaders(headers);
     const response = await fetch(`${base}/internal/principal${withoutLookup ? '?lookup=none' : ''}`, { headers, signal: AbortSignal.timeout(timeoutMs) }).catch((err: unknown) => {
       throw unavailable(err);
     });
@@ -59,13 +60,15 @@ export function httpGateway(baseUrl: string, internalSecret: string, options: { 
     authenticate: async (authorization, requestId) => (await principalOf(authorization, requestId, false))!,
     authenticateWithoutLookup: (authorization, requestId) => principalOf(authorization, requestId, true),
     async execute(request, principal, requestId) {
+      const headers: Record<string, string> = {
+        'content-type': 'application/json',
+        'x-request-id': requestId,
+        [INTERNAL_PRINCIPAL_HEADER]: await signPrincipal(principal, internalSecret),
+      };
+      injectTraceHeaders(headers);
       const response = await fetch(`${base}/graphql`, {
         method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'x-request-id': requestId,
-          [INTERNAL_PRINCIPAL_HEADER]: await signPrincipal(principal, internalSecret),
-        },
+        headers,
         body: JSON.stringify(request),
         signal: AbortSignal.timeout(timeoutMs),
       }).catch((err: unknown) => {

@@ -11,6 +11,7 @@ import type { Logger } from '../logging.js';
 import { DomainError } from '../errors.js';
 import { RETRY_AFTER_SECONDS } from '../dependency-health.js';
 import { checkpointWalInBackground } from './wal-checkpointer.js';
+import { traceSqlStatements } from '../tracing/sql.js';
 import { registerSqliteReaders, startSqliteReaders, type SqliteReaders } from './sqlite-readers.js';
 
 export type Orm = MikroORM;
@@ -94,12 +95,15 @@ export async function openDatabase(options: DatabaseOptions): Promise<Orm> {
   if (config.databaseUrl) {
     const driverOptions = options.logger ? { log: driverLog(options.logger, owner) } : {};
     orm = await MikroORM.init({ ...common, driver: PostgreSqlDriver, clientUrl: config.databaseUrl, pool: { min: 0, max: config.databasePoolMax ?? 10 }, driverOptions } as Options);
+    traceSqlStatements(knexOf(orm).client, 'postgresql');
   } else {
     // Owner-only on disk: a new data directory 0700, the database file 0600 before SQLite opens it.
     ensurePrivateDirectory(config.dataDir);
     const file = join(config.dataDir, `${owner}.sqlite`);
     ensurePrivateFile(file);
     orm = await MikroORM.init({ ...common, driver: BetterSqliteDriver, dbName: file } as Options);
+    // Before sqliteStatements takes the dialect's _query: its statements are then traced too.
+    traceSqlStatements(knexOf(orm).client, 'sqlite');
     const connection = orm.em.getConnection();
     // 16 KiB pages for a new file (an existing one keeps its own; the pragma must come before WAL):
     // a commit writes each dirty page to the WAL as one frame, and the store's inserts fill pages

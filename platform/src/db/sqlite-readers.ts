@@ -2,6 +2,7 @@ import type { Knex } from '@mikro-orm/knex';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { DependencyUnavailable } from '../dependency-health.js';
+import { inSqlSpan } from '../tracing/sql.js';
 
 /**
  * Reads of an embedded SQLite database on worker threads, so that the event loop goes on with other
@@ -166,5 +167,5 @@ export async function readRows<T>(knex: Knex, query: Knex.QueryBuilder | Knex.Ra
   const { sql, bindings } = query.toSQL().toNative();
   const client = knex.client as { _formatBindings(bindings: readonly unknown[]): unknown[] };
   knex.client.emit('query', { sql, bindings });
-  return (await readers.all(sql, client._formatBindings(bindings))) as T[];
+  return (await inSqlSpan(sql, 'sqlite', () => readers.all(sql, client._formatBindings(bindings)))) as T[];
 }

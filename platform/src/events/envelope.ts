@@ -1,4 +1,5 @@
 import { newId } from '../ids.js';
+import { currentTraceparent } from '../tracing/spans.js';
 
 /** One envelope for every event the platform emits, on the bus, in the outbox and in webhooks. */
 export interface EventEnvelope<D extends Record<string, unknown> = Record<string, unknown>> {
@@ -10,10 +11,17 @@ export interface EventEnvelope<D extends Record<string, unknown> = Record<string
   occurred_at: string;
   partner_gpid: string | null;
   data: D;
+  /**
+   * The W3C `traceparent` of the work that made the event, when tracing is on: its consumers'
+   * spans continue that trace. Internal: webhooks, the event log and subscriptions name the
+   * fields they show and never this one.
+   */
+  traceparent?: string;
 }
 
 export function makeEvent<D extends Record<string, unknown>>(type: string, partnerGpid: string | null, data: D, at: Date = new Date()): EventEnvelope<D> {
-  return { id: newId('evt'), type, occurred_at: at.toISOString(), partner_gpid: partnerGpid, data };
+  const traceparent = currentTraceparent();
+  return { id: newId('evt'), type, occurred_at: at.toISOString(), partner_gpid: partnerGpid, data, ...(traceparent ? { traceparent } : {}) };
 }
 
 export function isEventEnvelope(value: unknown): value is EventEnvelope {

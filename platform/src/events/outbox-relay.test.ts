@@ -6,7 +6,7 @@ import { SchemaMigration } from '../db/schema-migration.js';
 import { createLogger } from '../logging.js';
 import { createMetrics } from '../metrics.js';
 import { makeEvent, type EventEnvelope } from './envelope.js';
-import { createOutboxTable, outboxEntity, outboxTable, OutboxRelay, recordEvent } from './outbox.js';
+import { addOutboxTraceParent, createOutboxTable, outboxEntity, outboxTable, OutboxRelay, recordEvent } from './outbox.js';
 import { RedisEventStream } from './redis-stream.js';
 import type { MarkPublished, StreamAppender } from './stream.js';
 import { freshStorage, TEST_REDIS_URL, USE_POSTGRES, type TestStorage } from '../../../test/support/databases.js';
@@ -15,6 +15,7 @@ import { eventually } from '../../../test/support/patience.js';
 class CreateOutbox extends SchemaMigration {
   override async up(): Promise<void> {
     this.schema((s) => createOutboxTable(s, 'src'));
+    this.schema((s) => addOutboxTraceParent(s, 'src'));
   }
 }
 

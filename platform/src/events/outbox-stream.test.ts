@@ -5,7 +5,7 @@ import { SchemaMigration } from '../db/schema-migration.js';
 import { createLogger, type Logger } from '../logging.js';
 import { makeEvent, type EventEnvelope } from './envelope.js';
 import { MemoryEventBus } from './memory-bus.js';
-import { createOutboxTable, outboxEntity, outboxTable, OutboxRelay, recordEvent } from './outbox.js';
+import { addOutboxTraceParent, createOutboxTable, outboxEntity, outboxTable, OutboxRelay, recordEvent } from './outbox.js';
 import { OUTBOX_RETENTION_MS, OutboxStream } from './outbox-stream.js';
 import { freshStorage, USE_POSTGRES, type TestStorage } from '../../../test/support/databases.js';
 import { consumeWanted, typedEvents, WANTED_SEEN } from '../../../test/support/stream-cases.js';
@@ -13,12 +13,14 @@ import { consumeWanted, typedEvents, WANTED_SEEN } from '../../../test/support/s
 class CreateOutbox extends SchemaMigration {
   override async up(): Promise<void> {
     this.schema((s) => createOutboxTable(s, 'src'));
+    this.schema((s) => addOutboxTraceParent(s, 'src'));
   }
 }
 
 class CreateSecondOutbox extends SchemaMigration {
   override async up(): Promise<void> {
     this.schema((s) => createOutboxTable(s, 'two'));
+    this.schema((s) => addOutboxTraceParent(s, 'two'));
   }
 }
 

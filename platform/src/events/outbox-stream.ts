@@ -38,6 +38,7 @@ interface OutboxRecord {
   occurred_at: Date | string | number;
   /** The event's data as JSON text (SQLite's text column; PostgreSQL's json column read as `data::text`). */
   data: string;
+  trace_parent?: string | null;
 }
 
 /** A position after a row: its rowid on SQLite; `<published ms>|<id>` on PostgreSQL (see README). */
@@ -74,6 +75,7 @@ function envelopeOf(row: OutboxRecord): EventEnvelope {
     occurred_at: (row.occurred_at instanceof Date ? row.occurred_at : new Date(row.occurred_at)).toISOString(),
     partner_gpid: row.partner_gpid,
     data: JSON.parse(row.data) as Record<string, unknown>,
+    ...(row.trace_parent ? { traceparent: row.trace_parent } : {}),
   };
 }
 
@@ -214,7 +216,7 @@ export class OutboxStream implements EventBackbone {
       const row = (await knex(outboxTable(source))
         .where({ id: eventId })
         .whereNotNull('published_at')
-        .first('published_at', 'id', 'type', 'partner_gpid', 'occurred_at', isPostgres(orm) ? knex.raw('data::text as data') : 'data')) as OutboxRecord | undefined;
+        .first('published_at', 'id', 'type', 'partner_gpid', 'occurred_at', 'trace_parent', isPostgres(orm) ? knex.raw('data::text as data') : 'data')) as OutboxRecord | undefined;
       if (row) return { event: envelopeOf(row), position: streamPosition(millisOf(row.published_at!), row.id) };
     }
     return null;
@@ -242,7 +244,7 @@ export class OutboxStream implements EventBackbone {
       const found = (await query
         .orderBy([{ column: 'published_at' }, { column: 'id' }])
         .limit(count)
-        .select('published_at', 'id', 'type', 'partner_gpid', 'occurred_at', isPostgres(orm) ? knex.raw('data::text as data') : 'data')) as OutboxRecord[];
+        .select('published_at', 'id', 'type', 'partner_gpid', 'occurred_at', 'trace_parent', isPostgres(orm) ? knex.raw('data::text as data') : 'data')) as OutboxRecord[];
       if (found.length === count) full = true;
       for (const row of found) rows.push({ row, position: streamPosition(millisOf(row.published_at!), row.id) });
     }
@@ -362,7 +364,7 @@ export class OutboxStream implements EventBackbone {
         const position = await readPosition(source);
         const postgres = isPostgres(sourceOrm);
         const table = knexOf(sourceOrm)(outboxTable(source));
-        const columns = ['id', 'type', 'partner_gpid', 'occurred_at', 'data'];
+        const columns = ['id', 'type', 'partner_gpid', 'occurred_at', 'data', 'trace_parent'];
         let rows: OutboxRecord[];
         // SQLite: the newest rowid when the read starts, when rows are passed over in SQL. Rows
         // committed later have larger rowids (one writer, rowids never reused), so once the read

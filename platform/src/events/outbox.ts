@@ -6,6 +6,8 @@ import { DependencyUnavailable, isConnectionFailure } from '../dependency-health
 import type { EventEnvelope } from './envelope.js';
 import type { Metrics } from '../metrics.js';
 import type { StreamAppender } from './stream.js';
+import { publishSpan } from './event-spans.js';
+import { detached } from '../tracing/spans.js';
 
 /** A row of an owner's outbox: the event, written in the same transaction as the change it describes. */
 export interface OutboxRow {
@@ -15,6 +17,8 @@ export interface OutboxRow {
   occurredAt: Date;
   data: Record<string, unknown>;
   publishedAt: Date | null;
+  /** The W3C traceparent of the work that made the event (tracing on), for its consumers' spans. */
+  traceParent?: string | null;
 }
 
 export function outboxTable(owner: string): string {
@@ -33,6 +37,7 @@ export function outboxEntity(owner: string): EntitySchema<OutboxRow> {
       occurredAt: { type: 'datetime' },
       data: { type: 'json' },
       publishedAt: { type: 'datetime', nullable: true },
+      traceParent: { type: 'string', nullable: true },
     },
   });
 }
@@ -50,6 +55,13 @@ export function createOutboxTable(schema: Knex.SchemaBuilder, owner: string): Kn
   });
 }
 
+/** The outbox's `trace_parent` column (tracing): one migration of each owner adds it. */
+export function addOutboxTraceParent(schema: Knex.SchemaBuilder, owner: string): Knex.SchemaBuilder {
+  return schema.alterTable(outboxTable(owner), (t) => {
+    t.string('trace_parent', 64).nullable();
+  });
+}
+
 /**
  * Stage an event in the unit of work of `em`: it commits or rolls back with the change it
  * describes. Call `OutboxRelay.wake()` after the flush to publish without waiting for a sweep.
@@ -62,6 +74,7 @@ export function recordEvent(em: EntityManager, event: EventEnvelope): void {
     occurredAt: new Date(event.occurred_at),
     data: event.data,
     publishedAt: null,
+    traceParent: event.traceparent ?? null,
   });
 }
 
@@ -93,13 +106,13 @@ export async function insertEvents(em: EntityManager, events: readonly EventEnve
   const table = em.getMetadata().find('OutboxEvent')!.tableName;
   const knex = knexOf(em);
   const date = (at: string) => em.getPlatform().processDateProperty(new Date(at)) as Knex.Value;
-  const columns = ['id', 'type', 'partner_gpid', 'occurred_at', 'data', 'published_at'];
+  const columns = ['id', 'type', 'partner_gpid', 'occurred_at', 'data', 'published_at', 'trace_parent'];
   const size = Math.floor(MAX_OUTBOX_PARAMS / columns.length);
   const head = `insert into "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) values `;
   for (const chunk of chunks(events, size)) {
     const bindings: Knex.Value[] = [];
-    for (const e of chunk) bindings.push(e.id, e.type, e.partner_gpid, date(e.occurred_at), JSON.stringify(e.data), null);
-    await knex.raw(head + new Array<string>(chunk.length).fill('(?, ?, ?, ?, ?, ?)').join(', '), bindings);
+    for (const e of chunk) bindings.push(e.id, e.type, e.partner_gpid, date(e.occurred_at), JSON.stringify(e.data), null, e.traceparent ?? null);
+    await knex.raw(head + new Array<string>(chunk.length).fill('(?, ?, ?, ?, ?, ?, ?)').join(', '), bindings);
   }
 }
 
@@ -131,6 +144,7 @@ interface PendingRow {
   partner_gpid: string | null;
   occurred_at: Date | string | number;
   data: string | Record<string, unknown>;
+  trace_parent?: string | null;
 }
 
 function toDate(value: Date | string | number): Date {
@@ -190,7 +204,9 @@ export class OutboxRelay {
       this.again = true;
       return;
     }
-    this.running = this.sweepUntilEmpty().finally(() => {
+    // A request's commit wakes the relay: its sweep belongs to no request's trace (each event's
+    // publish span joins the trace of its own traceparent).
+    this.running = detached(() => this.sweepUntilEmpty()).finally(() => {
       this.running = undefined;
       if (this.again) {
         this.again = false;
@@ -252,7 +268,7 @@ export class OutboxRelay {
   /** One batch: read unpublished rows (under the claim on PostgreSQL), append them, mark them. */
   private async relay(db: Knex, claim: Knex.Transaction | null): Promise<number> {
     const table = outboxTable(this.owner);
-    const rows: PendingRow[] = await db(table).whereNull('published_at').orderBy('id').limit(RELAY_BATCH).select('id', 'type', 'partner_gpid', 'occurred_at', 'data');
+    const rows: PendingRow[] = await db(table).whereNull('published_at').orderBy('id').limit(RELAY_BATCH).select('id', 'type', 'partner_gpid', 'occurred_at', 'data', 'trace_parent');
     if (rows.length === 0) {
       await claim?.commit();
       return 0;
@@ -263,6 +279,7 @@ export class OutboxRelay {
       occurred_at: toDate(row.occurred_at).toISOString(),
       partner_gpid: row.partner_gpid,
       data: typeof row.data === 'string' ? (JSON.parse(row.data) as Record<string, unknown>) : row.data,
+      ...(row.trace_parent ? { traceparent: row.trace_parent } : {}),
     }));
     let marked = false;
     const markPublished = async (at: Date) => {
@@ -273,7 +290,7 @@ export class OutboxRelay {
       marked = true;
     };
     // Throws while the stream is unreachable: the rows stay unpublished and the next sweep retries.
-    const repeated = await this.stream.append(envelopes, this.owner, markPublished);
+    const repeated = await publishSpan(envelopes, this.owner, () => this.stream.append(envelopes, this.owner, markPublished));
     if (!marked) await markPublished(new Date());
     this.options.metrics?.eventsRelayed.inc({ owner: this.owner }, rows.length);
     if (repeated > 0) this.options.metrics?.eventsRelayedAgain.inc({ owner: this.owner }, repeated);

@@ -1,6 +1,7 @@
 import { eventLoopSlices } from '../event-loop-slices.js';
 import type { EventEnvelope } from './envelope.js';
 import type { Logger } from '../logging.js';
+import { consumeSpan } from './event-spans.js';
 
 /** A durable consumer's work for one event. It must be idempotent by `event.id` (at-least-once). */
 export type StreamHandler = (event: EventEnvelope) => Promise<void> | void;
@@ -196,7 +197,7 @@ export async function handleInOrder<T>(consumer: string, entries: readonly T[], 
     const readAll = () => entries.map(read).filter((e): e is EventEnvelope => e !== null);
     const events = readAll();
     if (events.length === 0) return entries.length;
-    const batch = (attempt: number) => handler.batch(attempt === 0 ? events : readAll());
+    const batch = (attempt: number) => consumeSpan(consumer, events, () => handler.batch(attempt === 0 ? events : readAll()));
     return (await runWithRetry(consumer, events[0]!.id, batch, state)) ? entries.length : 0;
   }
   // A consumer's handlers await a synchronous database (SQLite) without ever leaving the event loop
@@ -206,7 +207,7 @@ export async function handleInOrder<T>(consumer: string, entries: readonly T[], 
     const event = read(entries[i]!);
     if (event === null) continue;
     await slice();
-    if (!(await runWithRetry(consumer, event.id, (attempt) => handler(attempt === 0 ? event : read(entries[i]!)!), state))) return i;
+    if (!(await runWithRetry(consumer, event.id, (attempt) => consumeSpan(consumer, [event], () => handler(attempt === 0 ? event : read(entries[i]!)!)), state))) return i;
   }
   return entries.length;
 }

@@ -4,6 +4,7 @@ import type { Metrics } from '../metrics.js';
 import { DependencyUnavailable } from '../dependency-health.js';
 import { DomainError, ERROR_STATUS, type ErrorCode, type FieldError } from '../errors.js';
 import { JOB_THREAD_CONTROL, type JobThreadMessage, type JobThreadStart, type ThrownAcross } from './thread-host.js';
+import { inSpan } from '../tracing/spans.js';
 
 export type { JobThreadHost, JobThreadMessage, JobThreadModule } from './thread-host.js';
 
@@ -99,25 +100,30 @@ export function startJobThread(options: JobThreadOptions): JobThread {
   };
   spawn();
 
+  const callOnThread = <T>(name: string, payload: unknown): Promise<T> => {
+    const timer = options.metrics?.jobThreadCalls.startTimer({ thread: options.name, call: name });
+    const thread = worker;
+    const answer = thread
+      ? new Promise<T>((resolve, reject) => {
+          const id = nextCall++;
+          pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+          thread.postMessage({ type: JOB_THREAD_CONTROL.CALL, id, name, payload });
+        })
+      : Promise.reject<T>(new DependencyUnavailable(`job thread ${options.name}`, new Error('the job thread is restarting')));
+    answer.then(
+      () => timer?.({ outcome: 'ok' }),
+      (err: unknown) => timer?.({ outcome: err instanceof DependencyUnavailable ? 'unavailable' : 'error' }),
+    );
+    return answer;
+  };
+
   return {
     post(message) {
       worker?.postMessage(message);
     },
     call<T>(name: string, payload: unknown): Promise<T> {
-      const timer = options.metrics?.jobThreadCalls.startTimer({ thread: options.name, call: name });
-      const thread = worker;
-      const answer = thread
-        ? new Promise<T>((resolve, reject) => {
-            const id = nextCall++;
-            pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
-            thread.postMessage({ type: JOB_THREAD_CONTROL.CALL, id, name, payload });
-          })
-        : Promise.reject<T>(new DependencyUnavailable(`job thread ${options.name}`, new Error('the job thread is restarting')));
-      answer.then(
-        () => timer?.({ outcome: 'ok' }),
-        (err: unknown) => timer?.({ outcome: err instanceof DependencyUnavailable ? 'unavailable' : 'error' }),
-      );
-      return answer;
+      // One span per run of a handler on the thread, named after the thread and the handler only.
+      return inSpan(`job ${options.name} ${name}`, { attributes: { 'svc.job.thread': options.name, 'svc.job.name': name } }, () => callOnThread<T>(name, payload));
     },
     async stop() {
       stopping = true;

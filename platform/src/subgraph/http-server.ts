@@ -7,6 +7,7 @@ import type { Subgraph } from './types.js';
 import { deferredRequestLogger, type Logger } from '../logging.js';
 import { clientErrorHandler, frameworkErrors, requestErrorHandler } from '../http/http-errors.js';
 import { refuseDeepJson } from '../http/json-depth.js';
+import { traceHttpServer } from '../tracing/http-server.js';
 
 /**
  * A subgraph on its own port (the distributed mode). It answers only requests that carry a
@@ -38,6 +39,7 @@ export function subgraphHttpServer(
     clientErrorHandler,
   });
   app.setErrorHandler(requestErrorHandler);
+  traceHttpServer(app as unknown as FastifyInstance, `subgraph:${subgraph.name}`);
   refuseDeepJson(app as unknown as FastifyInstance);
   const shedder = options.loadShedding ? shedLoad(app as unknown as FastifyInstance, options.loadShedding) : undefined;
 

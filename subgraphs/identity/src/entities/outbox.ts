@@ -14,5 +14,6 @@ export async function stageEvent(tx: Sql, event: EventEnvelope): Promise<void> {
     occurred_at: tx.date(new Date(event.occurred_at)),
     data: JSON.stringify(event.data),
     published_at: null,
+    trace_parent: event.traceparent ?? null,
   });
 }

@@ -4,6 +4,7 @@ import { M003IdentitySourceRecordLinks } from './m003-identity-source-record-lin
 import { M004IdentityReviewQueue } from './m004-identity-review-queue.js';
 import { M005IdentityScoringModels } from './m005-identity-scoring-models.js';
 import { M006IdentityResolveObservations } from './m006-identity-resolve-observations.js';
+import { M007OutboxTraceParent } from './m007-outbox-trace-parent.js';
 
 /** The identity subgraph's migration history, oldest first. */
 export const migrations = [
@@ -13,4 +14,5 @@ export const migrations = [
   { name: 'm004-identity-review-queue', class: M004IdentityReviewQueue },
   { name: 'm005-identity-scoring-models', class: M005IdentityScoringModels },
   { name: 'm006-identity-resolve-observations', class: M006IdentityResolveObservations },
+  { name: 'm007-outbox-trace-parent', class: M007OutboxTraceParent },
 ];

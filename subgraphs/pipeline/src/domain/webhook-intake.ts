@@ -29,7 +29,7 @@ export function webhookIntake(em: () => EntityManager, maxAttempts: number, onCr
       const endpoints = endpointsOf.get(event.partner_gpid)!.filter((w) => w.eventTypes.some((filter) => eventTypeMatches(filter, event.type)));
       if (endpoints.length === 0) continue;
       const payload = deliveryBody(event);
-      for (const w of endpoints) rows.push({ id: newId('dlv'), webhookId: w.id, partnerGpid: w.partnerGpid, eventId: event.id, eventType: event.type, payload, maxAttempts });
+      for (const w of endpoints) rows.push({ id: newId('dlv'), webhookId: w.id, partnerGpid: w.partnerGpid, eventId: event.id, eventType: event.type, payload, maxAttempts, traceParent: event.traceparent ?? null });
     }
     if (rows.length === 0) return;
     const now = new Date();

@@ -33,6 +33,8 @@ export interface WebhookDelivery {
   completedAt: Date | null;
   /** A sample of a catalog event type sent on request (one attempt), not an event that happened. */
   sample: boolean;
+  /** The event's W3C traceparent (tracing on): each attempt's span joins the event's trace. */
+  traceParent?: string | null;
 }
 
 export const WebhookDeliveryEntity = new EntitySchema<WebhookDelivery>({
@@ -58,6 +60,7 @@ export const WebhookDeliveryEntity = new EntitySchema<WebhookDelivery>({
     firstAttemptAt: { type: 'datetime', nullable: true },
     completedAt: { type: 'datetime', nullable: true },
     sample: { type: 'boolean', default: false },
+    traceParent: { type: 'string', nullable: true },
   },
 });
 

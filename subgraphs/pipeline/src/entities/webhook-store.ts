@@ -6,7 +6,7 @@ import { WebhookAttemptEntity, WebhookDeliveryEntity, type WebhookAttempt, type 
 const DELIVERIES = 'pipeline_webhook_deliveries';
 
 /** A delivery row as the intake inserts it. */
-export type NewDelivery = Pick<WebhookDelivery, 'id' | 'webhookId' | 'partnerGpid' | 'eventId' | 'eventType' | 'payload' | 'maxAttempts'>;
+export type NewDelivery = Pick<WebhookDelivery, 'id' | 'webhookId' | 'partnerGpid' | 'eventId' | 'eventType' | 'payload' | 'maxAttempts' | 'traceParent'>;
 
 /** Webhook endpoint, delivery and attempt queries. */
 export const webhookStore = {
@@ -45,6 +45,7 @@ export const webhookStore = {
           event_id: r.eventId,
           event_type: r.eventType,
           payload: r.payload,
+          trace_parent: r.traceParent ?? null,
           status: 'pending',
           attempts: 0,
           retry_index: 0,

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { isPostgres, makeEvent, newId, recordEvent, type Logger, type Orm, type WebhookSettings } from '@svc/platform';
+import { contextFromTraceparent, injectTraceHeaders, inSpan, isPostgres, makeEvent, newId, recordEvent, SpanKind, SpanStatusCode, type Logger, type Orm, type WebhookSettings } from '@svc/platform';
 import { WebhookEntity, type Webhook } from '../entities/webhook.js';
 import { WebhookAttemptEntity, WebhookDeliveryEntity, type WebhookDelivery } from '../entities/webhook-delivery.js';
 import { webhookStore } from '../entities/webhook-store.js';
@@ -122,7 +122,19 @@ export class WebhookDeliveryWorker {
       return;
     }
     const headers = signDelivery(signingSecrets(webhook, now), delivery.id, now, delivery.payload);
-    const result = await this.sender.post(webhook.url, { ...headers }, delivery.payload);
+    // One span per attempt, in the event's trace; the receiver gets its traceparent (W3C Trace Context).
+    const result = await inSpan(
+      'webhook attempt',
+      { kind: SpanKind.CLIENT, parent: contextFromTraceparent(delivery.traceParent), attributes: { 'svc.event_type': delivery.eventType, 'svc.webhook.attempt': delivery.attempts + 1 } },
+      async (span) => {
+        const traced: Record<string, string> = { ...headers };
+        injectTraceHeaders(traced);
+        const answer = await this.sender.post(webhook.url, traced, delivery.payload);
+        if (answer.statusCode !== null) span?.setAttribute('http.response.status_code', answer.statusCode);
+        if (!isSuccess(answer.statusCode)) span?.setStatus({ code: SpanStatusCode.ERROR });
+        return answer;
+      },
+    );
     let probeStatusCode: number | null = null;
     if (delivery.eventType === TEST_PING && isSuccess(result.statusCode)) {
       probeStatusCode = await this.probeWithWrongKey(webhook, delivery, result);
