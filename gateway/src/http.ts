@@ -70,6 +70,12 @@ function queryTextOf(method: string, body: unknown, search: string): unknown {
   return typeof body === 'object' && body !== null ? (body as Record<string, unknown>)['query'] : undefined;
 }
 
+/** The raw `?…` part of a request target ('' when there is none). */
+function queryStringOf(url: string): string {
+  const at = url.indexOf('?');
+  return at === -1 || at === url.length - 1 ? '' : url.slice(at);
+}
+
 function objectOf(value: unknown): Record<string, unknown> | undefined {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 }
@@ -144,7 +150,8 @@ export function graphqlHttpHandler(
       return reply.code(status).type('application/json').send(body);
     }
     let body: unknown = req.body;
-    let search = new URL(req.url, 'http://gateway').search;
+    // Apollo reads the query string of a GET only; a POST's is passed as it came, not parsed.
+    let search = req.method === 'GET' ? new URL(req.url, 'http://gateway').search : queryStringOf(req.url);
     if (documents) {
       try {
         ({ body, search } = withTrustedDocument(req, documents, caller.principal));
