@@ -28,6 +28,8 @@ import { cpuMsOf } from './process-cpu.js';
 import { freePort } from './free-port.js';
 
 const WARMUP_SECONDS = 2;
+/** Seconds each gateway's CPU is read with no load, before the rows. */
+const IDLE_SECONDS = 5;
 const RESULTS_FILE = fileURLToPath(new URL('./RESULTS.md', import.meta.url));
 const RESULTS_MARKER = '<!-- Newest results first; bench/run.ts inserts each run below this line. -->';
 
@@ -270,7 +272,7 @@ function ceiling(v: Stats): number {
 
 const pass = (ok: boolean) => (ok ? 'met' : '**not met**');
 
-function report(options: Options, loadBefore: readonly number[], loadAfter: readonly number[], rows: Row[], results: Map<string, Stats[]>, note: string): string {
+function report(options: Options, loadBefore: readonly number[], loadAfter: readonly number[], rows: Row[], results: Map<string, Stats[]>, note: string, idle: ReadonlyMap<number, number>): string {
   const s = (key: string) => (results.get(key)?.length ? median(results.get(key)!) : MISSING);
   const direct = s('direct');
   const stockSingle = s('stock-single');
@@ -306,12 +308,15 @@ function report(options: Options, loadBefore: readonly number[], loadAfter: read
     '',
     'Every row:',
     '',
-    '| Row | req/s | p50 ms | p99 ms | non-2xx | errors | gateway CPU ms/req | subgraphs CPU ms/req | load generator CPU ms/req |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| Row | req/s | p50 ms | p99 ms | non-2xx | errors | gateway CPU ms/req | subgraphs CPU ms/req | load generator CPU ms/req | gateway idle CPU ms/s |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...rows.filter((r) => results.get(r.key)?.length).map((r) => {
       const v = s(r.key);
-      return `| ${r.label} | ${v.rps.toFixed(0)} | ${ms(v.p50)} | ${ms(v.p99)} | ${v.non2xx} | ${v.errors} | ${r.gatewayPid === undefined ? '–' : cpuMs(v.cpu.gateway)} | ${cpuMs(v.cpu.subgraphs)} | ${cpuMs(v.cpu.load)} |`;
+      const idleMs = r.gatewayPid === undefined ? undefined : idle.get(r.gatewayPid);
+      return `| ${r.label} | ${v.rps.toFixed(0)} | ${ms(v.p50)} | ${ms(v.p99)} | ${v.non2xx} | ${v.errors} | ${r.gatewayPid === undefined ? '–' : cpuMs(v.cpu.gateway)} | ${cpuMs(v.cpu.subgraphs)} | ${cpuMs(v.cpu.load)} | ${idleMs === undefined ? '–' : ms(idleMs)} |`;
     }),
+    '',
+    `- gateway idle CPU ms/s: each gateway's CPU over ${IDLE_SECONDS} s with no load, before the rows (timers, metrics); at r req/s it adds about idle ÷ r to that gateway's CPU per request`,
     '',
     `- req/s: ours single / direct ${x(oursSingle.rps, direct.rps)}; ours cross / stock cross ${x(oursCross.rps, stockCross.rps)}, / Hive cross ${x(oursCross.rps, hiveCross.rps)}`,
     `- with identical in-flight subgraph requests shared (every caller of this benchmark sends the same query, so this is the most sharing can give): gateway CPU ms/req single / cross, Hive (its default) ${gw(hiveSharedSingle)} / ${gw(hiveSharedCross)}, ours (SVC_GATEWAY_DEDUPLICATE_QUERIES=all) ${gw(sharedSingle)} / ${gw(sharedCross)}; subgraphs' CPU ms/req, Hive ${cpuMs(hiveSharedSingle.cpu.subgraphs)} / ${cpuMs(hiveSharedCross.cpu.subgraphs)}, ours ${cpuMs(sharedSingle.cpu.subgraphs)} / ${cpuMs(sharedCross.cpu.subgraphs)}; p99 Hive ${ms(hiveSharedSingle.p99)} / ${ms(hiveSharedCross.p99)}, ours ${ms(sharedSingle.p99)} / ${ms(sharedCross.p99)}`,
@@ -387,6 +392,12 @@ export async function runGatewaySuite(argv: readonly string[]): Promise<void> {
     const processes: Processes = { subgraphs: [subgraphs.partners.pid, subgraphs.pipeline.pid], load: load.pid };
     const rows = allRows.filter((r) => !options.only || r.key.includes(options.only));
     for (const row of rows) await check(row);
+    // What each gateway spends with nothing to do (timers, metrics, health checks): at a low
+    // request rate it weighs on its CPU per request, so the report shows it.
+    const gatewayPids = [...new Set(rows.flatMap((r) => (r.gatewayPid === undefined ? [] : [r.gatewayPid])))];
+    const idleBefore = new Map(gatewayPids.map((pid) => [pid, cpuMsOf(pid, true)]));
+    await new Promise((r) => setTimeout(r, IDLE_SECONDS * 1000));
+    const idle = new Map(gatewayPids.map((pid) => [pid, (cpuMsOf(pid, true) - idleBefore.get(pid)!) / IDLE_SECONDS]));
     const results = new Map<string, Stats[]>(rows.map((r) => [r.key, []]));
     for (let round = 1; round <= options.rounds; round++) {
       for (const row of rows) {
@@ -398,7 +409,7 @@ export async function runGatewaySuite(argv: readonly string[]): Promise<void> {
     }
     const loadAfter = os.loadavg();
     for (const stop of stops.reverse().splice(0)) await stop();
-    const section = report(options, loadBefore, loadAfter, rows, results, '');
+    const section = report(options, loadBefore, loadAfter, rows, results, '', idle);
     let profile = '';
     if (profileDir) {
       // The main thread's profile: the largest (a process also writes one per worker thread).
