@@ -1,21 +1,24 @@
 /**
- * Our gateway (SVC_ROLE=gateway, SVC_SUPERGRAPH) against stock @apollo/gateway, in one run, over
- * the same two minimal in-memory Apollo subgraphs (bench/minimal-subgraphs.ts):
+ * Our gateway (SVC_ROLE=gateway, SVC_SUPERGRAPH) against stock @apollo/gateway and Hive Gateway
+ * (@graphql-hive/gateway-runtime, bench/hive-gateway/), in one run, over the same two minimal
+ * in-memory Apollo subgraphs (bench/minimal-subgraphs.ts):
  *
  *   npm run bench -- --suite gateway [--duration 10] [--connections 20] [--rounds 1] [--profile] [--workers n]
  *
  * Every server runs in its own child process, the load generator (autocannon) in another. Rows:
- * the partners subgraph directly, then stock and ours for a single-subgraph query and for a
- * cross-subgraph query (50 partners × 2 sync jobs), and both again through a second gateway of ours
- * that shares identical in-flight subgraph queries (SVC_GATEWAY_DEDUPLICATE_QUERIES=all). With
+ * the partners subgraph directly, then stock, Hive (its in-flight request sharing off) and ours for
+ * a single-subgraph query and for a cross-subgraph query (50 partners × 2 sync jobs), and both
+ * again through a Hive Gateway with its default sharing of identical in-flight subgraph requests
+ * and a second gateway of ours that shares them (SVC_GATEWAY_DEDUPLICATE_QUERIES=all). The
+ * headline is each gateway process's CPU time per request, read from /proc. With
  * `--rounds n` the rows are measured n times,
  * interleaved, and each row reports its median round. `--profile` runs our gateway under
  * `node --cpu-prof` and prints its top self-time functions after the run.
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync, existsSync, readFileSync, statSync } from 'node:fs';
 import os from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ChildRunner } from './child.js';
 import type { LoadRun, LoadSpec } from './load.js';
@@ -25,6 +28,8 @@ import { cpuMsOf } from './process-cpu.js';
 import { freePort } from './free-port.js';
 
 export const WARMUP_SECONDS = 2;
+/** Seconds each gateway's CPU is read with no load, before the rows. */
+const IDLE_SECONDS = 5;
 const RESULTS_FILE = fileURLToPath(new URL('./RESULTS.md', import.meta.url));
 const RESULTS_MARKER = '<!-- Newest results first; bench/run.ts inserts each run below this line. -->';
 
@@ -93,6 +98,29 @@ export function startCompareServer(kind: 'subgraph' | 'stock', arg: string): Pro
   });
 }
 
+/** Hive Gateway's own folder: its package.json and package-lock.json pin what runs there. */
+const HIVE_DIR = fileURLToPath(new URL('./hive-gateway/', import.meta.url));
+
+/**
+ * Hive Gateway lives in a bench-only package (bench/hive-gateway/package.json, its lock file
+ * committed), installed into that folder on first use, so the service's `npm ci` stays as it is.
+ */
+function ensureHiveInstalled(): void {
+  if (existsSync(join(HIVE_DIR, 'node_modules', '@graphql-hive', 'gateway-runtime', 'package.json'))) return;
+  process.stderr.write(`installing Hive Gateway for this bench: npm ci --prefix ${HIVE_DIR} …\n`);
+  execFileSync('npm', ['ci', '--prefix', HIVE_DIR, '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], { stdio: 'inherit' });
+}
+
+/** Hive Gateway over the supergraph file; `share` keeps its default sharing of identical in-flight subgraph requests. */
+function startHiveGateway(supergraphFile: string, sharing: 'share' | 'no-share'): Promise<Running> {
+  const child = fork(join(HIVE_DIR, 'server.mjs'), [supergraphFile, sharing], { cwd: dirname(HIVE_DIR), stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`Hive Gateway (${sharing}) exited (${code}) before listening`)));
+    child.once('message', (message: { url: string }) =>
+      resolve({ url: message.url, pid: child.pid, stop: () => stopChild(child, () => (child.connected ? child.send({ kind: 'exit' }) : child.kill())) }),
+    );
+  });
+}
 
 async function waitReady(url: string, child: ChildProcess): Promise<void> {
   const deadline = Date.now() + 180_000;
@@ -242,34 +270,56 @@ function ceiling(v: Stats): number {
   return (os.availableParallelism() * 1000) / (v.cpu.subgraphs + v.cpu.load);
 }
 
-function report(options: Options, loadBefore: readonly number[], loadAfter: readonly number[], rows: Row[], results: Map<string, Stats[]>, note: string): string {
+const pass = (ok: boolean) => (ok ? 'met' : '**not met**');
+
+function report(options: Options, loadBefore: readonly number[], loadAfter: readonly number[], rows: Row[], results: Map<string, Stats[]>, note: string, idle: ReadonlyMap<number, number>): string {
   const s = (key: string) => (results.get(key)?.length ? median(results.get(key)!) : MISSING);
   const direct = s('direct');
   const stockSingle = s('stock-single');
+  const hiveSingle = s('hive-single');
   const oursSingle = s('ours-single');
   const stockCross = s('stock-cross');
+  const hiveCross = s('hive-cross');
   const oursCross = s('ours-cross');
+  const hiveSharedSingle = s('hive-shared-single');
+  const hiveSharedCross = s('hive-shared-cross');
   const sharedSingle = s('ours-shared-single');
   const sharedCross = s('ours-shared-cross');
+  const gw = (v: Stats) => cpuMs(v.cpu.gateway);
   const lines = [
     `## Gateway comparison, ${new Date().toISOString()}`,
     '',
     `- Command: \`npm run bench -- --suite gateway --duration ${options.duration} --connections ${options.connections} --rounds ${options.rounds}${options.only ? ` --only ${options.only}` : ''}${options.workers ? ` --workers ${options.workers}` : ''}${options.profile ? ' --profile' : ''}\`${note ? ` (${note})` : ''}`,
-    `- Machine: ${machine()}; load average before ${loadBefore.map((l) => l.toFixed(2)).join(' / ')}, after ${loadAfter.map((l) => l.toFixed(2)).join(' / ')}${(loadBefore[0] ?? 0) > os.cpus().length / 2 ? ' — busy with other work: compare the ratios of this run, not absolute numbers' : ''}`,
+    `- Machine: ${machine()}; load average before ${loadBefore.map((l) => l.toFixed(2)).join(' / ')}, after ${loadAfter.map((l) => l.toFixed(2)).join(' / ')}${(loadBefore[0] ?? 0) > os.cpus().length / 2 ? ' — busy with other work: compare the CPU per request and the ratios of this run, not absolute numbers' : ''}`,
     `- ${options.duration} s per row after a ${WARMUP_SECONDS} s warm-up, ${options.rounds} round(s) interleaved (median round shown), autocannon in its own process, each server in its own process; our gateway${options.workers ? ` with SVC_GATEWAY_WORKERS=${options.workers}` : ' in one process'}${options.profile ? ', under --cpu-prof' : ''}`,
     '',
-    '| Row | req/s | p50 ms | p99 ms | non-2xx | errors | gateway CPU ms/req | subgraphs CPU ms/req | load generator CPU ms/req |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    'Gateway CPU ms per request (the gateway process\'s user + system time over the row ÷ its responses, from /proc); Hive\'s sharing of identical in-flight subgraph requests off:',
+    '',
+    '| Query | stock @apollo/gateway | Hive Gateway runtime | ours (`SVC_ROLE=gateway`) | the subgraph itself, direct |',
+    '|---|---:|---:|---:|---:|',
+    `| single subgraph, ${MINIMAL_PARTNERS} partners | ${gw(stockSingle)} | ${gw(hiveSingle)} | **${gw(oursSingle)}** | ${cpuMs(direct.cpu.subgraphs)} |`,
+    `| cross subgraph, ${MINIMAL_PARTNERS} × ${MINIMAL_JOBS_PER_PARTNER} jobs | ${gw(stockCross)} | ${gw(hiveCross)} | **${gw(oursCross)}** | – |`,
+    `| p99 ms single / cross | ${ms(stockSingle.p99)} / ${ms(stockCross.p99)} | ${ms(hiveSingle.p99)} / ${ms(hiveCross.p99)} | ${ms(oursSingle.p99)} / ${ms(oursCross.p99)} | ${ms(direct.p99)} |`,
+    `| req/s single / cross | ${stockSingle.rps.toFixed(0)} / ${stockCross.rps.toFixed(0)} | ${hiveSingle.rps.toFixed(0)} / ${hiveCross.rps.toFixed(0)} | ${oursSingle.rps.toFixed(0)} / ${oursCross.rps.toFixed(0)} | ${direct.rps.toFixed(0)} |`,
+    '',
+    `- cross, ours ÷ stock: **${x(oursCross.cpu.gateway, stockCross.cpu.gateway)}** (target ≤ 0.33×: ${pass(oursCross.cpu.gateway <= stockCross.cpu.gateway / 3)}); ours ÷ Hive: **${x(oursCross.cpu.gateway, hiveCross.cpu.gateway)}** (target < 1×: ${pass(oursCross.cpu.gateway < hiveCross.cpu.gateway)})`,
+    `- single, ours ÷ the subgraph's own CPU per request when called directly: **${x(oursSingle.cpu.gateway, direct.cpu.subgraphs)}** (target ≤ 1.2×: ${pass(oursSingle.cpu.gateway <= 1.2 * direct.cpu.subgraphs)}); stock ${x(stockSingle.cpu.gateway, direct.cpu.subgraphs)}, Hive ${x(hiveSingle.cpu.gateway, direct.cpu.subgraphs)}`,
+    `- p99, ours ÷ stock: single ${x(oursSingle.p99, stockSingle.p99)}, cross ${x(oursCross.p99, stockCross.p99)}; ours ÷ Hive: single ${x(oursSingle.p99, hiveSingle.p99)}, cross ${x(oursCross.p99, hiveCross.p99)} (target: below both: ${pass(oursSingle.p99 < Math.min(stockSingle.p99, hiveSingle.p99) && oursCross.p99 < Math.min(stockCross.p99, hiveCross.p99))})`,
+    '',
+    'Every row:',
+    '',
+    '| Row | req/s | p50 ms | p99 ms | non-2xx | errors | gateway CPU ms/req | subgraphs CPU ms/req | load generator CPU ms/req | gateway idle CPU ms/s |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...rows.filter((r) => results.get(r.key)?.length).map((r) => {
       const v = s(r.key);
-      return `| ${r.label} | ${v.rps.toFixed(0)} | ${ms(v.p50)} | ${ms(v.p99)} | ${v.non2xx} | ${v.errors} | ${r.gatewayPid === undefined ? '–' : cpuMs(v.cpu.gateway)} | ${cpuMs(v.cpu.subgraphs)} | ${cpuMs(v.cpu.load)} |`;
+      const idleMs = r.gatewayPid === undefined ? undefined : idle.get(r.gatewayPid);
+      return `| ${r.label} | ${v.rps.toFixed(0)} | ${ms(v.p50)} | ${ms(v.p99)} | ${v.non2xx} | ${v.errors} | ${r.gatewayPid === undefined ? '–' : cpuMs(v.cpu.gateway)} | ${cpuMs(v.cpu.subgraphs)} | ${cpuMs(v.cpu.load)} | ${idleMs === undefined ? '–' : ms(idleMs)} |`;
     }),
     '',
-    `- ours single / direct: **${x(oursSingle.rps, direct.rps)}** (target ≥ 0.6×); stock single / direct: ${x(stockSingle.rps, direct.rps)}; ours single / stock single: ${x(oursSingle.rps, stockSingle.rps)}`,
-    `- ours cross / stock cross: **${x(oursCross.rps, stockCross.rps)}** (target ≥ 3×)`,
-    `- p99 ours / stock: single ${x(oursSingle.p99, stockSingle.p99)}, cross **${x(oursCross.p99, stockCross.p99)}** (target ≤ 1×)`,
-    `- gateway CPU per request, ours / stock: single ${x(oursSingle.cpu.gateway, stockSingle.cpu.gateway)}, cross ${x(oursCross.cpu.gateway, stockCross.cpu.gateway)}`,
-    `- with identical queries shared (every caller of this benchmark sends the same query, so this is the most sharing can give): single / direct **${x(sharedSingle.rps, direct.rps)}**, cross / stock cross **${x(sharedCross.rps, stockCross.rps)}**, p99 / stock: single ${x(sharedSingle.p99, stockSingle.p99)}, cross ${x(sharedCross.p99, stockCross.p99)}`,
+    `- gateway idle CPU ms/s: each gateway's CPU over ${IDLE_SECONDS} s with no load, before the rows (timers, metrics); at r req/s it adds about idle ÷ r to that gateway's CPU per request`,
+    '',
+    `- req/s: ours single / direct ${x(oursSingle.rps, direct.rps)}; ours cross / stock cross ${x(oursCross.rps, stockCross.rps)}, / Hive cross ${x(oursCross.rps, hiveCross.rps)}`,
+    `- with identical in-flight subgraph requests shared (every caller of this benchmark sends the same query, so this is the most sharing can give): gateway CPU ms/req single / cross, Hive (its default) ${gw(hiveSharedSingle)} / ${gw(hiveSharedCross)}, ours (SVC_GATEWAY_DEDUPLICATE_QUERIES=all) ${gw(sharedSingle)} / ${gw(sharedCross)}; subgraphs' CPU ms/req, Hive ${cpuMs(hiveSharedSingle.cpu.subgraphs)} / ${cpuMs(hiveSharedCross.cpu.subgraphs)}, ours ${cpuMs(sharedSingle.cpu.subgraphs)} / ${cpuMs(sharedCross.cpu.subgraphs)}; p99 Hive ${ms(hiveSharedSingle.p99)} / ${ms(hiveSharedCross.p99)}, ours ${ms(sharedSingle.p99)} / ${ms(sharedCross.p99)}`,
     `- ceiling of the cross query on this machine (${os.availableParallelism()} cores ÷ the subgraphs' and the load generator's CPU per request in ours' row, a gateway costing nothing): ${ceiling(oursCross).toFixed(0)} req/s = ${x(ceiling(oursCross), stockCross.rps)} stock`,
     '',
   ];
@@ -297,7 +347,8 @@ export async function runGatewaySuite(argv: readonly string[]): Promise<void> {
   const stops: (() => Promise<void>)[] = [];
   let profileDir: string | undefined;
   try {
-    process.stderr.write('starting the minimal subgraphs, stock @apollo/gateway and ours …\n');
+    ensureHiveInstalled();
+    process.stderr.write('starting the minimal subgraphs, stock @apollo/gateway, Hive Gateway and ours …\n');
     const subgraphs = {} as Record<MinimalSubgraphName, Running>;
     for (const name of ['partners', 'pipeline'] as const) {
       subgraphs[name] = await startCompareServer('subgraph', name);
@@ -307,6 +358,10 @@ export async function runGatewaySuite(argv: readonly string[]): Promise<void> {
     writeFileSync(supergraphFile, minimalSupergraph({ partners: subgraphs.partners.url, pipeline: subgraphs.pipeline.url }));
     const stock = await startCompareServer('stock', supergraphFile);
     stops.push(() => stock.stop());
+    const hive = await startHiveGateway(supergraphFile, 'no-share');
+    stops.push(() => hive.stop());
+    const hiveShared = await startHiveGateway(supergraphFile, 'share');
+    stops.push(() => hiveShared.stop());
     // `--profile` profiles one gateway of ours: the one sharing queries when `--only` names its rows.
     const profileShared = options.only?.includes('shared') ?? false;
     const ours = await startOurGateway(supergraphFile, dir, { ...options, profile: options.profile && !profileShared });
@@ -324,15 +379,25 @@ export async function runGatewaySuite(argv: readonly string[]): Promise<void> {
     const allRows: Row[] = [
       { key: 'direct', label: 'partners subgraph directly, single query', url: subgraphs.partners.url, query: MINIMAL_SINGLE_QUERY, cross: false, gatewayPid: undefined },
       { key: 'stock-single', label: 'stock @apollo/gateway, single-subgraph query', url: stock.url, query: MINIMAL_SINGLE_QUERY, cross: false, gatewayPid: stock.pid },
+      { key: 'hive-single', label: 'Hive Gateway runtime (in-flight sharing off), single-subgraph query', url: hive.url, query: MINIMAL_SINGLE_QUERY, cross: false, gatewayPid: hive.pid },
       { key: 'ours-single', label: 'ours (SVC_ROLE=gateway), single-subgraph query', url: ours.url, query: MINIMAL_SINGLE_QUERY, cross: false, gatewayPid: ours.pid },
       { key: 'stock-cross', label: 'stock @apollo/gateway, cross-subgraph query', url: stock.url, query: MINIMAL_CROSS_QUERY, cross: true, gatewayPid: stock.pid },
+      { key: 'hive-cross', label: 'Hive Gateway runtime (in-flight sharing off), cross-subgraph query', url: hive.url, query: MINIMAL_CROSS_QUERY, cross: true, gatewayPid: hive.pid },
       { key: 'ours-cross', label: 'ours (SVC_ROLE=gateway), cross-subgraph query', url: ours.url, query: MINIMAL_CROSS_QUERY, cross: true, gatewayPid: ours.pid },
+      { key: 'hive-shared-single', label: 'Hive Gateway runtime, its default in-flight sharing, single-subgraph query', url: hiveShared.url, query: MINIMAL_SINGLE_QUERY, cross: false, gatewayPid: hiveShared.pid },
+      { key: 'hive-shared-cross', label: 'Hive Gateway runtime, its default in-flight sharing, cross-subgraph query', url: hiveShared.url, query: MINIMAL_CROSS_QUERY, cross: true, gatewayPid: hiveShared.pid },
       { key: 'ours-shared-single', label: 'ours, identical queries shared (SVC_GATEWAY_DEDUPLICATE_QUERIES=all), single-subgraph query', url: shared.url, query: MINIMAL_SINGLE_QUERY, cross: false, gatewayPid: shared.pid },
       { key: 'ours-shared-cross', label: 'ours, identical queries shared, cross-subgraph query', url: shared.url, query: MINIMAL_CROSS_QUERY, cross: true, gatewayPid: shared.pid },
     ];
     const processes: Processes = { subgraphs: [subgraphs.partners.pid, subgraphs.pipeline.pid], load: load.pid };
     const rows = allRows.filter((r) => !options.only || r.key.includes(options.only));
     for (const row of rows) await check(row);
+    // What each gateway spends with nothing to do (timers, metrics, health checks): at a low
+    // request rate it weighs on its CPU per request, so the report shows it.
+    const gatewayPids = [...new Set(rows.flatMap((r) => (r.gatewayPid === undefined ? [] : [r.gatewayPid])))];
+    const idleBefore = new Map(gatewayPids.map((pid) => [pid, cpuMsOf(pid, true)]));
+    await new Promise((r) => setTimeout(r, IDLE_SECONDS * 1000));
+    const idle = new Map(gatewayPids.map((pid) => [pid, (cpuMsOf(pid, true) - idleBefore.get(pid)!) / IDLE_SECONDS]));
     const results = new Map<string, Stats[]>(rows.map((r) => [r.key, []]));
     for (let round = 1; round <= options.rounds; round++) {
       for (const row of rows) {
@@ -344,7 +409,7 @@ export async function runGatewaySuite(argv: readonly string[]): Promise<void> {
     }
     const loadAfter = os.loadavg();
     for (const stop of stops.reverse().splice(0)) await stop();
-    const section = report(options, loadBefore, loadAfter, rows, results, '');
+    const section = report(options, loadBefore, loadAfter, rows, results, '', idle);
     let profile = '';
     if (profileDir) {
       // The main thread's profile: the largest (a process also writes one per worker thread).

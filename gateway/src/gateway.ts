@@ -7,6 +7,7 @@ import type { SubgraphClient, SubgraphResponse } from './subgraph-client.js';
 import { answerFromStreamedEvent } from './streamed-event.js';
 import { OperationGuard } from './operation-guard.js';
 import { installCompiledResultShaping } from './result-shaping.js';
+import { installOperationCache } from './operation-cache.js';
 
 /** What every gateway request carries: who is calling and the id that ties the logs together. */
 export interface GatewayContext {
@@ -121,6 +122,7 @@ export async function createGateway(options: {
   const guard = new OperationGuard({ limits: options.limits ?? DEFAULT_OPERATION_LIMITS, environment: options.environment ?? 'sandbox', supergraphSdl: options.supergraphSdl });
   const clients = new Map(options.clients.map((c) => [c.name, c]));
   if (!installCompiledResultShaping()) options.logger.warn('@apollo/gateway has no resultShaping module: results are shaped by its own, slower code');
+  if (!installOperationCache()) options.logger.warn('@apollo/federation-internals has no operations module: the executor reads each operation again per request');
   const apollo = new ApolloGateway({
     supergraphSdl: options.supergraphSdl,
     logger: options.logger.child({ component: 'apollo-gateway' }),

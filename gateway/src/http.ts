@@ -70,6 +70,12 @@ function queryTextOf(method: string, body: unknown, search: string): unknown {
   return typeof body === 'object' && body !== null ? (body as Record<string, unknown>)['query'] : undefined;
 }
 
+/** The raw `?…` part of a request target ('' when there is none). */
+function queryStringOf(url: string): string {
+  const at = url.indexOf('?');
+  return at === -1 || at === url.length - 1 ? '' : url.slice(at);
+}
+
 function objectOf(value: unknown): Record<string, unknown> | undefined {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 }
@@ -90,8 +96,8 @@ function parsedExtensions(value: unknown): Record<string, unknown> | undefined {
  * up nor stores it again). Throws the policy's refusal.
  */
 function withTrustedDocument(req: FastifyRequest, documents: TrustedDocumentPolicy, principal: Principal): { body: unknown; search: string } {
-  const url = new URL(req.url, 'http://gateway');
   if (req.method === 'GET') {
+    const url = new URL(req.url, 'http://gateway');
     const params = url.searchParams;
     const extensions = parsedExtensions(params.get('extensions') ?? undefined);
     const reference: DocumentReference = { query: params.get('query') ?? undefined, documentId: params.get('documentId') ?? undefined, persistedQuery: extensions?.['persistedQuery'] };
@@ -106,18 +112,20 @@ function withTrustedDocument(req: FastifyRequest, documents: TrustedDocumentPoli
     }
     return { body: req.body, search: url.search };
   }
+  // A POST's query string is not read by Apollo: passed as it came.
+  const search = queryStringOf(req.url);
   const body = objectOf(req.body);
-  if (!body) return { body: req.body, search: url.search };
+  if (!body) return { body: req.body, search };
   const extensions = objectOf(body['extensions']);
   const resolution = documents.resolve({ query: body['query'], documentId: body['documentId'], persistedQuery: extensions?.['persistedQuery'] }, principal);
-  if (resolution.kind !== 'listed') return { body, search: url.search };
+  if (resolution.kind !== 'listed') return { body, search };
   const { documentId: _id, ...rest } = body;
   const resolved: Record<string, unknown> = { ...rest, query: resolution.query };
   if (extensions) {
     const { persistedQuery: _apq, ...otherExtensions } = extensions;
     resolved['extensions'] = otherExtensions;
   }
-  return { body: resolved, search: url.search };
+  return { body: resolved, search };
 }
 
 /**
@@ -144,7 +152,8 @@ export function graphqlHttpHandler(
       return reply.code(status).type('application/json').send(body);
     }
     let body: unknown = req.body;
-    let search = new URL(req.url, 'http://gateway').search;
+    // Apollo reads the query string of a GET only; a POST's is passed as it came, not parsed.
+    let search = req.method === 'GET' ? new URL(req.url, 'http://gateway').search : queryStringOf(req.url);
     if (documents) {
       try {
         ({ body, search } = withTrustedDocument(req, documents, caller.principal));

@@ -53,7 +53,7 @@ export interface ShapedResponse {
 export type ComputeResponse = (request: ShapingRequest) => ShapedResponse;
 
 // ---------------------------------------------------------------------------------------------
-// The plan: what each selection set does, read once per request.
+// The plan: what each selection set does, read once per operation.
 
 /** Whether a selection is skipped (@skip/@include), known once its directives are first read. */
 type Skip = 'unknown' | 'yes' | 'no';
@@ -104,8 +104,27 @@ function validLeaf(shape: { type: NamedType; leaf: Leaf }, value: unknown): bool
 
 class Plan {
   private readonly compiled = new Map<SelectionSet, readonly Entry[]>();
+  /**
+   * Whether some @skip/@include reads a variable: its entry's `skip` is then settled by the
+   * request's variables during the walk, and the plan is good for that request only.
+   */
+  perRequest = false;
 
   constructor(private readonly schema: Schema) {}
+
+  /** An element's `skip` when its directives need no variable (none, or literal `if`s); else 'unknown', settled per request. */
+  private staticSkip(element: Field | FragmentElement): Skip {
+    const skip = element.appliedDirectivesOf(this.schema.skipDirective())[0];
+    const include = element.appliedDirectivesOf(this.schema.includeDirective())[0];
+    if (!skip && !include) return 'no';
+    const skipIf = skip?.arguments()['if'];
+    const includeIf = include?.arguments()['if'];
+    if (skipIf instanceof Variable || includeIf instanceof Variable) {
+      this.perRequest = true;
+      return 'unknown';
+    }
+    return (skip && skipIf) || (include && !includeIf) ? 'yes' : 'no';
+  }
 
   entries(selectionSet: SelectionSet): readonly Entry[] {
     const known = this.compiled.get(selectionSet);
@@ -115,15 +134,16 @@ class Plan {
       if (selection.kind === 'FieldSelection') {
         const element = selection.element;
         const responseName = element.responseName();
-        if (element.definition.isSchemaIntrospectionField()) entries.push({ kind: 'introspection', element, skip: 'unknown', responseName, selection });
-        else if (element.name === TYPENAME) entries.push({ kind: 'typename', element, skip: 'unknown', responseName });
+        const skip = this.staticSkip(element);
+        if (element.definition.isSchemaIntrospectionField()) entries.push({ kind: 'introspection', element, skip, responseName, selection });
+        else if (element.name === TYPENAME) entries.push({ kind: 'typename', element, skip, responseName });
         else {
           const sub = selection.selectionSet;
-          entries.push({ kind: 'field', element, skip: 'unknown', responseName, shape: this.shape(element.definition.type!, sub), hasSelectionSet: !!sub });
+          entries.push({ kind: 'field', element, skip, responseName, shape: this.shape(element.definition.type!, sub), hasSelectionSet: !!sub });
         }
       } else {
         const element = selection.element;
-        entries.push({ kind: 'fragment', element, skip: 'unknown', typeCondition: element.typeCondition, entries: this.entries(selection.selectionSet) });
+        entries.push({ kind: 'fragment', element, skip: this.staticSkip(element), typeCondition: element.typeCondition, entries: this.entries(selection.selectionSet) });
       }
     }
     this.compiled.set(selectionSet, entries);
@@ -321,7 +341,22 @@ class Shaper {
   }
 }
 
-/** resultShaping.js's computeResponse, over a plan read once per request. */
+/**
+ * The plans of operations whose @skip/@include read no variable, kept with the operation (the
+ * executor's operations are kept per parsed document, operation-cache.ts): read once, not per request.
+ */
+const plans = new WeakMap<Operation, readonly Entry[]>();
+
+function planOf(operation: Operation, schema: Schema): readonly Entry[] {
+  const known = plans.get(operation);
+  if (known) return known;
+  const plan = new Plan(schema);
+  const entries = plan.entries(operation.selectionSet);
+  if (!plan.perRequest) plans.set(operation, entries);
+  return entries;
+}
+
+/** resultShaping.js's computeResponse, over a plan read once per operation (or per request when variables settle a @skip/@include). */
 export const computeResponse: ComputeResponse = (request) => {
   const { operation, input } = request;
   if (!input) return { data: input, errors: [] };
@@ -329,7 +364,7 @@ export const computeResponse: ComputeResponse = (request) => {
   const shaper = new Shaper(request, schema);
   const data = new ResponseObject();
   const rootType = schema.schemaDefinition.rootType(operation.rootKind)!;
-  const bubbled = shaper.apply(input, new Plan(schema).entries(operation.selectionSet), data, rootType);
+  const bubbled = shaper.apply(input, planOf(operation, schema), data, rootType);
   return { data: bubbled ? null : data, errors: shaper.errors };
 };
 

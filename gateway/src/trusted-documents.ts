@@ -8,6 +8,9 @@ import type { Counter } from 'prom-client';
 export const PORTAL_TRUSTED_DOCUMENTS = fileURLToPath(new URL('../../portal/trusted-documents.json', import.meta.url));
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
+/** Document texts whose listing is remembered (past this the memory starts over), and the longest remembered. */
+const REMEMBERED_TEXTS = 1_000;
+const REMEMBERED_TEXT_MAX = 16 * 1024;
 
 function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
@@ -48,6 +51,12 @@ export type DocumentResolution = { kind: 'unchanged' } | { kind: 'listed'; query
  * text are refused here, with a code of their own, before Apollo stores anything.
  */
 export class TrustedDocumentPolicy {
+  /**
+   * Whether a document text is listed, for the texts seen lately: a SHA-256 of the text per request
+   * showed in the gateway's CPU profile, and callers send the same few texts again and again.
+   */
+  private readonly listedTexts = new Map<string, boolean>();
+
   constructor(
     private readonly documents: ReadonlyMap<string, string>,
     private readonly modes: Readonly<Record<DocumentPrincipalClass, TrustedDocumentsMode>>,
@@ -80,13 +89,24 @@ export class TrustedDocumentPolicy {
       if (text !== undefined) return { kind: 'listed', query: text };
       return this.decide(false, principal);
     }
-    if (typeof query === 'string') return this.decide(this.documents.has(sha256(query)), principal);
+    if (typeof query === 'string') return this.decide(this.listed(query), principal);
     return { kind: 'unchanged' };
   }
 
   /** The check for an operation sent as text over graphql-ws. */
   checkText(query: string, principal: Pick<Principal, 'kind'>): void {
-    this.decide(this.documents.has(sha256(query)), principal);
+    this.decide(this.listed(query), principal);
+  }
+
+  private listed(text: string): boolean {
+    const known = this.listedTexts.get(text);
+    if (known !== undefined) return known;
+    const listed = this.documents.has(sha256(text));
+    if (text.length <= REMEMBERED_TEXT_MAX) {
+      if (this.listedTexts.size >= REMEMBERED_TEXTS) this.listedTexts.clear();
+      this.listedTexts.set(text, listed);
+    }
+    return listed;
   }
 
   private decide(listed: boolean, principal: Pick<Principal, 'kind'>): DocumentResolution {
