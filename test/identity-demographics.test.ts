@@ -76,6 +76,19 @@ describe('identity demographics: addresses, identifiers, sex, previous names, se
       const resolvedThird = (await id.resolve({ name: 'Elias Trevisani', dob: '2001-08-14', phone: '828-555-0161', address: home }, 'lake')).json();
       expect([a.gpid, b.gpid]).not.toContain(resolvedThird.gpid);
     });
+
+    it('never links namesakes automatically: one given name and birth date, another family name, nothing else shared', async () => {
+      const first = (await id.resolve({ name: 'Aidan Quennell', dob: '1941-07-18', address: { lines: ['41 Edwards Street'], postal_code: '97201' } }, 'pulse')).json();
+      const namesake = await id.match({ name: 'Aidan Brightwater', dob: '1941-07-18' });
+      const candidate = namesake.json().candidates.find((c: { gpid: string }) => c.gpid === first.gpid);
+      expect(candidate).toMatchObject({ agreement: { given: 'exact', family: 'disagree', dob: 'exact', blocked_by: 'different_family_name' } });
+      expect(candidate.match_type).not.toBe('DETERMINISTIC');
+      // The same address says one person whose family name changed: no hard rule, weighed.
+      const moved = await t.graphql<{ identityMatch: { candidates: GqlCandidate[] } }>(MATCH, {
+        input: { name: 'Aidan Brightwater', dob: '1941-07-18', address: { lines: ['41 Edwards St'], postalCode: '97201' } },
+      });
+      expect(moved.data!.identityMatch.candidates.find((c) => c.gpid === first.gpid)?.agreement).toMatchObject({ family: 'disagree', address: 'exact', blockedBy: null });
+    });
   });
 
   describe('identifiers', () => {
@@ -126,6 +139,30 @@ describe('identity demographics: addresses, identifiers, sex, previous names, se
         expect(c.matchType).not.toBe('DETERMINISTIC');
         expect(c.agreement['blockedBy']).toBe('identifier_conflict');
       }
+    });
+
+    it('weighs one inserted or dropped character as a keying error and two keying errors as a level of their own; an unrelated number still blocks', async () => {
+      const base = { name: 'Wilhelmina Castellanos', dob: '1966-05-14', email: 'w.castellanos@example.org', phone: '503-555-0143' };
+      const a = (await id.resolve({ ...base, identifiers: [{ system: 'ssn', value: '231-45-6789' }, { system: 'mrn', value: 'MR-4471902', assigner: 'Mercy General' }] }, 'pulse')).json();
+      // A digit typed twice in the MRN: one insertion, a keying error.
+      const inserted = await t.graphql<{ identityMatch: { candidates: GqlCandidate[] } }>(MATCH, {
+        input: { ...base, identifiers: [{ system: 'mrn', value: 'MR-44719902', assigner: 'Mercy General' }] },
+      });
+      expect(inserted.data!.identityMatch.candidates[0]).toMatchObject({ gpid: a.gpid, agreement: { identifier: 'typo', blockedBy: null } });
+      const dropped = (await id.resolve({ ...base, identifiers: [{ system: 'mrn', value: 'MR-447192', assigner: 'Mercy General' }] }, 'provider')).json();
+      expect(dropped).toMatchObject({ gpid: a.gpid, decision: 'EXISTING' });
+      // Two digits mistyped in the SSN: weighed with the two-error level's own m/u, not a conflict.
+      const two = await id.match({ ...base, identifiers: [{ system: 'ssn', value: '231-45-6712' }] });
+      const top = two.json().candidates[0];
+      expect(top).toMatchObject({ gpid: a.gpid, agreement: { identifier: 'typo2', blocked_by: null } });
+      expect(top.agreement.weights.identifier).toBeGreaterThan(0);
+      const linked = (await id.resolve({ ...base, identifiers: [{ system: 'ssn', value: '231-45-6712' }] }, 'provider')).json();
+      expect(linked).toMatchObject({ gpid: a.gpid, decision: 'EXISTING' });
+      // Two errors on an SSN its source verified block; so does an unrelated number.
+      const verified = (await id.resolve({ ...base, identifiers: [{ system: 'ssn', value: '231-45-6700', verified: true }] }, 'beacon')).json();
+      expect(verified).toMatchObject({ decision: 'NEW_PROVISIONAL', links: [a.gpid] });
+      const unrelated = await id.match({ ...base, identifiers: [{ system: 'ssn', value: '547-18-2093' }] });
+      expect(unrelated.json().candidates.find((c: { gpid: string }) => c.gpid === a.gpid)).toMatchObject({ agreement: { identifier: 'conflict', blocked_by: 'identifier_conflict' } });
     });
 
     it('accepts a record without a name when an identifier or the date of birth with contact data identifies it (point 5)', async () => {

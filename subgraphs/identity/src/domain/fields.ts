@@ -65,6 +65,19 @@ export const FIELD_DOMAINS = {
   identifier_typo: 'identifier.typo',
   member_id_typo: 'identifier.typo',
   /**
+   * Each identifier value with one character dropped, keyed like a whole value of its scope
+   * (`<scope fingerprint>/<value fingerprint>`): one side's deletion equal to the other side's
+   * value is one inserted or dropped character.
+   */
+  identifier_deletion: 'identifier',
+  member_id_deletion: 'identifier',
+  /**
+   * Two-error forms of each identifier of at least 7 characters without a check digit: the value
+   * with two positions masked. Two values share one when they differ in at most two positions.
+   */
+  identifier_typo2: 'identifier.typo2',
+  member_id_typo2: 'identifier.typo2',
+  /**
    * Per scope, what the source said of its value: `<scope fingerprint>/verified` (checked against a
    * document or an authority) and `<scope fingerprint>/check_digit_failed` (an NPI failing Luhn).
    */

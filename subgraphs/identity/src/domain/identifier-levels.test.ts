@@ -113,6 +113,16 @@ describe('the model with identifier levels', () => {
     const again = await trainScoringModel([...records].reverse(), { seed: 7, version: 2, randomPairs: 400 });
     expect(JSON.stringify(again)).toBe(JSON.stringify(first));
     expect(first.model.identifier.typo).toBeDefined();
+    expect(first.model.identifier.typo2).toBeDefined();
+
+    // A model stored before the two-error level: read with it added, so two substitutions are weighed, not a conflict.
+    const { typo2: _typo2, ...withoutTwo } = DEFAULT_SCORING_MODEL.identifier;
+    const older = upgradeScoringModel(JSON.parse(JSON.stringify({ ...DEFAULT_SCORING_MODEL, version: 6, identifier: withoutTwo })) as ScoringModel);
+    expect(older.identifier.typo2).toEqual(DEFAULT_SCORING_MODEL.identifier.typo2);
+    const twoErrors = scoreFingerprints(fields(ssn('123-45-6789')), fields(ssn('123-45-6712')), older).agreement;
+    expect(twoErrors).toMatchObject({ identifier: 'typo2', blockedBy: null });
+    expect(twoErrors.weights.identifier).toBeGreaterThan(0);
+    expect(scoreFingerprints(fields(ssn('123-45-6789')), fields(ssn('123-98-1289'))).agreement).toMatchObject({ identifier: 'conflict', blockedBy: 'identifier_conflict' });
 
     // A model stored before the keying-error level: read with the level added, scores the same way.
     const { typo: _typo, ...exactOnly } = DEFAULT_SCORING_MODEL.identifier;

@@ -53,18 +53,25 @@ export interface IdentifierFeature {
   value: string;
   /** Keying-error forms (see `identifierTypoForms`); none for opaque systems and check-digit systems. */
   typo: readonly string[];
+  /** The value with one character dropped (see `identifierDeletions`); none where `typo` has none. */
+  deletions: readonly string[];
+  /** Two-error forms (see `identifierTwoErrorForms`); none where `typo` has none. */
+  twoErrors: readonly string[];
   verified: boolean;
   checkDigitFailed: boolean;
 }
 
 /** Values shorter than this get no keying-error forms: one masked digit of a 3-digit number meets too many others. */
 const MIN_TYPO_VALUE_LENGTH = 4;
+/** Values shorter than this get no two-error forms: two masked digits of a 6-digit number leave 10,000 look-alikes. */
+const MIN_TWO_ERROR_VALUE_LENGTH = 7;
 
 /**
  * Keying-error forms of an identifier value: for each position the value with that character
  * masked (`s3:12*45…`), and for each adjacent pair of different characters the value with the pair
  * in order (`t3:…`). Two values share a form iff they are equal or differ by one substitution or one
- * adjacent transposition, so the comparison works on fingerprints.
+ * adjacent transposition, so the comparison works on fingerprints. (One inserted or dropped
+ * character is found with `identifierDeletions`.)
  */
 export function identifierTypoForms(value: string): string[] {
   if (value.length < MIN_TYPO_VALUE_LENGTH) return [];
@@ -75,6 +82,32 @@ export function identifierTypoForms(value: string): string[] {
     const b = value[i + 1]!;
     if (a === b) continue;
     forms.push(`t${i}:${value.slice(0, i)}${a < b ? a + b : b + a}${value.slice(i + 2)}`);
+  }
+  return forms;
+}
+
+/**
+ * The value with one character dropped, for each position (distinct values only): the longer of
+ * two values that differ by one inserted or dropped character has the shorter among them. They are
+ * keyed like whole values, so the comparison meets one side's deletions with the other's value.
+ */
+export function identifierDeletions(value: string): string[] {
+  if (value.length <= MIN_TYPO_VALUE_LENGTH) return [];
+  const forms = new Set<string>();
+  for (let i = 0; i < value.length; i++) forms.add(`${value.slice(0, i)}${value.slice(i + 1)}`);
+  return [...forms];
+}
+
+/**
+ * Two-error forms: for each pair of positions the value with both masked (`d2,5:12*45*7`). Two
+ * values of one length share a form iff they differ in at most two positions (two substitutions,
+ * or a transposition of two different characters). 21 forms for 7 characters, 36 for 9.
+ */
+export function identifierTwoErrorForms(value: string): string[] {
+  if (value.length < MIN_TWO_ERROR_VALUE_LENGTH) return [];
+  const forms: string[] = [];
+  for (let i = 0; i < value.length; i++) {
+    for (let j = i + 1; j < value.length; j++) forms.push(`d${i},${j}:${value.slice(0, i)}*${value.slice(i + 1, j)}*${value.slice(j + 1)}`);
   }
   return forms;
 }
@@ -209,6 +242,8 @@ export function extractFeatures(d: Demographics): MatchFeatures {
     // A check digit catches one substitution and most transpositions: a valid value one keystroke
     // from another valid value is not a keying error; a value failing its check digit is one.
     typo: id.system === 'opaque' || id.system === 'npi' ? [] : identifierTypoForms(id.value),
+    deletions: id.system === 'opaque' || id.system === 'npi' ? [] : identifierDeletions(id.value),
+    twoErrors: id.system === 'opaque' || id.system === 'npi' ? [] : identifierTwoErrorForms(id.value),
     verified: id.verified,
     checkDigitFailed: id.checkDigitFailed,
   }));
@@ -257,6 +292,9 @@ function keyFeatures(features: MatchFeatures, fingerprinter: Fingerprinter, vers
       add(id.field, [`${scope}/${fingerprinter.fingerprint(FIELD_DOMAINS[id.field], `${id.scope}|${id.value}`, v)}`]);
       if (id.field === 'opaque_id') continue;
       add(`${id.field}_typo`, id.typo.map((form) => `${scope}/${fingerprinter.fingerprint('identifier.typo', `${id.scope}|${form}`, v)}`));
+      // Deletions are keyed as whole values of the scope: they meet the other side's value itself.
+      add(`${id.field}_deletion`, id.deletions.map((form) => `${scope}/${fingerprinter.fingerprint(FIELD_DOMAINS[id.field], `${id.scope}|${form}`, v)}`));
+      add(`${id.field}_typo2`, id.twoErrors.map((form) => `${scope}/${fingerprinter.fingerprint('identifier.typo2', `${id.scope}|${form}`, v)}`));
       add(`${id.field}_flags`, [...(id.verified ? [`${scope}/verified`] : []), ...(id.checkDigitFailed ? [`${scope}/check_digit_failed`] : [])]);
     }
   }

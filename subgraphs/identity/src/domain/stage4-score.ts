@@ -37,16 +37,19 @@ export type SexLevel = 'exact' | 'disagree' | 'missing';
 export type AddressLevel = 'exact' | 'street' | 'disagree' | 'missing';
 /**
  * Over the scopes (system + assigner) both sides hold: `conflict` when one scope has different
- * values that are no keying error; else `exact` when one scope has an equal value; else `typo` (a
- * probable keying error: one substitution or one adjacent transposition of a value without a check
- * digit, or a value failing its check digit); `missing` when no scope is shared.
+ * values that are no keying error (an unrelated number); else `exact` when one scope has an equal
+ * value; else `typo` (a probable keying error: one substitution, one adjacent transposition, or one
+ * inserted or dropped character of a value without a check digit, or a value failing its check
+ * digit); else `typo2` (two keying errors: values of at least 7 characters differing in two
+ * positions), weighed with its own m/u but no conflict; `missing` when no scope is shared.
  */
-export type IdentifierLevel = 'exact' | 'typo' | 'conflict' | 'missing';
+export type IdentifierLevel = 'exact' | 'typo' | 'typo2' | 'conflict' | 'missing';
 /**
  * Hard rules that forbid an automatic link whatever the weights say: a true identifier conflict; a
- * keying-error difference on an identifier its source flagged as verified; twins.
+ * keying-error difference on an identifier its source flagged as verified; twins; namesakes (the
+ * same given name and a different family name with nothing but the birth date to join them).
  */
-export type LinkBlock = 'identifier_conflict' | 'verified_identifier_conflict' | 'twins';
+export type LinkBlock = 'identifier_conflict' | 'verified_identifier_conflict' | 'twins' | 'different_family_name';
 
 export interface ProbabilityPair {
   /** P(level | same person). */
@@ -73,10 +76,13 @@ export interface ScoringModel {
   sex: Record<'exact', ProbabilityPair>;
   /** exact: same address and unit; street: same building, unit different or missing. */
   address: Record<'exact' | 'street', ProbabilityPair>;
-  /** SSN, MRN, driver's licence, passport, NPI; typo = a probable keying error; disagreement = a true conflict in a shared scope. */
-  identifier: Record<'exact' | 'typo', ProbabilityPair>;
+  /**
+   * SSN, MRN, driver's licence, passport, NPI; typo = a probable keying error, typo2 = two keying
+   * errors; disagreement = a true conflict in a shared scope.
+   */
+  identifier: Record<'exact' | 'typo' | 'typo2', ProbabilityPair>;
   /** Insurance member ids (a family plan may share one: capped like contact data). */
-  memberId: Record<'exact' | 'typo', ProbabilityPair>;
+  memberId: Record<'exact' | 'typo' | 'typo2', ProbabilityPair>;
   /** log2 of P(given and family swapped | same person), the penalty of a crosswise name match. */
   swappedOrderLog2: number;
   /** log2 prior odds that a blocked candidate is the same person. */
@@ -143,22 +149,24 @@ export const DEFAULT_SCORING_MODEL: ScoringModel = {
   },
   // A shared scope with an equal value: almost always the same person; one keystroke away (3% of
   // a person's records), rarely two people (u: the values one substitution or transposition from a
-  // 9-digit number, among a million); anything else a conflict (4%), which blocks an automatic link.
-  identifier: { exact: { m: 0.93, u: 0.0000001 }, typo: { m: 0.03, u: 0.000001 } },
-  memberId: { exact: { m: 0.88, u: 0.000001 }, typo: { m: 0.02, u: 0.00001 } },
+  // 9-digit number, among a million); two keying errors (1%; u: the 2,900 values two positions
+  // from a 9-digit number, among a billion: 0.000003, a 7-digit one's 1,800 among ten million); anything
+  // else a conflict (3%), which blocks an automatic link.
+  identifier: { exact: { m: 0.93, u: 0.0000001 }, typo: { m: 0.03, u: 0.000001 }, typo2: { m: 0.01, u: 0.00002 } },
+  memberId: { exact: { m: 0.88, u: 0.000001 }, typo: { m: 0.02, u: 0.00001 }, typo2: { m: 0.005, u: 0.0001 } },
   swappedOrderLog2: -4,
   priorLog2Odds: -20,
   dependentContactCapLog2: 2,
 };
 
 /**
- * A model stored before identifiers had a keying-error level (identifier and memberId with `exact`
- * only) scores with the built-in `typo` level added; its exact level and everything else are kept.
- * Stored parameters are not rewritten: upgrading is done when a model is read.
+ * A model stored before identifiers had their keying-error levels (identifier and memberId with
+ * `exact` only, or without `typo2`) scores with the built-in levels added; its own levels and
+ * everything else are kept. Stored parameters are not rewritten: upgrading is done when a model is read.
  */
 export function upgradeScoringModel(model: ScoringModel): ScoringModel {
   const stored = model as ScoringModel & { identifier: Partial<ScoringModel['identifier']>; memberId: Partial<ScoringModel['memberId']> };
-  if (stored.identifier.typo && stored.memberId.typo) return model;
+  if (stored.identifier.typo && stored.identifier.typo2 && stored.memberId.typo && stored.memberId.typo2) return model;
   return {
     ...model,
     identifier: { ...DEFAULT_SCORING_MODEL.identifier, ...stored.identifier },
@@ -395,22 +403,35 @@ function compareIdentifiers(a: FieldSets, b: FieldSets, field: IdentifierField):
   const right = byScope(eb!);
   const typoLeft = byScope(a[`${field}_typo`] ?? []);
   const typoRight = byScope(b[`${field}_typo`] ?? []);
+  const deletionLeft = byScope(a[`${field}_deletion`] ?? []);
+  const deletionRight = byScope(b[`${field}_deletion`] ?? []);
+  const typo2Left = byScope(a[`${field}_typo2`] ?? []);
+  const typo2Right = byScope(b[`${field}_typo2`] ?? []);
   const flagsLeft = byScope(a[`${field}_flags`] ?? []);
   const flagsRight = byScope(b[`${field}_flags`] ?? []);
   const flagged = (scope: string, flag: string) => flagsLeft.get(scope)?.has(flag) === true || flagsRight.get(scope)?.has(flag) === true;
   let exact = false;
   let typo = false;
+  let typo2 = false;
   let verifiedTypo = false;
   for (const [scope, values] of left) {
     const other = right.get(scope);
     if (!other) continue;
     if (shares(values, other)) exact = true;
-    else if (shares(typoLeft.get(scope), typoRight.get(scope)) || flagged(scope, 'check_digit_failed')) {
+    else if (
+      shares(typoLeft.get(scope), typoRight.get(scope)) ||
+      shares(deletionLeft.get(scope), other) ||
+      shares(values, deletionRight.get(scope)) ||
+      flagged(scope, 'check_digit_failed')
+    ) {
       typo = true;
+      if (flagged(scope, 'verified')) verifiedTypo = true;
+    } else if (shares(typo2Left.get(scope), typo2Right.get(scope))) {
+      typo2 = true;
       if (flagged(scope, 'verified')) verifiedTypo = true;
     } else return { level: 'conflict', verifiedTypo: false };
   }
-  return { level: exact ? 'exact' : typo ? 'typo' : 'missing', verifiedTypo };
+  return { level: exact ? 'exact' : typo ? 'typo' : typo2 ? 'typo2' : 'missing', verifiedTypo };
 }
 
 /** Converts a log2 likelihood ratio plus prior into a probability. */
@@ -526,6 +547,18 @@ export function scoreFingerprints(input: FieldSets, candidate: FieldSets, model:
   // existed and still do.
   const sameFamily = family === 'exact' || family === 'typo';
   const twins = sameFamily && dob === 'exact' && given === 'disagree' && identifier !== 'exact';
+  // Namesakes: a family name that disagrees at every level, with a given name and a birth date
+  // that agree, is two people as often as one person whose family name was replaced (a marriage, a
+  // data-entry error): a registry of millions holds many "Aidan"s born on one day. Something that
+  // belongs to one person (an identifier, an address, an e-mail, a phone) must say it is one.
+  const corroborated =
+    identifier === 'exact' ||
+    identifier === 'typo' ||
+    memberId === 'exact' ||
+    (!addressDiscounted && (address === 'exact' || address === 'street')) ||
+    email === 'exact' ||
+    phone === 'exact';
+  const namesakes = family === 'disagree' && given !== 'disagree' && given !== 'missing' && dob !== 'missing' && dob !== 'disagree' && !corroborated;
   const blockedBy: LinkBlock | null =
     identifier === 'conflict' || memberId === 'conflict'
       ? 'identifier_conflict'
@@ -533,7 +566,9 @@ export function scoreFingerprints(input: FieldSets, candidate: FieldSets, model:
         ? 'verified_identifier_conflict'
         : twins
           ? 'twins'
-          : null;
+          : namesakes
+            ? 'different_family_name'
+            : null;
 
   const deterministic =
     blockedBy === null && intersects(input.full_name, candidate.full_name) && dob === 'exact' && (email === 'exact' || phone === 'exact');
