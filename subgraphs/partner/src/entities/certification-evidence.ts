@@ -1,4 +1,4 @@
-import { EntitySchema } from '@mikro-orm/core';
+import { DateTimeType, EntitySchema } from '@mikro-orm/core';
 
 /**
  * Evidence the platform recorded for an observed certification item. `source` names what was
@@ -23,6 +23,6 @@ export const CertificationEvidenceEntity = new EntitySchema<CertificationEvidenc
     itemId: { type: 'string' },
     source: { type: 'string' },
     detail: { type: 'string', nullable: true },
-    observedAt: { type: 'datetime' },
+    observedAt: { type: DateTimeType },
   },
 });
