@@ -122,6 +122,38 @@ export interface Config {
    * and how often the partner subgraph prunes what is beyond either bound.
    */
   requestLog: { retentionHours: number; maxPerPartner: number; flushMs: number; pruneIntervalMs: number };
+  /** Which FHIR reads commit a `fhir.resource.read` audit event (`SVC_FHIR_READ_EVENTS`, see {@link FhirReadEvents}). */
+  fhirReadEvents: FhirReadEvents;
+}
+
+/**
+ * `SVC_FHIR_READ_EVENTS`: the `fhir.resource.read` audit events of FHIR reads (read, vread, history,
+ * search). Whatever the setting, the FHIR subgraph counts every successful read of a partner exactly
+ * and hands the counts on once a second (`fhir.internal.reads_counted`), which is what the
+ * certification evidence counts.
+ *
+ * - `each`: every read commits its own event.
+ * - `batched` (default): the first read of a kind (partner, resource type, interaction, status,
+ *   credential) has its own event; the reads of that kind in the next second are one event with their
+ *   `count`, and so on while they keep coming.
+ * - `sampled:<ratio>`: a read commits its own event with that probability (0 < ratio ≤ 1), carrying
+ *   `sample_ratio`; the others none.
+ * - `off`: no `fhir.resource.read` events.
+ */
+export type FhirReadEvents = { mode: 'each' } | { mode: 'batched' } | { mode: 'sampled'; ratio: number } | { mode: 'off' };
+
+/** Parse `SVC_FHIR_READ_EVENTS` (see {@link FhirReadEvents}). */
+export function parseFhirReadEvents(value: string | undefined, problems: string[]): FhirReadEvents {
+  const v = value?.trim().toLowerCase();
+  if (v === undefined || v === '' || v === 'batched') return { mode: 'batched' };
+  if (v === 'each' || v === 'off') return { mode: v };
+  const sampled = /^sampled:(\d+(?:\.\d+)?|\.\d+)$/.exec(v);
+  if (sampled) {
+    const ratio = Number(sampled[1]);
+    if (ratio > 0 && ratio <= 1) return { mode: 'sampled', ratio };
+  }
+  problems.push(`SVC_FHIR_READ_EVENTS must be each, batched, sampled:<ratio> with 0 < ratio <= 1, or off (got "${value}")`);
+  return { mode: 'batched' };
 }
 
 export class ConfigError extends Error {
@@ -315,6 +347,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       flushMs: int('SVC_REQUEST_LOG_FLUSH_MS', 1_000, 10, 60_000),
       pruneIntervalMs: int('SVC_REQUEST_LOG_PRUNE_INTERVAL_MS', 300_000, 1_000, 86_400_000),
     },
+    fhirReadEvents: parseFhirReadEvents(str('SVC_FHIR_READ_EVENTS'), problems),
   };
   if (role === 'gateway' && !config.supergraphPath) {
     for (const name of SUBGRAPH_NAMES) {

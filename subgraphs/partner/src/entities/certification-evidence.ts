@@ -12,6 +12,11 @@ export interface CertificationEvidenceRow {
   source: string;
   detail: string | null;
   observedAt: Date;
+  /**
+   * How many observations the row stands for: the partner's successful FHIR reads for
+   * `fhir_r4_sandbox_read` (counted exactly, one row per partner); 1 for other evidence.
+   */
+  count?: number;
 }
 
 export const CertificationEvidenceEntity = new EntitySchema<CertificationEvidenceRow>({
@@ -24,5 +29,6 @@ export const CertificationEvidenceEntity = new EntitySchema<CertificationEvidenc
     source: { type: 'string' },
     detail: { type: 'string', nullable: true },
     observedAt: { type: DateTimeType },
+    count: { type: 'integer', default: 1 },
   },
 });

@@ -8,6 +8,7 @@ import { M006ApplicationStatusHistory } from './m006-application-status-history.
 import { M007ScopeRequests } from './m007-scope-requests.js';
 import { M008RequestLog } from './m008-request-log.js';
 import { M009PortalPasswordResets } from './m009-portal-password-resets.js';
+import { M010CertificationEvidenceCounts } from './m010-certification-evidence-counts.js';
 
 /** The partner subgraph's migration history, in order. Append new entries; never reorder or rename. */
 export const migrations: MigrationEntry[] = [
@@ -20,4 +21,5 @@ export const migrations: MigrationEntry[] = [
   { name: 'm007-scope-requests', class: M007ScopeRequests },
   { name: 'm008-request-log', class: M008RequestLog },
   { name: 'm009-portal-password-resets', class: M009PortalPasswordResets },
+  { name: 'm010-certification-evidence-counts', class: M010CertificationEvidenceCounts },
 ];
