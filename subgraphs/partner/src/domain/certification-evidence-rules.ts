@@ -68,7 +68,7 @@ export function evidenceFromEvent(event: EventEnvelope): EvidenceObservation[] {
       const read = { item_id: 'fhir_r4_sandbox_read', count, detail: `FHIR R4 reads, latest ${last}.` };
       // Reads made with a partner credential (the FHIR subgraph names it) are also authenticated calls.
       const credential = text(data['credential_id']);
-      return credential ? [read, { item_id: 'sandbox_first_authenticated_call', detail: `Authenticated FHIR request ${first} with ${credential}.` }] : [read];
+      return credential ? [read, { item_id: 'sandbox_first_authenticated_call', detail: `Authenticated request ${first} with ${credential}.` }] : [read];
     }
     case 'identity.match':
       return [{ item_id: 'identity_sandbox_match', detail: `Identity match ${requestRef}.` }];
