@@ -591,14 +591,13 @@ export function fhirReport(date: string, argv: readonly string[], options: Optio
       }
       lines.push('');
     }
-    lines.push('| Stored resources | Ingest step | Ingest resources/s | Server CPU ms per resource | Bundle p95 ms | Events relayed after the last write, s | Event backlog at the last write (all durable consumers) | **Backlog drained after the last write, s** | ' + steps[0]!.rows.map((r) => `${r.row.label} p95 ms (p50, req/s, server CPU ms per request)`).join(' | ') + ' |');
-    lines.push('|---:|---|---:|---:|---:|---:|---:|---:|' + steps[0]!.rows.map(() => '---:').join('|') + '|');
+    lines.push('| Stored resources | Ingest step | Ingest resources/s | Server CPU ms per resource | Bundle p95 ms | Events relayed after the last write, s | Event backlog at the last write (all durable consumers) | **Backlog drained after the last write, s** |' + steps[0]!.rows.map((r) => ` ${r.row.label} p95 ms (p50, req/s, server CPU ms per request) |`).join(''));
+    lines.push('|---:|---|---:|---:|---:|---:|---:|---:|' + steps[0]!.rows.map(() => '---:|').join(''));
     let before = 0;
     for (const s of steps) {
       lines.push(
-        `| ${thousands(s.size)} | ${thousands(before)} → ${thousands(s.size)} | ${thousands(s.ingest.resources / s.ingest.seconds)} | ${fmt(s.ingest.cpuMs / s.ingest.resources, 2)} | ${fmt(s.ingest.bundleP95, 0)} | ${fmt(s.ingest.drainSeconds)} | ${thousands(s.ingest.backlog.atLastWrite)} | **${fmt(s.ingest.consumersSeconds)}** | ` +
-          s.rows.map((r) => `**${fmt(r.stats.p95)}** (${fmt(r.stats.p50)}, ${fmt(r.stats.rps, 0)}, ${fmt(r.stats.cpuMs, 2)})`).join(' | ') +
-          ' |',
+        `| ${thousands(s.size)} | ${thousands(before)} → ${thousands(s.size)} | ${thousands(s.ingest.resources / s.ingest.seconds)} | ${fmt(s.ingest.cpuMs / s.ingest.resources, 2)} | ${fmt(s.ingest.bundleP95, 0)} | ${fmt(s.ingest.drainSeconds)} | ${thousands(s.ingest.backlog.atLastWrite)} | **${fmt(s.ingest.consumersSeconds)}** |` +
+          s.rows.map((r) => ` **${fmt(r.stats.p95)}** (${fmt(r.stats.p50)}, ${fmt(r.stats.rps, 0)}, ${fmt(r.stats.cpuMs, 2)}) |`).join(''),
       );
       before = s.size;
     }
@@ -606,9 +605,8 @@ export function fhirReport(date: string, argv: readonly string[], options: Optio
       const a = steps[0]!;
       const b = steps[steps.length - 1]!;
       lines.push(
-        `| growth ${thousands(a.size)} → ${thousands(b.size)} | | ${growth(a.ingest.resources / a.ingest.seconds, b.ingest.resources / b.ingest.seconds)} | ${growth(a.ingest.cpuMs / a.ingest.resources, b.ingest.cpuMs / b.ingest.resources)} | | | | | ` +
-          a.rows.map((r, i) => `p95 ${growth(r.stats.p95, b.rows[i]!.stats.p95)}`).join(' | ') +
-          ' |',
+        `| growth ${thousands(a.size)} → ${thousands(b.size)} | | ${growth(a.ingest.resources / a.ingest.seconds, b.ingest.resources / b.ingest.seconds)} | ${growth(a.ingest.cpuMs / a.ingest.resources, b.ingest.cpuMs / b.ingest.resources)} | | | | |` +
+          a.rows.map((r, i) => ` p95 ${growth(r.stats.p95, b.rows[i]!.stats.p95)} |`).join(''),
       );
     }
     lines.push('', `Event backlog per durable consumer at the last write of each step: ${steps.map((s) => `${thousands(s.size)}: ${Object.entries(s.ingest.backlog.perConsumer).map(([name, n]) => `${name} ${thousands(n)}`).join(', ')}`).join(' — ')}`);
