@@ -72,11 +72,22 @@ describe.each([
     // A refused read is no evidence, and is not counted.
     expect((await fhir(t, token, 'GET', '/Patient/00000000-0000-4000-8000-000000000000')).statusCode).toBe(404);
     await vi.waitFor(async () => expect(await readEvidence(t, gpid)).toEqual([{ count: READS, detail: expect.stringContaining('FHIR R4 reads') }]), { timeout: PATIENCE_MS, interval: 200 });
-    const events = (await readEventsOf(t, gpid)).filter((e) => e.data['status'] === 200);
-    check(events);
+    // The audit events are written apart from the counts (a batched window when its second ends).
+    await vi.waitFor(async () => check((await readEventsOf(t, gpid)).filter((e) => e.data['status'] === 200)), { timeout: PATIENCE_MS, interval: 200 });
     // More reads add to the same piece of evidence.
     for (let i = 0; i < 3; i++) expect((await fhir(t, token, 'GET', `/Patient/${id}`)).statusCode).toBe(200);
     await vi.waitFor(async () => expect((await readEvidence(t, gpid)).map((e) => e.count)).toEqual([READS + 3]), { timeout: PATIENCE_MS, interval: 200 });
+    // Every durable consumer's lag is on /metrics, read from the stream, and comes down to 0.
+    await vi.waitFor(
+      async () => {
+        const metrics = (await t.system.internalApp!.inject({ url: '/metrics' })).body;
+        const lags = Object.fromEntries([...metrics.matchAll(/^svc_event_consumer_lag_events\{consumer="([^"]+)"\} (\S+)$/gm)].map((m) => [m[1], Number(m[2])]));
+        expect(Object.keys(lags).sort()).toEqual(['certification', 'event-log', 'fhir-identity-link', 'identity-fhir-link', 'sync-jobs', 'tefca-exchanges', 'webhooks']);
+        expect(Object.values(lags).every((n) => n === 0)).toBe(true);
+        expect(metrics).toMatch(/^svc_event_consumer_oldest_age_seconds\{consumer="certification"\} 0$/m);
+      },
+      { timeout: PATIENCE_MS, interval: 200 },
+    );
   });
 });
 
