@@ -572,7 +572,9 @@ export function fhirReport(date: string, argv: readonly string[], options: Optio
     `- Machine: ${machine()}`,
     `- Load average (1/5/15 min) before: ${loadBefore.map((l) => l.toFixed(2)).join(' / ')}, after: ${loadAfter.map((l) => l.toFixed(2)).join(' / ')}${(loadBefore[0] ?? 0) > os.cpus().length / 2 ? ' — the machine was busy with other work: treat these numbers as rough' : ''}`,
     `- Ingest: transaction Bundles of ${Math.max(1, Math.round(options.bundleSize / FAMILY_SIZE)) * FAMILY_SIZE} resources (per patient: 1 Patient, 2 Encounters, 12 Observations, linked by \`urn:uuid:\` references), ${options.clients} concurrent clients, \`Prefer: return=minimal\`, ${options.source ? `\`X-Svc-Source: ${options.source}\` (every Patient resolved by the identity subgraph and linked to its GPID; "links included" counts the server CPU until the last link)` : 'no `X-Svc-Source`'}, a partner's token, through the REST facade and the gateway; resources/s = resources stored ÷ wall-clock time of the step`,
-    `- Reads and searches: ${options.duration} s per row after a ${WARMUP_SECONDS} s warm-up, ${options.connections.join(' and ')} connections (each row at each), autocannon in a child process, each request a random path of the row's list (ms)`,
+    options.connections.length === 0
+      ? '- Reads and searches: not measured (`--connections none`)'
+      : `- Reads and searches: ${options.duration} s per row after a ${WARMUP_SECONDS} s warm-up, ${options.connections.join(' and ')} connections (each row at each), autocannon in a child process, each request a random path of the row's list (ms)`,
     '',
   ];
   for (const { database, steps, creates } of results) {
