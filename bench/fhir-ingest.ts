@@ -37,6 +37,8 @@ export interface IngestRun {
   patients: IngestedPatient[];
   /** A sample of stored Observation ids (at most 2000). */
   observations: string[];
+  /** When the last Bundle's answer came (epoch ms): its write had committed. */
+  lastWriteAt: number;
 }
 
 export type ToIngest = { kind: 'run'; id: number; spec: IngestSpec } | { kind: 'exit' };
@@ -171,7 +173,7 @@ async function ingest(spec: IngestSpec): Promise<IngestRun> {
   // Bodies are built before the clock starts: the measurement is the server's, not the generator's.
   const built = Array.from({ length: spec.bundles }, () => buildBundle(rand, spec.bundleSize));
   const bodies = built.map((b) => JSON.stringify(b.bundle));
-  const run: IngestRun = { resources: 0, seconds: 0, latencies: [], failures: 0, patients: [], observations: [] };
+  const run: IngestRun = { resources: 0, seconds: 0, latencies: [], failures: 0, patients: [], observations: [], lastWriteAt: 0 };
   let next = 0;
   const client = async () => {
     for (let i = next++; i < built.length; i = next++) {
@@ -183,6 +185,7 @@ async function ingest(spec: IngestSpec): Promise<IngestRun> {
       });
       const text = await res.text();
       run.latencies.push(performance.now() - sent);
+      run.lastWriteAt = Math.max(run.lastWriteAt, Date.now());
       if (res.status !== 200) {
         run.failures++;
         run.firstFailure ??= `${res.status} ${text.slice(0, 300)}`;

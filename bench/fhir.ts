@@ -48,7 +48,7 @@ interface Options {
   creates: number;
 }
 
-const USAGE = 'usage: npm run bench -- --suite fhir [--database sqlite,postgres] [--sizes 10000,100000] [--clients 4] [--bundle-size 300] [--duration 10] [--connections 1,8] [--source provider] [--creates 300]';
+const USAGE = 'usage: npm run bench -- --suite fhir [--database sqlite,postgres] [--sizes 10000,100000] [--clients 4] [--bundle-size 300] [--duration 10] [--connections 1,8|none] [--source provider] [--creates 300]';
 
 export function parseFhirArgs(argv: readonly string[]): Options {
   const options: Options = { databases: ['sqlite', 'postgres'], sizes: [10_000, 100_000], clients: 4, bundleSize: 300, duration: 10, connections: [1, 8], source: null, creates: 0 };
@@ -96,6 +96,11 @@ export function parseFhirArgs(argv: readonly string[]): Options {
         options.creates = int(0, 100_000);
         break;
       case 'connections': {
+        if (raw === 'none') {
+          // Ingest (and its event backlog) only: no read or search rows.
+          options.connections = [];
+          break;
+        }
         const list = raw.split(',').map(Number);
         if (list.length === 0 || list.some((n) => !Number.isInteger(n) || n < 1 || n > 256)) throw new Error(`--connections takes counts from 1 to 256 (got "${raw}")`);
         options.connections = [...new Set(list)].sort((a, b) => a - b);
@@ -115,6 +120,8 @@ interface Booted {
   pendingEvents(): Promise<number>;
   /** Patients linked to their GPID (rows of fhir_patient_gpid_links). */
   linkedPatients(): Promise<number>;
+  /** Every durable consumer's unacknowledged events, from /metrics (`svc_event_consumer_lag_events`). */
+  consumerLags(): Promise<Map<string, number>>;
   /** Fresh planner statistics on PostgreSQL and SQLite, and PostgreSQL's visibility map (VACUUM ANALYZE). */
   analyze(): Promise<void>;
   baseUrl: string;
@@ -178,6 +185,12 @@ async function boot(database: Database): Promise<Booted> {
     };
     const pendingEvents = () => countOf('select count(*) as n from fhir_outbox where published_at is null');
     const linkedPatients = () => countOf('select count(*) as n from fhir_patient_gpid_links');
+    const consumerLags = async (): Promise<Map<string, number>> => {
+      const scraped = await system.internalApp!.inject({ method: 'GET', url: '/metrics' });
+      const lags = new Map<string, number>();
+      for (const m of scraped.body.matchAll(/^svc_event_consumer_lag_events\{consumer="([^"]+)"\} (\S+)$/gm)) lags.set(m[1]!, Number(m[2]));
+      return lags;
+    };
     const analyze = async (): Promise<void> => {
       if (!databaseUrl) {
         // SQLite's planner statistics (sqlite_stat1), as PRAGMA optimize keeps them in a running
@@ -205,6 +218,7 @@ async function boot(database: Database): Promise<Booted> {
       system,
       pendingEvents,
       linkedPatients,
+      consumerLags,
       analyze,
       operatorToken,
       baseUrl: `http://127.0.0.1:${port}`,
@@ -334,10 +348,47 @@ async function measure(load: ChildRunner<LoadSpec, LoadRun>, base: Booted, token
 
 interface Step {
   size: number;
-  ingest: { resources: number; seconds: number; bundleP95: number; failures: number; cpuMs: number; drainSeconds: number; consumersSeconds: number };
+  ingest: { resources: number; seconds: number; bundleP95: number; failures: number; cpuMs: number; drainSeconds: number; consumersSeconds: number; backlog: Backlog };
   /** With --source: server CPU from the ingest's start until every Patient of the step was linked. */
   links?: { cpuMs: number; seconds: number; linked: number; patients: number };
   rows: { row: Row; stats: Stats }[];
+}
+
+/** The event backlog an ingest step left, measured from its last committed write. */
+interface Backlog {
+  /** Unacknowledged events of every durable consumer together when the last write's answer came. */
+  atLastWrite: number;
+  /** The same, per consumer. */
+  perConsumer: Record<string, number>;
+  /** Seconds from the last write until the outbox had published every event (relayed to the stream). */
+  relayedSeconds: number;
+  /** Seconds from the last write until every durable consumer had acknowledged every event (lag 0 on /metrics). */
+  drainedSeconds: number;
+}
+
+/** How often the backlog is read while it drains (the resolution of the figures above). */
+const BACKLOG_POLL_MS = 100;
+
+/**
+ * From the last committed write of a step until the outbox has published every event and every
+ * durable consumer's lag (`svc_event_consumer_lag_events`, read from the stream's positions) is 0.
+ */
+async function measureBacklog(base: Booted, lastWriteAt: number): Promise<Backlog> {
+  const lags = await base.consumerLags();
+  const perConsumer = Object.fromEntries(lags);
+  const atLastWrite = [...lags.values()].reduce((a, b) => a + b, 0);
+  let relayedAt: number | null = null;
+  const until = Date.now() + LINK_PATIENCE_MS;
+  for (;;) {
+    const pending = await base.pendingEvents();
+    const now = Date.now();
+    if (pending === 0) relayedAt ??= now;
+    if (pending === 0 && [...(await base.consumerLags()).values()].every((n) => n === 0)) {
+      return { atLastWrite, perConsumer, relayedSeconds: ((relayedAt ?? now) - lastWriteAt) / 1000, drainedSeconds: (now - lastWriteAt) / 1000 };
+    }
+    if (now > until) throw new Error(`the event backlog did not drain within ${LINK_PATIENCE_MS / 1000} s`);
+    await new Promise((resolve) => setTimeout(resolve, BACKLOG_POLL_MS));
+  }
 }
 
 /** Single Patient creates: server CPU per create, events delivered and (with a source) GPID linked. */
@@ -434,7 +485,7 @@ async function runDatabase(database: Database, options: Options): Promise<{ step
       // The server runs in this process (the clients in children): its CPU time per resource is a
       // number that a busy shared machine distorts far less than wall-clock throughput.
       const cpuBefore = process.cpuUsage();
-      const total = { resources: 0, seconds: 0, latencies: [] as number[], failures: 0, firstFailure: undefined as string | undefined };
+      const total = { resources: 0, seconds: 0, latencies: [] as number[], failures: 0, firstFailure: undefined as string | undefined, lastWriteAt: 0 };
       for (let done = 0; done < bundles; done += slice) {
         const run = await ingest.run({ baseUrl: base.baseUrl, token, bundles: Math.min(slice, bundles - done), bundleSize: options.bundleSize, clients: options.clients, seed: seed++, ...(options.source ? { source: options.source } : {}) });
         total.resources += run.resources;
@@ -442,20 +493,22 @@ async function runDatabase(database: Database, options: Options): Promise<{ step
         total.latencies.push(...run.latencies);
         total.failures += run.failures;
         total.firstFailure ??= run.firstFailure;
+        total.lastWriteAt = Math.max(total.lastWriteAt, run.lastWriteAt);
         patients.push(...run.patients);
         if (observations.length < 4000) observations.push(...run.observations);
       }
       if (total.failures > 0) throw new Error(`${total.failures} bundles failed, first: ${total.firstFailure}`);
       const cpu = process.cpuUsage(cpuBefore);
-      // The outbox publishes each resource's event after its commit; reads are only measured once
-      // the ingest's events are delivered, so that they do not compete with that backlog.
+      // The outbox publishes each resource's event after its commit, and every durable consumer
+      // (event log, webhooks, sync jobs, TEFCA log, certification, the identity links) works through
+      // them: the backlog is timed from the last committed write until all of them are caught up.
+      // Reads are only measured after that, so that they do not compete with it.
       const drainStarted = performance.now();
-      while ((await base.pendingEvents()) > 0) await new Promise((resolve) => setTimeout(resolve, 500));
-      const drainSeconds = (performance.now() - drainStarted) / 1000;
-      // Then the pipeline's durable consumers (event log, webhooks, sync jobs, TEFCA log) work
-      // through those events; reads wait for them too, and the time they took is reported.
+      const backlog = await measureBacklog(base, total.lastWriteAt);
+      const drainSeconds = backlog.relayedSeconds;
+      // The pipeline's consumers as its health report sees them (the same positions, through GraphQL).
       while ((await consumersBehind(base)) > 0) await new Promise((resolve) => setTimeout(resolve, 500));
-      const consumersSeconds = (performance.now() - drainStarted) / 1000;
+      const consumersSeconds = backlog.drainedSeconds;
       // With X-Svc-Source: until every Patient ingested so far is linked to its GPID (the identity
       // subgraph resolves each one after its write), the CPU that took counted as the ingest's.
       let links: Step['links'];
@@ -470,8 +523,9 @@ async function runDatabase(database: Database, options: Options): Promise<{ step
       await base.analyze();
       stored += total.resources;
       const sortedLatencies = Float64Array.from(total.latencies).sort();
-      const step: Step = { size: stored, ingest: { resources: total.resources, seconds: total.seconds, bundleP95: percentile(sortedLatencies, 95), failures: total.failures, cpuMs: (cpu.user + cpu.system) / 1000, drainSeconds, consumersSeconds }, ...(links ? { links } : {}), rows: [] };
-      process.stderr.write(`${(total.resources / total.seconds).toFixed(0)} resources/s, server CPU ${(step.ingest.cpuMs / total.resources).toFixed(2)} ms per resource, events delivered ${step.ingest.drainSeconds.toFixed(1)} s later, consumed ${step.ingest.consumersSeconds.toFixed(1)} s later\n`);
+      const step: Step = { size: stored, ingest: { resources: total.resources, seconds: total.seconds, bundleP95: percentile(sortedLatencies, 95), failures: total.failures, cpuMs: (cpu.user + cpu.system) / 1000, drainSeconds, consumersSeconds, backlog }, ...(links ? { links } : {}), rows: [] };
+      process.stderr.write(`${(total.resources / total.seconds).toFixed(0)} resources/s, server CPU ${(step.ingest.cpuMs / total.resources).toFixed(2)} ms per resource, events relayed ${step.ingest.drainSeconds.toFixed(1)} s after the last write, backlog (${thousands(backlog.atLastWrite)} events then) drained ${step.ingest.consumersSeconds.toFixed(1)} s after it\n`);
+      process.stderr.write(`  backlog per consumer at the last write: ${JSON.stringify(backlog.perConsumer)}\n`);
       if (links) process.stderr.write(`  ${links.linked} of ${links.patients} Patients linked ${links.seconds.toFixed(1)} s after the ingest, server CPU ${(links.cpuMs / total.resources).toFixed(2)} ms per resource links included\n`);
       for (const connections of options.connections) {
         for (const row of rowsFor(patients, observations)) {
@@ -518,7 +572,9 @@ export function fhirReport(date: string, argv: readonly string[], options: Optio
     `- Machine: ${machine()}`,
     `- Load average (1/5/15 min) before: ${loadBefore.map((l) => l.toFixed(2)).join(' / ')}, after: ${loadAfter.map((l) => l.toFixed(2)).join(' / ')}${(loadBefore[0] ?? 0) > os.cpus().length / 2 ? ' — the machine was busy with other work: treat these numbers as rough' : ''}`,
     `- Ingest: transaction Bundles of ${Math.max(1, Math.round(options.bundleSize / FAMILY_SIZE)) * FAMILY_SIZE} resources (per patient: 1 Patient, 2 Encounters, 12 Observations, linked by \`urn:uuid:\` references), ${options.clients} concurrent clients, \`Prefer: return=minimal\`, ${options.source ? `\`X-Svc-Source: ${options.source}\` (every Patient resolved by the identity subgraph and linked to its GPID; "links included" counts the server CPU until the last link)` : 'no `X-Svc-Source`'}, a partner's token, through the REST facade and the gateway; resources/s = resources stored ÷ wall-clock time of the step`,
-    `- Reads and searches: ${options.duration} s per row after a ${WARMUP_SECONDS} s warm-up, ${options.connections.join(' and ')} connections (each row at each), autocannon in a child process, each request a random path of the row's list (ms)`,
+    options.connections.length === 0
+      ? '- Reads and searches: not measured (`--connections none`)'
+      : `- Reads and searches: ${options.duration} s per row after a ${WARMUP_SECONDS} s warm-up, ${options.connections.join(' and ')} connections (each row at each), autocannon in a child process, each request a random path of the row's list (ms)`,
     '',
   ];
   for (const { database, steps, creates } of results) {
@@ -537,14 +593,13 @@ export function fhirReport(date: string, argv: readonly string[], options: Optio
       }
       lines.push('');
     }
-    lines.push('| Stored resources | Ingest step | Ingest resources/s | Server CPU ms per resource | Bundle p95 ms | Events delivered after, s | Pipeline consumers done after, s | ' + steps[0]!.rows.map((r) => `${r.row.label} p95 ms (p50, req/s, server CPU ms per request)`).join(' | ') + ' |');
-    lines.push('|---:|---|---:|---:|---:|---:|---:|' + steps[0]!.rows.map(() => '---:').join('|') + '|');
+    lines.push('| Stored resources | Ingest step | Ingest resources/s | Server CPU ms per resource | Bundle p95 ms | Events relayed after the last write, s | Event backlog at the last write (all durable consumers) | **Backlog drained after the last write, s** |' + steps[0]!.rows.map((r) => ` ${r.row.label} p95 ms (p50, req/s, server CPU ms per request) |`).join(''));
+    lines.push('|---:|---|---:|---:|---:|---:|---:|---:|' + steps[0]!.rows.map(() => '---:|').join(''));
     let before = 0;
     for (const s of steps) {
       lines.push(
-        `| ${thousands(s.size)} | ${thousands(before)} → ${thousands(s.size)} | ${thousands(s.ingest.resources / s.ingest.seconds)} | ${fmt(s.ingest.cpuMs / s.ingest.resources, 2)} | ${fmt(s.ingest.bundleP95, 0)} | ${fmt(s.ingest.drainSeconds)} | ${fmt(s.ingest.consumersSeconds)} | ` +
-          s.rows.map((r) => `**${fmt(r.stats.p95)}** (${fmt(r.stats.p50)}, ${fmt(r.stats.rps, 0)}, ${fmt(r.stats.cpuMs, 2)})`).join(' | ') +
-          ' |',
+        `| ${thousands(s.size)} | ${thousands(before)} → ${thousands(s.size)} | ${thousands(s.ingest.resources / s.ingest.seconds)} | ${fmt(s.ingest.cpuMs / s.ingest.resources, 2)} | ${fmt(s.ingest.bundleP95, 0)} | ${fmt(s.ingest.drainSeconds)} | ${thousands(s.ingest.backlog.atLastWrite)} | **${fmt(s.ingest.consumersSeconds)}** |` +
+          s.rows.map((r) => ` **${fmt(r.stats.p95)}** (${fmt(r.stats.p50)}, ${fmt(r.stats.rps, 0)}, ${fmt(r.stats.cpuMs, 2)}) |`).join(''),
       );
       before = s.size;
     }
@@ -552,11 +607,11 @@ export function fhirReport(date: string, argv: readonly string[], options: Optio
       const a = steps[0]!;
       const b = steps[steps.length - 1]!;
       lines.push(
-        `| growth ${thousands(a.size)} → ${thousands(b.size)} | | ${growth(a.ingest.resources / a.ingest.seconds, b.ingest.resources / b.ingest.seconds)} | ${growth(a.ingest.cpuMs / a.ingest.resources, b.ingest.cpuMs / b.ingest.resources)} | | | | ` +
-          a.rows.map((r, i) => `p95 ${growth(r.stats.p95, b.rows[i]!.stats.p95)}`).join(' | ') +
-          ' |',
+        `| growth ${thousands(a.size)} → ${thousands(b.size)} | | ${growth(a.ingest.resources / a.ingest.seconds, b.ingest.resources / b.ingest.seconds)} | ${growth(a.ingest.cpuMs / a.ingest.resources, b.ingest.cpuMs / b.ingest.resources)} | | | | |` +
+          a.rows.map((r, i) => ` p95 ${growth(r.stats.p95, b.rows[i]!.stats.p95)} |`).join(''),
       );
     }
+    lines.push('', `Event backlog per durable consumer at the last write of each step: ${steps.map((s) => `${thousands(s.size)}: ${Object.entries(s.ingest.backlog.perConsumer).map(([name, n]) => `${name} ${thousands(n)}`).join(', ')}`).join(' — ')}`);
     lines.push('', `Statuses: ${steps.map((s) => `${thousands(s.size)}: ${s.rows.map((r) => `${r.row.key} ${statuses(r.stats)}`).join('; ')}`).join(' — ')}`, '');
   }
   const examples = new Map(results[0]!.steps[0]!.rows.map((r) => [r.row.label.replace(/, \d+ conn\.$/, ''), r.row.example]));

@@ -30,6 +30,13 @@ class ProducerOutbox extends SchemaMigration {
   }
 }
 
+/** A second producer's outbox: an event committed to both reaches the consumer twice (delivery is at least once). */
+class SecondProducerOutbox extends SchemaMigration {
+  override async up(): Promise<void> {
+    this.schema((s) => createOutboxTable(s, 'producer2'));
+  }
+}
+
 /**
  * Certification evidence from events of other components, observed by the real partner subgraph on
  * a real database: the producers of these events commit them to their outbox, and the partner
@@ -41,8 +48,10 @@ describe('certification evidence observed from bus events', () => {
   const bus = new MemoryEventBus();
   const published: EventEnvelope[] = [];
   let producer: Orm;
+  let producer2: Orm;
   let backbone: OutboxStream;
   let relay: OutboxRelay;
+  let relay2: OutboxRelay;
   const operator: Principal = { kind: 'service', partnerGpid: 'CMS-00000000', tokenId: 'tok_operator', scopes: ['*'] };
   let partner: Principal;
 
@@ -52,8 +61,8 @@ describe('certification evidence observed from bus events', () => {
   }
 
   const CERTIFICATION = `query C($gpid: ID!) { _entities(representations: [{ __typename: "Partner", gpid: $gpid }]) { ... on Partner {
-    certification { status checklists { id complete incompleteItemIds submittedAt items { id complete evidence { detail } } } } } } }`;
-  async function certification(): Promise<{ status: string; checklists: { id: string; complete: boolean; incompleteItemIds: string[]; submittedAt: string | null; items: { id: string; complete: boolean; evidence: { detail: string }[] }[] }[] }> {
+    certification { status checklists { id complete incompleteItemIds submittedAt items { id complete evidence { detail count } } } } } } }`;
+  async function certification(): Promise<{ status: string; checklists: { id: string; complete: boolean; incompleteItemIds: string[]; submittedAt: string | null; items: { id: string; complete: boolean; evidence: { detail: string; count: number }[] }[] }[] }> {
     const res = await run<{ _entities: { certification: any }[] }>(CERTIFICATION, { gpid: partner.partnerGpid }, partner);
     expect(res.errors).toBeUndefined();
     return res.data!._entities[0]!.certification;
@@ -67,6 +76,9 @@ describe('certification evidence observed from bus events', () => {
     producer = await openDatabase({ config, owner: 'producer', entities: [outboxEntity('producer')], migrations: [{ name: 'm1', class: ProducerOutbox }] });
     backbone.forOwner('producer', producer);
     relay = new OutboxRelay(producer, 'producer', backbone, 50, (err) => logger.error({ err }, 'relay failed'));
+    producer2 = await openDatabase({ config, owner: 'producer2', entities: [outboxEntity('producer2')], migrations: [{ name: 'm1', class: SecondProducerOutbox }] });
+    backbone.forOwner('producer2', producer2);
+    relay2 = new OutboxRelay(producer2, 'producer2', backbone, 50, (err) => logger.error({ err }, 'relay failed'));
     subgraph = await partnerSubgraph.create({ config, logger, bus, backbone, metrics: createMetrics() });
     await subgraph.start();
     bus.subscribe((event) => void published.push(event));
@@ -84,6 +96,7 @@ describe('certification evidence observed from bus events', () => {
     await subgraph?.stop();
     await backbone?.close();
     await producer?.close();
+    await producer2?.close();
     await storage?.dispose();
   });
 
@@ -108,8 +121,12 @@ describe('certification evidence observed from bus events', () => {
 
     const gpid = partner.partnerGpid;
     const ping = makeEvent('webhook.test_ping.verified', gpid, { event: 'webhook.test_ping.verified', delivery_id: 'dlv_1', status: 200 });
+    // The FHIR subgraph's exact count of the partner's reads of a second; the audit events
+    // (fhir.resource.read, whatever SVC_FHIR_READ_EVENTS makes of them) are not what is counted.
+    const counted = makeEvent('fhir.internal.reads_counted', gpid, { partner_gpid: gpid, count: 3, first_request_id: 'req_fhir_1', last_request_id: 'req_fhir_3' });
     for (const event of [
-      makeEvent('fhir.resource.read', gpid, { resource_type: 'Patient', interaction: 'search', status: 200, request_id: 'req_fhir' }),
+      makeEvent('fhir.resource.read', gpid, { resource_type: 'Patient', interaction: 'search', status: 200, request_id: 'req_fhir', count: 5 }),
+      counted,
       makeEvent('identity.resolved', gpid, { source: 'not-an-origin' }),
       makeEvent('fhir.resource.created', gpid, { source: 'lake', request_id: 'req_write' }),
       makeEvent('webhook.test_ping.verified', gpid, { delivery_id: 'dlv_0', status: 500 }),
@@ -123,6 +140,16 @@ describe('certification evidence observed from bus events', () => {
       await em.flush();
     }
     await relay.flush();
+    // The same counting event delivered a second time (a redelivery after a crash): counted once.
+    const redelivered = producer2.em.fork();
+    recordEvent(redelivered, counted);
+    await redelivered.flush();
+    await relay2.flush();
+    const more = makeEvent('fhir.internal.reads_counted', gpid, { partner_gpid: gpid, count: 2, first_request_id: 'req_fhir_4', last_request_id: 'req_fhir_5' });
+    const later = producer.em.fork();
+    recordEvent(later, more);
+    await later.flush();
+    await relay.flush();
 
     const after = await eventually(async () => {
       const now = await certification();
@@ -133,9 +160,15 @@ describe('certification evidence observed from bus events', () => {
     expect(ecosystem).toMatchObject({ complete: true, incompleteItemIds: [] });
     expect(after.status).toBe('READY');
     const byId = Object.fromEntries(ecosystem.items.map((i) => [i.id, i]));
-    expect(byId['webhook_signature_verification']!.evidence).toEqual([{ detail: 'test.ping dlv_1 to an endpoint accepted signed (200), the same body under a wrong signature refused (4xx).' }]);
-    expect(byId['gpid_boundary_headers']!.evidence).toEqual([{ detail: 'fhir.resource.created with X-Svc-Source: lake (req_write).' }]);
-    expect(byId['fhir_r4_sandbox_read']!.evidence).toHaveLength(1);
+    expect(byId['webhook_signature_verification']!.evidence).toEqual([{ detail: 'test.ping dlv_1 to an endpoint accepted signed (200), the same body under a wrong signature refused (4xx).', count: 1 }]);
+    expect(byId['gpid_boundary_headers']!.evidence).toEqual([{ detail: 'fhir.resource.created with X-Svc-Source: lake (req_write).', count: 1 }]);
+    // One piece of evidence for the partner's reads, counting each read once: 3 + 2, not 3 + 3 + 2 nor the audit event's 5.
+    await eventually(async () => {
+      const now = await certification();
+      const reads = now.checklists.find((c) => c.id === 'partner_ecosystem')!.items.find((i) => i.id === 'fhir_r4_sandbox_read')!;
+      expect(reads.evidence).toEqual([{ detail: 'FHIR R4 reads, latest req_fhir_5.', count: 5 }]);
+    });
+    expect(byId['gpid_boundary_headers']!.evidence[0]!.count).toBe(1);
     // The identity checklist shares observed facts but still needs its own items.
     expect(after.checklists.find((c) => c.id === 'identity')!.incompleteItemIds).toContain('identity_sandbox_match');
 

@@ -125,6 +125,38 @@ export interface Config {
   requestLog: { retentionHours: number; maxPerPartner: number; flushMs: number; pruneIntervalMs: number };
   /** OpenTelemetry traces (the standard `OTEL_*` variables, see tracing/settings.ts); null when off. */
   tracing: TracingSettings | null;
+  /** Which FHIR reads commit a `fhir.resource.read` audit event (`SVC_FHIR_READ_EVENTS`, see {@link FhirReadEvents}). */
+  fhirReadEvents: FhirReadEvents;
+}
+
+/**
+ * `SVC_FHIR_READ_EVENTS`: the `fhir.resource.read` audit events of FHIR reads (read, vread, history,
+ * search). Whatever the setting, the FHIR subgraph counts every successful read of a partner exactly
+ * and hands the counts on once a second (`fhir.internal.reads_counted`), which is what the
+ * certification evidence counts.
+ *
+ * - `each`: every read commits its own event.
+ * - `batched` (default): the first read of a kind (partner, resource type, interaction, status,
+ *   credential) has its own event; the reads of that kind in the next second are one event with their
+ *   `count`, and so on while they keep coming.
+ * - `sampled:<ratio>`: a read commits its own event with that probability (0 < ratio ≤ 1), carrying
+ *   `sample_ratio`; the others none.
+ * - `off`: no `fhir.resource.read` events.
+ */
+export type FhirReadEvents = { mode: 'each' } | { mode: 'batched' } | { mode: 'sampled'; ratio: number } | { mode: 'off' };
+
+/** Parse `SVC_FHIR_READ_EVENTS` (see {@link FhirReadEvents}). */
+export function parseFhirReadEvents(value: string | undefined, problems: string[]): FhirReadEvents {
+  const v = value?.trim().toLowerCase();
+  if (v === undefined || v === '' || v === 'batched') return { mode: 'batched' };
+  if (v === 'each' || v === 'off') return { mode: v };
+  const sampled = /^sampled:(\d+(?:\.\d+)?|\.\d+)$/.exec(v);
+  if (sampled) {
+    const ratio = Number(sampled[1]);
+    if (ratio > 0 && ratio <= 1) return { mode: 'sampled', ratio };
+  }
+  problems.push(`SVC_FHIR_READ_EVENTS must be each, batched, sampled:<ratio> with 0 < ratio <= 1, or off (got "${value}")`);
+  return { mode: 'batched' };
 }
 
 export class ConfigError extends Error {
@@ -319,6 +351,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       pruneIntervalMs: int('SVC_REQUEST_LOG_PRUNE_INTERVAL_MS', 300_000, 1_000, 86_400_000),
     },
     tracing: readTracingSettings(str, int, problems, role),
+    fhirReadEvents: parseFhirReadEvents(str('SVC_FHIR_READ_EVENTS'), problems),
   };
   if (role === 'gateway' && !config.supergraphPath) {
     for (const name of SUBGRAPH_NAMES) {

@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { knexOf, type Orm } from './db/database.js';
+import type { ConsumerLag } from './events/stream.js';
 
 /** One registry per running system, exposed at /metrics in the Prometheus text format. */
 export interface Metrics {
@@ -22,13 +23,56 @@ export interface Metrics {
   untrustedDocuments: Counter<'principal_class' | 'outcome'>;
   /** GraphQL subscriptions open at the gateway, over graphql-ws and Server-Sent Events. */
   graphqlSubscribers: Gauge;
+  /**
+   * The durable event consumers this process runs, by name: how far each is behind (read at every
+   * scrape into `svc_event_consumer_lag_events` and `svc_event_consumer_oldest_age_seconds`).
+   */
+  eventConsumers: Map<string, () => Promise<ConsumerLag>>;
+}
+
+/** How long a scrape waits for one consumer's lag (an unreachable broker leaves it out of the scrape). */
+const LAG_SCRAPE_TIMEOUT_MS = 2_000;
+
+async function lagsOf(consumers: Map<string, () => Promise<ConsumerLag>>): Promise<ConsumerLag[]> {
+  const read = [...consumers.values()].map((lag) =>
+    Promise.race([lag().catch(() => null), new Promise<null>((resolve) => setTimeout(() => resolve(null), LAG_SCRAPE_TIMEOUT_MS).unref())]),
+  );
+  return (await Promise.all(read)).filter((lag): lag is ConsumerLag => lag !== null);
 }
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
   const registry = new Registry();
   if (options.defaultMetrics) collectDefaultMetrics({ register: registry });
+  const eventConsumers = new Map<string, () => Promise<ConsumerLag>>();
+  // One read of the consumers' lags serves both gauges of a scrape.
+  let reading: Promise<ConsumerLag[]> | undefined;
+  const lags = () => {
+    reading ??= lagsOf(eventConsumers).finally(() => setTimeout(() => (reading = undefined), 0));
+    return reading;
+  };
+  new Gauge({
+    name: 'svc_event_consumer_lag_events',
+    help: 'Events appended to the durable stream that a durable consumer run by this process has not acknowledged yet, by consumer (0: caught up). Read from the stream at each scrape.',
+    labelNames: ['consumer'],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const lag of await lags()) if (lag.unacknowledged !== null) this.set({ consumer: lag.consumer }, lag.unacknowledged);
+    },
+  });
+  new Gauge({
+    name: 'svc_event_consumer_oldest_age_seconds',
+    help: 'Age of the oldest event a durable consumer run by this process has not acknowledged, by consumer (0 when caught up).',
+    labelNames: ['consumer'],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const lag of await lags()) this.set({ consumer: lag.consumer }, (lag.oldestAgeMs ?? 0) / 1000);
+    },
+  });
   return {
     registry,
+    eventConsumers,
     dbQueries: new Counter({
       name: 'svc_db_queries_total',
       help: 'SQL statements sent to the database, by owner, first table and verb.',

@@ -1,4 +1,4 @@
-import { EntitySchema, type EntityManager } from '@mikro-orm/core';
+import { DateTimeType, EntitySchema, type EntityManager } from '@mikro-orm/core';
 import type { Knex } from '@mikro-orm/knex';
 import { chunks } from '../db/chunks.js';
 import { isPostgres, knexOf, type Orm } from '../db/database.js';
@@ -34,9 +34,9 @@ export function outboxEntity(owner: string): EntitySchema<OutboxRow> {
       id: { type: 'string', primary: true },
       type: { type: 'string' },
       partnerGpid: { type: 'string', nullable: true },
-      occurredAt: { type: 'datetime' },
+      occurredAt: { type: DateTimeType },
       data: { type: 'json' },
-      publishedAt: { type: 'datetime', nullable: true },
+      publishedAt: { type: DateTimeType, nullable: true },
       traceParent: { type: 'string', nullable: true },
     },
   });

@@ -29,7 +29,10 @@ import {
 export const REDIS_STREAM_RETENTION_MS = 7 * 24 * 3600_000;
 /** An entry delivered to a consumer that has not acknowledged it for this long is taken over (XAUTOCLAIM). */
 export const REDIS_CLAIM_IDLE_MS = 15_000;
-const BATCH = 100;
+/** Entries per consumer-group read (XREADGROUP, XAUTOCLAIM): one round trip and one acknowledgement per this many events. */
+const BATCH = 500;
+/** Entries per read of the tail and of `readAfter`. */
+const READ_PAGE = 500;
 const BLOCK_MS = 1_000;
 /** The id index is kept in hourly hashes (see {@link APPEND_SCRIPT}). */
 const INDEX_BUCKET_MS = 3600_000;
@@ -255,7 +258,7 @@ export class RedisEventStream implements EventBackbone {
     return event ? { event, position: positionOf(entryId) } : null;
   }
 
-  async readAfter(position: StreamPosition, filter: ReadFilter, count = BATCH * 5): Promise<StreamPage> {
+  async readAfter(position: StreamPosition, filter: ReadFilter, count = READ_PAGE): Promise<StreamPage> {
     const from = entryIdOf(position);
     if (!from) throw new Error(`Not a position of the Redis stream: ${position}`);
     let answer: [string, number, Entry[]];
@@ -378,7 +381,7 @@ export class RedisEventStream implements EventBackbone {
             const [seconds, micros] = (await conn.call('TIME')) as [string, string];
             lastId = `${Number(seconds) * 1000 + Math.floor(Number(micros) / 1000)}-0`;
           }
-          const read = (await conn.call('XREAD', 'COUNT', String(BATCH * 5), 'BLOCK', String(BLOCK_MS), 'STREAMS', this.key, lastId)) as [string, Entry[]][] | null;
+          const read = (await conn.call('XREAD', 'COUNT', String(READ_PAGE), 'BLOCK', String(BLOCK_MS), 'STREAMS', this.key, lastId)) as [string, Entry[]][] | null;
           if (outage) {
             outage = false;
             this.logger.info('event tail reads the stream again');

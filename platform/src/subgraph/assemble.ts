@@ -8,6 +8,7 @@ import { outboxEntity, OutboxRelay } from '../events/outbox.js';
 import { OutboxStream } from '../events/outbox-stream.js';
 import { createExecutor } from '../graphql/executor.js';
 import { countQueries } from '../metrics.js';
+import { withLagMetrics } from '../events/consumer-lag-metrics.js';
 import { DependencyHealth, DependencyUnavailable, isConnectionFailure } from '../dependency-health.js';
 import type { BoundSubgraphRuntime, Subgraph, SubgraphContext, SubgraphRuntime } from './types.js';
 
@@ -78,7 +79,7 @@ export async function assembleSubgraph(runtime: SubgraphRuntime, parts: Subgraph
   };
   const ownBackbone = runtime.backbone ? undefined : new OutboxStream(runtime.bus, log, runtime.config.outboxPollMs);
   const backbone = runtime.backbone ?? ownBackbone!;
-  const stream = backbone.forOwner(name, orm);
+  const stream = withLagMetrics(backbone.forOwner(name, orm), runtime.metrics);
   const relay = new OutboxRelay(orm, name, backbone, runtime.config.outboxPollMs, failed('outbox relay failed'), { metrics: runtime.metrics });
   const services: SubgraphServices = { orm, runtime: { ...runtime, logger: log, stream }, publishCommitted: () => relay.wake() };
   const schema = parts.buildSchema(services);

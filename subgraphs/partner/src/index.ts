@@ -14,6 +14,9 @@ import { buildPartnerSchema } from './schema/index.js';
 import { ensureBootstrapOperator, revokeStoredBootstrapOperators } from './domain/bootstrap-operator.js';
 import { ONBOARDING_LEGAL_CERTIFICATION_ENTITIES } from './entities/onboarding-legal-certification-entities.js';
 import { certificationObserverFor } from './domain/certification-observations.js';
+import { EVIDENCE_EVENT_TYPES } from './domain/certification-evidence-rules.js';
+
+const EVIDENCE_TYPES: ReadonlySet<string> = new Set(EVIDENCE_EVENT_TYPES);
 import { startRequestLogPruning } from './domain/request-log.js';
 
 /** Partners, onboarding, credentials, legal documents, certification, SDK catalog. */
@@ -46,7 +49,9 @@ export const partnerSubgraph: SubgraphDefinition = {
         }
         // Certification evidence from other components' events (idempotent by event id).
         const observer = certificationObserverFor(services);
-        const stopObserving = rt.stream.consume('certification', (event) => observer.onEvent(event));
+        // In batches, and only the types that can be evidence: a FHIR ingest's events cost a few
+        // statements per batch here, not one or more per event.
+        const stopObserving = rt.stream.consume('certification', { batch: (events) => observer.onEvents(events) }, { types: (type) => EVIDENCE_TYPES.has(type) });
         // The request log stays within its bounds (SVC_REQUEST_LOG_RETENTION_HOURS, _MAX_PER_PARTNER).
         const stopPruning = startRequestLogPruning(() => orm.em.fork(), rt.config.requestLog, rt.logger);
         return () => {

@@ -12,6 +12,7 @@ export function readEventLogOf(services: SubgraphServices): ReadEventLog {
       () => services.orm.em.fork(),
       () => services.publishCommitted(),
       (err) => logger.error({ err }, 'writing a fhir.resource.read event failed'),
+      services.runtime.config.fhirReadEvents,
     );
     logs.set(services, log);
   }

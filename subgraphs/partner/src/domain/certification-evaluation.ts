@@ -13,6 +13,8 @@ export interface CertificationEvidence {
   observed_at: string;
   /** Short human-readable reference, such as a request id or a delivery id. */
   detail?: string | null;
+  /** Observations it stands for: the partner's successful FHIR reads for `fhir_r4_sandbox_read`; 1 otherwise. */
+  count?: number;
 }
 
 /** Why an item is not complete. */

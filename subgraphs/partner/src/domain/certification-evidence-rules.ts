@@ -17,16 +17,25 @@ export const BOUNDARY_WRITE_EVENTS = [
   'fhir.bundle.processed',
 ] as const;
 
+/**
+ * The FHIR subgraph's exact count of a partner's successful reads (per credential) over about a
+ * second, whatever `SVC_FHIR_READ_EVENTS` does with the `fhir.resource.read` audit events: the read
+ * evidence counts these, not the audit events (which may be batched, sampled or off).
+ */
+export const READS_COUNTED = 'fhir.internal.reads_counted';
+
 /** One evidence record an event yields. */
 export interface EvidenceObservation {
   item_id: string;
   detail: string;
+  /** Observations it stands for, added to the partner's one row of the item (reads); absent: evidence kept once. */
+  count?: number;
 }
 
 /** Every event type the rules read, for documentation and for a cheap pre-filter. */
 export const EVIDENCE_EVENT_TYPES: readonly string[] = [
   'partner.credential.used',
-  'fhir.resource.read',
+  READS_COUNTED,
   'identity.match',
   'webhook.test_ping.verified',
   ...BOUNDARY_WRITE_EVENTS,
@@ -51,12 +60,15 @@ export function evidenceFromEvent(event: EventEnvelope): EvidenceObservation[] {
       return isSuccessStatus(data['status'])
         ? [{ item_id: 'sandbox_first_authenticated_call', detail: `Authenticated request ${requestRef} with ${text(data['token_id']) ?? text(data['client_id']) ?? 'a partner credential'}.` }]
         : [];
-    case 'fhir.resource.read': {
-      if (!isSuccessStatus(data['status'])) return [];
-      const read = { item_id: 'fhir_r4_sandbox_read', detail: `FHIR R4 ${text(data['interaction']) ?? 'read'} of ${text(data['resource_type']) ?? 'a resource'} (${requestRef}).` };
-      // A read made with a partner credential (the FHIR subgraph names it) is also an authenticated call.
+    case READS_COUNTED: {
+      const count = data['count'];
+      if (typeof count !== 'number' || !Number.isInteger(count) || count < 1) return [];
+      const last = text(data['last_request_id']) ?? requestRef;
+      const first = text(data['first_request_id']) ?? requestRef;
+      const read = { item_id: 'fhir_r4_sandbox_read', count, detail: `FHIR R4 reads, latest ${last}.` };
+      // Reads made with a partner credential (the FHIR subgraph names it) are also authenticated calls.
       const credential = text(data['credential_id']);
-      return credential ? [read, { item_id: 'sandbox_first_authenticated_call', detail: `Authenticated request ${requestRef} with ${credential}.` }] : [read];
+      return credential ? [read, { item_id: 'sandbox_first_authenticated_call', detail: `Authenticated request ${first} with ${credential}.` }] : [read];
     }
     case 'identity.match':
       return [{ item_id: 'identity_sandbox_match', detail: `Identity match ${requestRef}.` }];

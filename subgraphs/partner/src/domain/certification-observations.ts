@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/core';
 import { isConnectionFailure, type EventEnvelope, type Logger, type Principal } from '@svc/platform';
-import { certificationRecords } from '../entities/certification-records.js';
+import { certificationRecords, type ObservedEvidence } from '../entities/certification-records.js';
 import { evidenceFromEvent } from './certification-evidence-rules.js';
 import { recordCertificationEvidence } from './certification-workflow.js';
 import { OPERATOR_PARTNER_GPID } from './operator-partner.js';
@@ -11,6 +11,15 @@ export const FIRST_CALL_ITEM = 'sandbox_first_authenticated_call';
 /** Source of the first-call evidence: constant, so the unique index keeps exactly one record per partner. */
 const FIRST_CALL_SOURCE = 'first_authenticated_call';
 
+/** Source of counted evidence (reads): one row per partner and item, its count the reads counted. */
+const COUNTED_SOURCE = 'reads';
+
+/** Source of other evidence observed from events: one row per partner and item, the first observation. */
+const EVENTS_SOURCE = 'events';
+
+/** How often the ids of counted events older than the stream's retention are forgotten. */
+const PRUNE_EVERY_MS = 3600_000;
+
 /**
  * Records certification evidence from what the partner subgraph sees: events on the bus from other
  * components (see certification-evidence-rules.ts) and authenticated requests reaching this subgraph.
@@ -20,6 +29,7 @@ const FIRST_CALL_SOURCE = 'first_authenticated_call';
 export class CertificationObserver {
   /** Partners known to have first-call evidence; saves a query on every later request. */
   private readonly firstCallSeen = new Set<string>();
+  private lastPrune = 0;
 
   constructor(
     private readonly fork: () => EntityManager,
@@ -28,28 +38,43 @@ export class CertificationObserver {
     private readonly maxRemembered = 50_000,
   ) {}
 
-  /** Consume one bus event: record the evidence it carries, if any. Never throws. */
-  async onEvent(event: EventEnvelope): Promise<void> {
-    if (this.environment !== 'sandbox' || event.partner_gpid === null) return;
-    const observations = evidenceFromEvent(event);
-    for (const observation of observations) {
-      // One first-call record per partner, whichever path saw the call first.
-      const firstCall = observation.item_id === FIRST_CALL_ITEM;
-      if (firstCall && this.firstCallSeen.has(event.partner_gpid)) continue;
-      try {
-        await recordCertificationEvidence(this.fork(), {
+  /**
+   * Consume a batch of stream events (the durable `certification` consumer): the evidence they carry
+   * is recorded in one transaction with a few statements, whatever the batch's size (see
+   * `certificationRecords.recordObserved`): one row per partner and item, counted reads added
+   * once per counting event. Throws only when the database is unreachable (the batch is retried);
+   * other failures are logged.
+   */
+  async onEvents(events: readonly EventEnvelope[]): Promise<void> {
+    if (this.environment !== 'sandbox') return;
+    const observed: ObservedEvidence[] = [];
+    for (const event of events) {
+      if (event.partner_gpid === null) continue;
+      for (const observation of evidenceFromEvent(event)) {
+        const firstCall = observation.item_id === FIRST_CALL_ITEM;
+        if (firstCall && this.firstCallSeen.has(event.partner_gpid)) continue;
+        observed.push({
           partnerGpid: event.partner_gpid,
           itemId: observation.item_id,
-          source: firstCall ? FIRST_CALL_SOURCE : event.id,
+          source: firstCall ? FIRST_CALL_SOURCE : observation.count !== undefined ? COUNTED_SOURCE : EVENTS_SOURCE,
           detail: observation.detail,
           observedAt: new Date(event.occurred_at),
+          ...(observation.count !== undefined ? { count: { n: observation.count, countedBy: event.id } } : {}),
         });
-        if (observation.item_id === FIRST_CALL_ITEM) this.remember(event.partner_gpid);
-      } catch (err) {
-        // An unreachable database is retried by the durable consumer (the event is not acknowledged).
-        if (isConnectionFailure(err)) throw err;
-        this.logger.error({ err, eventId: event.id, itemId: observation.item_id }, 'certification evidence could not be recorded');
       }
+    }
+    const now = new Date();
+    try {
+      if (observed.length > 0) await certificationRecords.recordObserved(this.fork(), observed, now);
+      for (const o of observed) if (o.itemId === FIRST_CALL_ITEM) this.remember(o.partnerGpid);
+      if (now.getTime() - this.lastPrune >= PRUNE_EVERY_MS) {
+        this.lastPrune = now.getTime();
+        await certificationRecords.pruneCountedEvents(this.fork(), now);
+      }
+    } catch (err) {
+      // An unreachable database is retried by the durable consumer (the batch is not acknowledged).
+      if (isConnectionFailure(err)) throw err;
+      this.logger.error({ err, events: events.length }, 'certification evidence could not be recorded');
     }
   }
 

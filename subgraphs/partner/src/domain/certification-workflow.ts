@@ -60,7 +60,7 @@ async function assertPartner(em: EntityManager, partnerGpid: string): Promise<vo
   if (!(await partners.byGpid(em, partnerGpid))) throw new DomainError('NOT_FOUND', `Partner ${partnerGpid} does not exist.`);
 }
 
-const toEvidence = (row: CertificationEvidenceRow): CertificationEvidence => ({ item_id: row.itemId, observed_at: row.observedAt.toISOString(), detail: row.detail });
+const toEvidence = (row: CertificationEvidenceRow): CertificationEvidence => ({ item_id: row.itemId, observed_at: row.observedAt.toISOString(), detail: row.detail, count: row.count ?? 1 });
 
 /**
  * Evaluate both checklists for a partner. Observed items come from recorded evidence; the

@@ -1,4 +1,4 @@
-import { EntitySchema } from '@mikro-orm/core';
+import { DateTimeType, EntitySchema } from '@mikro-orm/core';
 
 /**
  * A scoped API credential. The secret itself is never stored: only its SHA-256, which is also the
@@ -34,12 +34,12 @@ export const ApiTokenEntity = new EntitySchema<ApiToken>({
     scopes: { type: 'json' },
     secretHash: { type: 'string', unique: true },
     principalKind: { type: 'string' },
-    createdAt: { type: 'datetime' },
-    expiresAt: { type: 'datetime', nullable: true },
-    revokedAt: { type: 'datetime', nullable: true },
+    createdAt: { type: DateTimeType },
+    expiresAt: { type: DateTimeType, nullable: true },
+    revokedAt: { type: DateTimeType, nullable: true },
     revokedReason: { type: 'string', nullable: true },
     createdBy: { type: 'string', nullable: true },
-    lastUsedAt: { type: 'datetime', nullable: true },
+    lastUsedAt: { type: DateTimeType, nullable: true },
     lastUsedRoute: { type: 'string', nullable: true },
   },
 });

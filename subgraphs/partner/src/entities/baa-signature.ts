@@ -1,4 +1,4 @@
-import { EntitySchema } from '@mikro-orm/core';
+import { DateTimeType, EntitySchema } from '@mikro-orm/core';
 
 /**
  * An e-signature of a Business Associate Agreement: who signed which exact text (its SHA-256),
@@ -41,6 +41,6 @@ export const BaaSignatureEntity = new EntitySchema<BaaSignature>({
     clientIp: { type: 'string', nullable: true },
     principalKind: { type: 'string' },
     credentialId: { type: 'string', nullable: true },
-    signedAt: { type: 'datetime' },
+    signedAt: { type: DateTimeType },
   },
 });

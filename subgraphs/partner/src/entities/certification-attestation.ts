@@ -1,4 +1,4 @@
-import { EntitySchema } from '@mikro-orm/core';
+import { DateTimeType, EntitySchema } from '@mikro-orm/core';
 
 /** A partner's checkbox for an attested certification item (one per partner and item id). */
 export interface CertificationAttestation {
@@ -18,6 +18,6 @@ export const CertificationAttestationEntity = new EntitySchema<CertificationAtte
     itemId: { type: 'string', primary: true },
     checked: { type: 'boolean' },
     updatedBy: { type: 'string', nullable: true },
-    updatedAt: { type: 'datetime' },
+    updatedAt: { type: DateTimeType },
   },
 });

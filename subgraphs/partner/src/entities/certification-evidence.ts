@@ -1,4 +1,4 @@
-import { EntitySchema } from '@mikro-orm/core';
+import { DateTimeType, EntitySchema } from '@mikro-orm/core';
 
 /**
  * Evidence the platform recorded for an observed certification item. `source` names what was
@@ -12,6 +12,11 @@ export interface CertificationEvidenceRow {
   source: string;
   detail: string | null;
   observedAt: Date;
+  /**
+   * How many observations the row stands for: the partner's successful FHIR reads for
+   * `fhir_r4_sandbox_read` (counted exactly, one row per partner); 1 for other evidence.
+   */
+  count?: number;
 }
 
 export const CertificationEvidenceEntity = new EntitySchema<CertificationEvidenceRow>({
@@ -23,6 +28,7 @@ export const CertificationEvidenceEntity = new EntitySchema<CertificationEvidenc
     itemId: { type: 'string' },
     source: { type: 'string' },
     detail: { type: 'string', nullable: true },
-    observedAt: { type: 'datetime' },
+    observedAt: { type: DateTimeType },
+    count: { type: 'integer', default: 1 },
   },
 });

@@ -1,4 +1,4 @@
-import { EntitySchema } from '@mikro-orm/core';
+import { DateTimeType, EntitySchema } from '@mikro-orm/core';
 
 /** A submitted certification checklist, with the evaluation that allowed it. One per partner and checklist. */
 export interface CertificationSubmission {
@@ -19,7 +19,7 @@ export const CertificationSubmissionEntity = new EntitySchema<CertificationSubmi
     id: { type: 'number', primary: true, autoincrement: true },
     partnerGpid: { type: 'string' },
     checklistId: { type: 'string' },
-    submittedAt: { type: 'datetime' },
+    submittedAt: { type: DateTimeType },
     submittedBy: { type: 'string', nullable: true },
     evaluation: { type: 'json' },
   },

@@ -1,4 +1,4 @@
-import { EntitySchema } from '@mikro-orm/core';
+import { DateTimeType, EntitySchema } from '@mikro-orm/core';
 
 /** A private_key_jwt assertion already used, kept until it expires so it cannot be replayed. */
 export interface UsedClientAssertion {
@@ -14,6 +14,6 @@ export const UsedClientAssertionEntity = new EntitySchema<UsedClientAssertion>({
   properties: {
     clientId: { type: 'string', primary: true },
     jtiHash: { type: 'string', primary: true },
-    expiresAt: { type: 'datetime' },
+    expiresAt: { type: DateTimeType },
   },
 });

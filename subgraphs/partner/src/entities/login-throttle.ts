@@ -1,4 +1,4 @@
-import { EntitySchema } from '@mikro-orm/core';
+import { DateTimeType, EntitySchema } from '@mikro-orm/core';
 
 /** Failed sign-ins of one subject (`account:<e-mail>` or `address:<client address>`) in the current window. */
 export interface LoginThrottle {
@@ -14,7 +14,7 @@ export const LoginThrottleEntity = new EntitySchema<LoginThrottle>({
   properties: {
     subject: { type: 'string', primary: true },
     failures: { type: 'integer' },
-    windowStartedAt: { type: 'datetime' },
-    lockedUntil: { type: 'datetime', nullable: true },
+    windowStartedAt: { type: DateTimeType },
+    lockedUntil: { type: DateTimeType, nullable: true },
   },
 });

@@ -1,4 +1,4 @@
-import { EntitySchema } from '@mikro-orm/core';
+import { DateTimeType, EntitySchema } from '@mikro-orm/core';
 
 /** How a client authenticates at the token endpoint (RFC 7591 `token_endpoint_auth_method`). */
 export type TokenEndpointAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt';
@@ -48,13 +48,13 @@ export const OAuthClientEntity = new EntitySchema<OAuthClient>({
     tokenEndpointAuthMethod: { type: 'string' },
     secretHash: { type: 'string', nullable: true, unique: true },
     previousSecretHash: { type: 'string', nullable: true },
-    previousSecretExpiresAt: { type: 'datetime', nullable: true },
-    secretRotatedAt: { type: 'datetime', nullable: true },
+    previousSecretExpiresAt: { type: DateTimeType, nullable: true },
+    secretRotatedAt: { type: DateTimeType, nullable: true },
     jwks: { type: 'json', nullable: true },
     patient: { type: 'string', nullable: true },
     createdBy: { type: 'string', nullable: true },
-    createdAt: { type: 'datetime' },
-    revokedAt: { type: 'datetime', nullable: true },
+    createdAt: { type: DateTimeType },
+    revokedAt: { type: DateTimeType, nullable: true },
     revokedReason: { type: 'string', nullable: true },
   },
 });

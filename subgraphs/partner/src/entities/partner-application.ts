@@ -1,4 +1,4 @@
-import { EntitySchema } from '@mikro-orm/core';
+import { DateTimeType, EntitySchema } from '@mikro-orm/core';
 import type { ApplicationHistoryEntry, ApplicationStatus } from '../domain/application-status.js';
 
 /**
@@ -50,10 +50,10 @@ export const PartnerApplicationEntity = new EntitySchema<PartnerApplication>({
     partnerGpid: { type: 'string', nullable: true },
     reviewer: { type: 'string', nullable: true },
     decisionReason: { type: 'text', nullable: true },
-    createdAt: { type: 'datetime' },
-    updatedAt: { type: 'datetime' },
-    submittedAt: { type: 'datetime', nullable: true },
-    decidedAt: { type: 'datetime', nullable: true },
+    createdAt: { type: DateTimeType },
+    updatedAt: { type: DateTimeType },
+    submittedAt: { type: DateTimeType, nullable: true },
+    decidedAt: { type: DateTimeType, nullable: true },
     history: { type: 'json', nullable: true },
     contactEmail: { type: 'string', nullable: true },
   },

@@ -1,4 +1,4 @@
-import { EntitySchema, type Opt } from '@mikro-orm/core';
+import { DateTimeType, EntitySchema, type Opt } from '@mikro-orm/core';
 import { defaultGrantFor } from '../domain/partner-scopes.js';
 
 export type PartnerStatus = 'active' | 'suspended';
@@ -25,7 +25,7 @@ export const PartnerEntity = new EntitySchema<Partner>({
     legalName: { type: 'string' },
     organizationType: { type: 'string' },
     status: { type: 'string' },
-    createdAt: { type: 'datetime' },
+    createdAt: { type: DateTimeType },
     grantedScopes: { type: 'json', onCreate: (partner: Partner) => defaultGrantFor(partner.gpid) },
   },
 });

@@ -1,4 +1,4 @@
-import { EntitySchema } from '@mikro-orm/core';
+import { DateTimeType, EntitySchema } from '@mikro-orm/core';
 
 /** A partner's portal sign-in: one per partner, an e-mail address and an argon2id password hash. */
 export interface PortalAccount {
@@ -19,8 +19,8 @@ export const PortalAccountEntity = new EntitySchema<PortalAccount>({
     partnerGpid: { type: 'string', primary: true },
     email: { type: 'string', unique: true },
     passwordHash: { type: 'string' },
-    createdAt: { type: 'datetime' },
-    passwordChangedAt: { type: 'datetime' },
-    lastLoginAt: { type: 'datetime', nullable: true },
+    createdAt: { type: DateTimeType },
+    passwordChangedAt: { type: DateTimeType },
+    lastLoginAt: { type: DateTimeType, nullable: true },
   },
 });

@@ -1,4 +1,4 @@
-import { EntitySchema } from '@mikro-orm/core';
+import { DateTimeType, EntitySchema } from '@mikro-orm/core';
 
 /**
  * An operator-issued, single-use reset of a portal account's password (the platform sends no
@@ -26,8 +26,8 @@ export const PortalPasswordResetEntity = new EntitySchema<PortalPasswordReset>({
     partnerGpid: { type: 'string' },
     tokenHash: { type: 'string', unique: true },
     issuedBy: { type: 'string', nullable: true },
-    createdAt: { type: 'datetime' },
-    expiresAt: { type: 'datetime' },
-    usedAt: { type: 'datetime', nullable: true },
+    createdAt: { type: DateTimeType },
+    expiresAt: { type: DateTimeType },
+    usedAt: { type: DateTimeType, nullable: true },
   },
 });

@@ -1,4 +1,4 @@
-import { EntitySchema } from '@mikro-orm/core';
+import { DateTimeType, EntitySchema } from '@mikro-orm/core';
 
 /** A portal sign-in: an opaque bearer secret (stored as its SHA-256) with a fixed lifetime. */
 export interface PortalSession {
@@ -24,9 +24,9 @@ export const PortalSessionEntity = new EntitySchema<PortalSession>({
     secretHash: { type: 'string', unique: true },
     scopes: { type: 'json' },
     clientAddress: { type: 'string', nullable: true },
-    createdAt: { type: 'datetime' },
-    expiresAt: { type: 'datetime' },
-    revokedAt: { type: 'datetime', nullable: true },
+    createdAt: { type: DateTimeType },
+    expiresAt: { type: DateTimeType },
+    revokedAt: { type: DateTimeType, nullable: true },
     revokedReason: { type: 'string', nullable: true },
   },
 });

@@ -1,4 +1,4 @@
-import { EntitySchema } from '@mikro-orm/core';
+import { DateTimeType, EntitySchema } from '@mikro-orm/core';
 
 export type ScopeRequestStatus = 'pending' | 'granted' | 'refused';
 
@@ -30,9 +30,9 @@ export const ScopeRequestEntity = new EntitySchema<ScopeRequest>({
     reason: { type: 'text' },
     status: { type: 'string' },
     requestedBy: { type: 'string', nullable: true },
-    createdAt: { type: 'datetime' },
+    createdAt: { type: DateTimeType },
     decidedBy: { type: 'string', nullable: true },
     decisionReason: { type: 'text', nullable: true },
-    decidedAt: { type: 'datetime', nullable: true },
+    decidedAt: { type: DateTimeType, nullable: true },
   },
 });

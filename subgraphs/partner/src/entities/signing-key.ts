@@ -1,4 +1,4 @@
-import { EntitySchema } from '@mikro-orm/core';
+import { DateTimeType, EntitySchema } from '@mikro-orm/core';
 
 /** An access-token signing key pair. The private half is stored sealed (AES-256-GCM), never in clear. */
 export interface SigningKey {
@@ -22,8 +22,8 @@ export const SigningKeyEntity = new EntitySchema<SigningKey>({
     alg: { type: 'string' },
     publicJwk: { type: 'json' },
     sealedPrivateJwk: { type: 'text' },
-    createdAt: { type: 'datetime' },
-    retiredAt: { type: 'datetime', nullable: true },
-    publishedUntil: { type: 'datetime', nullable: true },
+    createdAt: { type: DateTimeType },
+    retiredAt: { type: DateTimeType, nullable: true },
+    publishedUntil: { type: DateTimeType, nullable: true },
   },
 });

@@ -9,6 +9,7 @@ import { M007ScopeRequests } from './m007-scope-requests.js';
 import { M008RequestLog } from './m008-request-log.js';
 import { M009PortalPasswordResets } from './m009-portal-password-resets.js';
 import { M010OutboxTraceParent } from './m010-outbox-trace-parent.js';
+import { M011CertificationEvidenceCounts } from './m011-certification-evidence-counts.js';
 
 /** The partner subgraph's migration history, in order. Append new entries; never reorder or rename. */
 export const migrations: MigrationEntry[] = [
@@ -22,4 +23,5 @@ export const migrations: MigrationEntry[] = [
   { name: 'm008-request-log', class: M008RequestLog },
   { name: 'm009-portal-password-resets', class: M009PortalPasswordResets },
   { name: 'm010-outbox-trace-parent', class: M010OutboxTraceParent },
+  { name: 'm011-certification-evidence-counts', class: M011CertificationEvidenceCounts },
 ];

@@ -79,6 +79,10 @@ export function defineCertification(builder: Builder, services: SubgraphServices
       itemId: t.exposeID('item_id'),
       observedAt: t.field({ type: 'DateTime', resolve: (e) => new Date(e.observed_at) }),
       detail: t.string({ nullable: true, resolve: (e) => e.detail ?? null }),
+      count: t.int({
+        description: 'How many observations this evidence stands for: for fhir_r4_sandbox_read, the partner\'s successful FHIR R4 reads, counted exactly (one piece of evidence per partner); 1 for other items.',
+        resolve: (e) => e.count ?? 1,
+      }),
     }),
   });
 

@@ -1,4 +1,4 @@
-import { EntitySchema } from '@mikro-orm/core';
+import { DateTimeType, EntitySchema } from '@mikro-orm/core';
 
 /** Every platform event, as the pipeline's event log keeps it (idempotent by event id). */
 export interface LoggedEvent {
@@ -17,8 +17,8 @@ export const LoggedEventEntity = new EntitySchema<LoggedEvent>({
     id: { type: 'string', primary: true },
     type: { type: 'string' },
     partnerGpid: { type: 'string', nullable: true },
-    occurredAt: { type: 'datetime' },
+    occurredAt: { type: DateTimeType },
     data: { type: 'json' },
-    recordedAt: { type: 'datetime' },
+    recordedAt: { type: DateTimeType },
   },
 });

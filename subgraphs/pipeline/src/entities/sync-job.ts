@@ -1,4 +1,4 @@
-import { EntitySchema } from '@mikro-orm/core';
+import { DateTimeType, EntitySchema } from '@mikro-orm/core';
 
 /**
  * queued → running → completed | failed; running → retrying → running between attempts after a
@@ -46,16 +46,16 @@ export const SyncJobEntity = new EntitySchema<SyncJob>({
     kind: { type: 'string', nullable: true },
     entries: { type: 'integer', nullable: true },
     sequence: { type: 'integer' },
-    startedAt: { type: 'datetime', nullable: true },
-    updatedAt: { type: 'datetime', nullable: true },
-    nextAttemptAt: { type: 'datetime', nullable: true },
+    startedAt: { type: DateTimeType, nullable: true },
+    updatedAt: { type: DateTimeType, nullable: true },
+    nextAttemptAt: { type: DateTimeType, nullable: true },
     resourceTypes: { type: 'json' },
     status: { type: 'string' },
     recordsProcessed: { type: 'integer' },
     attempts: { type: 'integer' },
-    createdAt: { type: 'datetime' },
-    completedAt: { type: 'datetime', nullable: true },
-    failedAt: { type: 'datetime', nullable: true },
+    createdAt: { type: DateTimeType },
+    completedAt: { type: DateTimeType, nullable: true },
+    failedAt: { type: DateTimeType, nullable: true },
     errorCode: { type: 'string', nullable: true },
     message: { type: 'text', nullable: true },
   },

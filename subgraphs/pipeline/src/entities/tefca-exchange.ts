@@ -1,4 +1,4 @@
-import { EntitySchema } from '@mikro-orm/core';
+import { DateTimeType, EntitySchema } from '@mikro-orm/core';
 import type { TefcaCommunityOutcome } from '@svc/platform';
 
 /** One TEFCA exchange of the audit log (a projection of its `tefca.*` event; never updated). */
@@ -42,8 +42,8 @@ export const TefcaExchangeEntity = new EntitySchema<TefcaExchangeRow>({
     resultCount: { type: 'integer' },
     errorCode: { type: 'string', nullable: true },
     requestId: { type: 'string' },
-    startedAt: { type: 'datetime' },
+    startedAt: { type: DateTimeType },
     durationMs: { type: 'integer' },
-    recordedAt: { type: 'datetime' },
+    recordedAt: { type: DateTimeType },
   },
 });

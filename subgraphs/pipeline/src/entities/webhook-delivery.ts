@@ -1,4 +1,4 @@
-import { EntitySchema } from '@mikro-orm/core';
+import { DateTimeType, EntitySchema } from '@mikro-orm/core';
 
 /**
  * pending → sending → succeeded | pending (retry scheduled) | failed (attempts exhausted);
@@ -51,14 +51,14 @@ export const WebhookDeliveryEntity = new EntitySchema<WebhookDelivery>({
     attempts: { type: 'integer' },
     retryIndex: { type: 'integer' },
     maxAttempts: { type: 'integer' },
-    nextAttemptAt: { type: 'datetime', nullable: true },
+    nextAttemptAt: { type: DateTimeType, nullable: true },
     claim: { type: 'string', nullable: true },
-    leaseUntil: { type: 'datetime', nullable: true },
+    leaseUntil: { type: DateTimeType, nullable: true },
     lastStatusCode: { type: 'integer', nullable: true },
     lastError: { type: 'string', nullable: true },
-    createdAt: { type: 'datetime' },
-    firstAttemptAt: { type: 'datetime', nullable: true },
-    completedAt: { type: 'datetime', nullable: true },
+    createdAt: { type: DateTimeType },
+    firstAttemptAt: { type: DateTimeType, nullable: true },
+    completedAt: { type: DateTimeType, nullable: true },
     sample: { type: 'boolean', default: false },
     traceParent: { type: 'string', nullable: true },
   },
@@ -88,12 +88,12 @@ export const WebhookAttemptEntity = new EntitySchema<WebhookAttempt>({
     deliveryId: { type: 'string', primary: true },
     attempt: { type: 'integer', primary: true },
     trigger: { type: 'string' },
-    attemptedAt: { type: 'datetime' },
+    attemptedAt: { type: DateTimeType },
     statusCode: { type: 'integer', nullable: true },
     latencyMs: { type: 'integer' },
     responseExcerpt: { type: 'string', nullable: true },
     error: { type: 'string', nullable: true },
-    nextRetryAt: { type: 'datetime', nullable: true },
+    nextRetryAt: { type: DateTimeType, nullable: true },
     probeStatusCode: { type: 'integer', nullable: true },
   },
 });

@@ -1,4 +1,4 @@
-import { EntitySchema } from '@mikro-orm/core';
+import { DateTimeType, EntitySchema } from '@mikro-orm/core';
 
 /** Why an endpoint stopped receiving: its receiver answered 410 Gone, or every attempt of a delivery failed. */
 /** Why an endpoint is disabled: its receiver answered 410 Gone, it kept failing, or its partner disabled it. */
@@ -37,13 +37,13 @@ export const WebhookEntity = new EntitySchema<Webhook>({
     eventTypes: { type: 'json' },
     secret: { type: 'string', hidden: true },
     previousSecret: { type: 'string', nullable: true, hidden: true },
-    previousSecretExpiresAt: { type: 'datetime', nullable: true },
+    previousSecretExpiresAt: { type: DateTimeType, nullable: true },
     enabled: { type: 'boolean' },
     disabledReason: { type: 'string', nullable: true },
-    disabledAt: { type: 'datetime', nullable: true },
-    lastSuccessAt: { type: 'datetime', nullable: true },
-    signatureVerifiedAt: { type: 'datetime', nullable: true },
-    createdAt: { type: 'datetime' },
-    removedAt: { type: 'datetime', nullable: true },
+    disabledAt: { type: DateTimeType, nullable: true },
+    lastSuccessAt: { type: DateTimeType, nullable: true },
+    signatureVerifiedAt: { type: DateTimeType, nullable: true },
+    createdAt: { type: DateTimeType },
+    removedAt: { type: DateTimeType, nullable: true },
   },
 });
