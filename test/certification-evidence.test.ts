@@ -34,6 +34,7 @@ class ProducerOutbox extends SchemaMigration {
 class SecondProducerOutbox extends SchemaMigration {
   override async up(): Promise<void> {
     this.schema((s) => createOutboxTable(s, 'producer2'));
+    this.schema((s) => addOutboxTraceParent(s, 'producer2'));
   }
 }
 
