@@ -137,6 +137,18 @@ async function waitReady(url: string, child: ChildProcess): Promise<void> {
 }
 
 /** Our gateway component as `npm start` runs it (server.ts), fronting the minimal supergraph. */
+/** The two minimal subgraphs, each in its own process, and their supergraph written into `dir`; their stops go on `stops`. */
+export async function startMinimalSubgraphs(dir: string, stops: (() => Promise<void>)[]): Promise<{ subgraphs: Record<MinimalSubgraphName, Running>; supergraphFile: string }> {
+  const subgraphs = {} as Record<MinimalSubgraphName, Running>;
+  for (const name of ['partners', 'pipeline'] as const) {
+    subgraphs[name] = await startCompareServer('subgraph', name);
+    stops.push(() => subgraphs[name].stop());
+  }
+  const supergraphFile = join(dir, 'supergraph.graphql');
+  writeFileSync(supergraphFile, minimalSupergraph({ partners: subgraphs.partners.url, pipeline: subgraphs.pipeline.url }));
+  return { subgraphs, supergraphFile };
+}
+
 export async function startOurGateway(supergraphFile: string, dir: string, options: Options, env: Record<string, string> = {}): Promise<Running & { profileDir?: string; startupMs: number }> {
   const forked = Date.now();
   const [port, internalPort] = [await freePort(), await freePort()];
@@ -349,13 +361,7 @@ export async function runGatewaySuite(argv: readonly string[]): Promise<void> {
   try {
     ensureHiveInstalled();
     process.stderr.write('starting the minimal subgraphs, stock @apollo/gateway, Hive Gateway and ours …\n');
-    const subgraphs = {} as Record<MinimalSubgraphName, Running>;
-    for (const name of ['partners', 'pipeline'] as const) {
-      subgraphs[name] = await startCompareServer('subgraph', name);
-      stops.push(() => subgraphs[name].stop());
-    }
-    const supergraphFile = join(dir, 'supergraph.graphql');
-    writeFileSync(supergraphFile, minimalSupergraph({ partners: subgraphs.partners.url, pipeline: subgraphs.pipeline.url }));
+    const { subgraphs, supergraphFile } = await startMinimalSubgraphs(dir, stops);
     const stock = await startCompareServer('stock', supergraphFile);
     stops.push(() => stock.stop());
     const hive = await startHiveGateway(supergraphFile, 'no-share');

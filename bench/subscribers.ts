@@ -71,6 +71,27 @@ function snapshot(short = 0): SubscriberRun {
   return { connected, deliveries, short, errors: [...errors], errorCount };
 }
 
+type DeliveredData = Record<string, { id: string; occurredAt: string; data: Record<string, unknown> } | null>;
+
+/** What subscriber `i` does with each message, whatever its transport: record the delivery, or the error. */
+function deliveryObserver(spec: Extract<SubscriberSpec, { op: 'open' }>, i: number) {
+  return {
+    next: (value: { data?: DeliveredData | null; errors?: readonly unknown[] }) => {
+      const receivedAt = now();
+      const event = value.data?.[spec.field];
+      if (value.errors?.length || !event) {
+        noteError(JSON.stringify(value.errors ?? value).slice(0, 300));
+        return;
+      }
+      counts[i] = (counts[i] ?? 0) + 1;
+      deliveries.push({ subscriber: i, eventId: event.id, occurredAt: event.occurredAt, jobId: typeof event.data['job_id'] === 'string' ? event.data['job_id'] : null, receivedAt });
+      onDelivery?.();
+    },
+    error: (err: unknown) => noteError(`subscriber ${i}: ${err instanceof Error ? err.message : JSON.stringify(err).slice(0, 300)}`),
+    complete: () => undefined,
+  };
+}
+
 async function open(spec: Extract<SubscriberSpec, { op: 'open' }>): Promise<SubscriberRun> {
   const BATCH = 50;
   errors.length = 0;
@@ -99,21 +120,7 @@ async function open(spec: Extract<SubscriberSpec, { op: 'open' }>): Promise<Subs
           });
         }),
       );
-      client.subscribe<Record<string, { id: string; occurredAt: string; data: Record<string, unknown> } | null>>({ query: spec.query }, {
-        next: (value) => {
-          const receivedAt = now();
-          const event = value.data?.[spec.field];
-          if (value.errors?.length || !event) {
-            noteError(JSON.stringify(value.errors ?? value).slice(0, 300));
-            return;
-          }
-          counts[i] = (counts[i] ?? 0) + 1;
-          deliveries.push({ subscriber: i, eventId: event.id, occurredAt: event.occurredAt, jobId: typeof event.data['job_id'] === 'string' ? event.data['job_id'] : null, receivedAt });
-          onDelivery?.();
-        },
-        error: (err) => noteError(`subscriber ${i}: ${err instanceof Error ? err.message : JSON.stringify(err).slice(0, 300)}`),
-        complete: () => undefined,
-      });
+      client.subscribe<DeliveredData>({ query: spec.query }, deliveryObserver(spec, i));
     }
     await Promise.all(batch);
   }
@@ -130,21 +137,7 @@ async function openSse(spec: Extract<SubscriberSpec, { op: 'open' }>, i: number,
   clients.push(client);
   counts[i] = 0;
   connected++;
-  client.subscribe<Record<string, { id: string; occurredAt: string; data: Record<string, unknown> } | null>>({ query: spec.query }, {
-    next: (value) => {
-      const receivedAt = now();
-      const event = value.data?.[spec.field];
-      if (value.errors?.length || !event) {
-        noteError(JSON.stringify(value.errors ?? value).slice(0, 300));
-        return;
-      }
-      counts[i] = (counts[i] ?? 0) + 1;
-      deliveries.push({ subscriber: i, eventId: event.id, occurredAt: event.occurredAt, jobId: typeof event.data['job_id'] === 'string' ? event.data['job_id'] : null, receivedAt });
-      onDelivery?.();
-    },
-    error: (err) => noteError(`subscriber ${i}: ${err instanceof Error ? err.message : JSON.stringify(err).slice(0, 300)}`),
-    complete: () => undefined,
-  });
+  client.subscribe<DeliveredData>({ query: spec.query }, deliveryObserver(spec, i));
 }
 
 function awaitDeliveries(spec: Extract<SubscriberSpec, { op: 'await' }>): Promise<SubscriberRun> {

@@ -16,13 +16,13 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { ChildRunner } from './child.js';
 import type { LoadRun, LoadSpec } from './load.js';
-import { MINIMAL_CROSS_QUERY, MINIMAL_SINGLE_QUERY, minimalSupergraph, type MinimalSubgraphName } from './minimal-subgraphs.js';
-import { check, machine, measure, median, parseArgs, record, startCompareServer, startOurGateway, WARMUP_SECONDS, type Processes, type Row, type Running, type Stats } from './gateway-compare.js';
+import { MINIMAL_CROSS_QUERY, MINIMAL_SINGLE_QUERY } from './minimal-subgraphs.js';
+import { check, machine, measure, median, parseArgs, record, startMinimalSubgraphs, startOurGateway, WARMUP_SECONDS, type Processes, type Row, type Stats } from './gateway-compare.js';
 
 const VARIANTS = [
   { key: 'off', label: 'tracing off', env: {} },
@@ -50,13 +50,7 @@ export async function runTracingSuite(argv: readonly string[]): Promise<void> {
   stops.push(() => new Promise((resolve) => collector.close(() => resolve())));
   const endpoint = `http://127.0.0.1:${(collector.address() as AddressInfo).port}/v1/traces`;
   try {
-    const subgraphs = {} as Record<MinimalSubgraphName, Running>;
-    for (const name of ['partners', 'pipeline'] as const) {
-      subgraphs[name] = await startCompareServer('subgraph', name);
-      stops.push(() => subgraphs[name].stop());
-    }
-    const supergraphFile = join(dir, 'supergraph.graphql');
-    writeFileSync(supergraphFile, minimalSupergraph({ partners: subgraphs.partners.url, pipeline: subgraphs.pipeline.url }));
+    const { subgraphs, supergraphFile } = await startMinimalSubgraphs(dir, stops);
     const rows: Row[] = [];
     for (const variant of VARIANTS) {
       const env: Record<string, string> = variant.key === 'off' ? {} : { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: endpoint, ...variant.env };
