@@ -93,7 +93,8 @@ describe('OpenTelemetry: durable jobs and subscription events in the trace of th
     under(run, server);
     expect(run.attributes).toEqual({ 'svc.job.name': 'fhir-sync', 'svc.job.kind': 'transaction', 'svc.job.attempt': 1 });
     // The job's statements, on the job thread, are children of its run.
-    under(one((s) => isSql(s) && s.attributes['db.operation.name'] === 'insert' && s.attributes['db.collection.name'] === 'fhir_resources', 'the Bundle’s insert'), run);
+    // (PostgreSQL's insert is a `with … insert` statement.)
+    under(one((s) => isSql(s) && ['insert', 'with'].includes(String(s.attributes['db.operation.name'])) && s.attributes['db.collection.name'] === 'fhir_resources', 'the Bundle’s insert'), run);
     under(one((s) => isSql(s) && s.attributes['db.operation.name'] === 'update' && s.attributes['db.collection.name'] === 'fhir_sync_jobs', 'the job’s final state'), run);
 
     // Its pipeline.sync.completed event reached the live subscriber; the execution for it is in the trace.
