@@ -25,6 +25,7 @@ describe('OpenTelemetry: durable jobs and subscription events in the trace of th
   let pusher: string;
   let exporter: string;
   let writer: string;
+  let clearing: string;
   const marker = `Zq${randomBytes(6).toString('hex')}`;
   const delivered: { id: string; type: string }[] = [];
 
@@ -33,6 +34,10 @@ describe('OpenTelemetry: durable jobs and subscription events in the trace of th
     t = await bootSystem({ SVC_RATE_LIMITS: 'off', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: endpoint, OTEL_BSP_SCHEDULE_DELAY: '100', OTEL_SERVICE_NAME: 'svc-traced-jobs' });
     const gpid = await registerPartner(t, 'Traced Jobs Clinic');
     pusher = await apiToken(t, gpid, ['cms.fhir.bundle.push', 'cms.fhir.rest.write', 'cms.fhir.r4.read']);
+    // Clearinghouse scopes need an operator's grant first.
+    const grant = await t.request({ method: 'PUT', url: `/cms/partners/${gpid}/scopes`, body: { scopes: ['velocity.clearinghouse.*', 'cms.fhir.bundle.push', 'cms.fhir.rest.write', 'cms.fhir.r4.read', 'cms.tokens.manage'] } });
+    expect(grant.statusCode, grant.body).toBe(200);
+    clearing = await apiToken(t, gpid, ['velocity.clearinghouse.*']);
     exporter = await apiToken(t, null, ['system/*.read']);
     writer = await apiToken(t, null, ['cms.fhir.r4.read', 'cms.fhir.rest.write']);
     const address = await t.system.app.listen({ port: 0, host: '127.0.0.1' });
@@ -107,6 +112,23 @@ describe('OpenTelemetry: durable jobs and subscription events in the trace of th
     expect(jobId).toMatch(/^job_/);
   });
 
+  it('nests the job thread’s statements of a call it answers under the call’s span (an eligibility check)', async () => {
+    const { traceId, traceparent } = traced();
+    const body = { payer: { id: '12345', name: 'ACME HEALTH PLAN' }, provider: { npi: '1234567893', name: 'RIVERSIDE CLINIC' }, subscriber: { member_id: 'W123456789', first_name: 'JANE', last_name: 'DOE', birth_date: '1980-01-01', gender: 'F' }, service_type_codes: ['30'], service_date: '2026-11-23' };
+    const answered = await t.request({ method: 'POST', url: '/velocity/v1/clearinghouse/eligibility', token: clearing, body, headers: { traceparent } });
+    expect(answered.statusCode, answered.body).toBe(200);
+    const spans = await eventually(async () => {
+      const found = receiver.trace(traceId);
+      const call = found.find((s) => s.name === 'job fhir-jobs eligibility');
+      expect(call).toBeDefined();
+      expect(found.some((s) => isSql(s) && descendsFrom(found, s, call!))).toBe(true);
+      return found;
+    });
+    const { one } = inTrace(spans);
+    const call = one((s) => s.name === 'job fhir-jobs eligibility', 'the call’s span');
+    one((s) => isSql(s) && descendsFrom(spans, s, call), 'a statement of the job thread under it');
+  });
+
   it('runs a $export as a span of the kick-off’s trace, with its page reads and chunk writes as children', async () => {
     const written = await fhir(t, writer, 'POST', '/Patient', { resourceType: 'Patient', name: [{ family: `${marker}exported` }], birthDate: '1980-01-01' }, { 'x-svc-source': 'provider' });
     expect(written.statusCode, written.body).toBe(201);
@@ -137,6 +159,7 @@ describe('OpenTelemetry: durable jobs and subscription events in the trace of th
       expect(body).not.toContain(pusher);
       expect(body).not.toContain(exporter);
       expect(body).not.toContain(writer);
+      expect(body).not.toContain(clearing);
       expect(body).not.toContain(t.operatorToken);
     }
   });
