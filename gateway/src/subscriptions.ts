@@ -25,7 +25,9 @@ import {
   isInternalEventType,
   isOperator,
   eventLoopSlices,
+  inStoredTrace,
   newId,
+  SpanKind,
   RESUME_WINDOW_MS,
   subscriptionFieldName,
   type EventBackbone,
@@ -382,7 +384,10 @@ export class SubscriptionHub {
       if (group.plan.types && !group.plan.types.has(event.type)) continue;
       if (!mayReceive(group.context.principal, event)) continue;
       if (!this.credentialStands(group.context.principal)) continue;
-      const result = this.lookup(group.plan, group.context.principal, event);
+      // The execution is a span of the event's trace (the envelope's traceparent): the gateway's
+      // planning, fetches and statements for this event are its children.
+      const attributes = { 'graphql.operation.type': 'subscription', 'svc.event_type': event.type, 'svc.subscription.subscribers': group.sinks.size };
+      const result = inStoredTrace(event.traceparent, `subscription ${event.type}`, { kind: SpanKind.CONSUMER, attributes }, () => this.lookup(group.plan, group.context.principal, event));
       group.chain = group.chain.then(async () => {
         const delivered = await result;
         for (const sink of group.sinks) sink({ eventId: event.id, position, result: delivered });

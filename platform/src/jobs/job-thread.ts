@@ -4,7 +4,7 @@ import type { Metrics } from '../metrics.js';
 import { DependencyUnavailable } from '../dependency-health.js';
 import { DomainError, ERROR_STATUS, type ErrorCode, type FieldError } from '../errors.js';
 import { JOB_THREAD_CONTROL, type JobThreadMessage, type JobThreadStart, type ThrownAcross } from './thread-host.js';
-import { inSpan } from '../tracing/spans.js';
+import { currentTraceparent, inSpan } from '../tracing/spans.js';
 
 export type { JobThreadHost, JobThreadMessage, JobThreadModule } from './thread-host.js';
 
@@ -107,7 +107,9 @@ export function startJobThread(options: JobThreadOptions): JobThread {
       ? new Promise<T>((resolve, reject) => {
           const id = nextCall++;
           pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
-          thread.postMessage({ type: JOB_THREAD_CONTROL.CALL, id, name, payload });
+          // The call's span goes with it: a thread that traces runs the handler as its child.
+          const traceparent = currentTraceparent();
+          thread.postMessage({ type: JOB_THREAD_CONTROL.CALL, id, name, payload, ...(traceparent ? { traceparent } : {}) });
         })
       : Promise.reject<T>(new DependencyUnavailable(`job thread ${options.name}`, new Error('the job thread is restarting')));
     answer.then(

@@ -13,8 +13,12 @@ export interface JobThreadHost<Data> {
    * the main thread's logger, so a process has one log stream, redacted by one configuration.
    */
   logDestination: { write(line: string): void };
-  /** Answer the main thread's `JobThread.call(name, payload)` (structured-clone values in and out). */
-  onCall(name: string, handler: (payload: unknown) => Promise<unknown>): void;
+  /**
+   * Answer the main thread's `JobThread.call(name, payload)` (structured-clone values in and out).
+   * `traceparent` is the call's span when the main thread traces: a thread that traces too runs
+   * the handler in that context, so its statements are children of the call.
+   */
+  onCall(name: string, handler: (payload: unknown, traceparent?: string) => Promise<unknown>): void;
 }
 
 /** A DomainError (or any error) as it crosses to the main thread. */
@@ -57,7 +61,7 @@ export const JOB_THREAD_CONTROL = { STOP, STARTED, STOPPED, FAILED, CALL, ANSWER
 export async function serveJobThread(port: MessagePort | null, start: JobThreadStart): Promise<void> {
   if (!port) throw new Error('a job thread runs only as a worker thread');
   const handlers: ((message: JobThreadMessage) => void)[] = [];
-  const calls = new Map<string, (payload: unknown) => Promise<unknown>>();
+  const calls = new Map<string, (payload: unknown, traceparent?: string) => Promise<unknown>>();
   let stopping = false;
   const started = import(start.module).then((module: JobThreadModule<unknown>) =>
     module.runJobThread({ data: start.data, send: (message) => port.postMessage(message), onMessage: (handler) => handlers.push(handler), logDestination: { write: (line) => port.postMessage({ type: LOG, line }) }, onCall: (name, handler) => calls.set(name, handler) }),
@@ -68,7 +72,8 @@ export async function serveJobThread(port: MessagePort | null, start: JobThreadS
       await started;
       const handler = calls.get(String(message['name']));
       if (!handler) throw new Error(`the job thread answers no call named ${String(message['name'])}`);
-      port.postMessage({ type: ANSWER, id, ok: true, value: await handler(message['payload']) });
+      const traceparent = typeof message['traceparent'] === 'string' ? message['traceparent'] : undefined;
+      port.postMessage({ type: ANSWER, id, ok: true, value: await handler(message['payload'], traceparent) });
     } catch (err) {
       port.postMessage({ type: ANSWER, id, ok: false, error: thrownAcross(err) });
     }

@@ -52,6 +52,16 @@ export async function inSpan<T>(name: string, options: { kind?: SpanKind; attrib
   }
 }
 
+/**
+ * Run `work` inside a new span that continues a stored `traceparent` (a durable job's, an event's):
+ * the span is a child of the span it names, or a root span when there is none. With tracing off,
+ * just `work()` (the traceparent is not even read).
+ */
+export async function inStoredTrace<T>(traceparent: string | null | undefined, name: string, options: { kind?: SpanKind; attributes?: Attributes }, work: (span?: Span) => Promise<T> | T): Promise<T> {
+  if (!active) return work();
+  return inSpan(name, { ...options, parent: contextFromTraceparent(traceparent) }, work);
+}
+
 /** Start a span that the caller ends (for work whose end is seen by a callback or a hook). */
 export function startSpan(name: string, options: { kind?: SpanKind; attributes?: Attributes; parent?: Context }): Span | undefined {
   if (!active) return undefined;

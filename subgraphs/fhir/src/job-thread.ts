@@ -1,4 +1,4 @@
-import { createLogger, openDatabase, outboxEntity, type Config, type JobThreadHost } from '@svc/platform';
+import { contextFromTraceparent, createLogger, openDatabase, outboxEntity, startTracing, withContext, type Config, type JobThreadHost } from '@svc/platform';
 import { migrations } from './migrations/index.js';
 import { FHIR_CALL_NAMES, runFhirCall, startFhirJobs, type FhirCallName, type FhirJobs, type FhirThreadCalls } from './jobs.js';
 import { definitions } from './domain/definitions.js';
@@ -20,14 +20,18 @@ export interface FhirJobThreadData {
 export async function runJobThread(host: JobThreadHost<FhirJobThreadData>): Promise<() => Promise<void>> {
   const { config, runJobs } = host.data;
   const logger = createLogger(config, host.logDestination).child({ subgraph: 'fhir' });
+  // Tracing on: the thread exports its own spans (job runs, their statements and events, the calls'
+  // statements) to the same collector. Started before the database, whose statements it wraps.
+  const tracing = await startTracing(config.tracing);
   // Index the definitions before the first job needs them, as the main thread does at start.
   definitions();
   const orm = await openDatabase({ config, owner: 'fhir', entities: [outboxEntity('fhir')], migrations, logger, secondary: true });
   const publish = () => host.send({ type: 'committed' });
   const jobs: FhirJobs | undefined = runJobs ? startFhirJobs(() => orm.em.fork(), config, logger, publish) : undefined;
   for (const name of FHIR_CALL_NAMES) {
-    host.onCall(name, async (payload) => {
-      const result = await runFhirCall(() => orm.em.fork(), config, name, payload as FhirThreadCalls[FhirCallName][0]);
+    host.onCall(name, async (payload, traceparent) => {
+      const run = () => runFhirCall(() => orm.em.fork(), config, name, payload as FhirThreadCalls[FhirCallName][0]);
+      const result = await (traceparent ? withContext(contextFromTraceparent(traceparent), run) : run());
       if (name !== 'check-submission') publish();
       return result;
     });
@@ -39,5 +43,7 @@ export async function runJobThread(host: JobThreadHost<FhirJobThreadData>): Prom
   return async () => {
     await jobs?.stop();
     await orm.close();
+    // Last: what the stop itself did is exported too.
+    await tracing?.shutdown().catch(() => undefined);
   };
 }

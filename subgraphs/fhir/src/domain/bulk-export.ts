@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/core';
-import { DomainError, eventLoopSlices, hasAnyScope, isOperator, stoppableSleep, type Logger } from '@svc/platform';
+import { DomainError, eventLoopSlices, failSpan, hasAnyScope, inStoredTrace, isOperator, stoppableSleep, currentTraceparent, type Logger } from '@svc/platform';
 import { exportStore, type ExportCursor, type ExportJob, type ExportLevel } from '../entities/export-store.js';
 import { inView, resourceStore, type ResourceView } from '../entities/resource-store.js';
 import { isFhirResourceType, patientCompartment } from './definitions.js';
@@ -234,6 +234,7 @@ export async function kickoff(call: FhirCall, request: KickoffRequest): Promise<
     patientContext: principal.patient ?? null,
     elements,
     patients,
+    traceParent: currentTraceparent() ?? null,
   };
   await exportStore.insert(call.em, job);
   return { jobId: job.id, statusUrl: `${call.fhirBase}/$export-status/${job.id}` };
@@ -368,13 +369,28 @@ export class ExportWorker {
       try {
         const now = new Date();
         job = await exportStore.claim(this.fork(), this.workerId, now.toISOString(), new Date(now.getTime() - EXPORT_LEASE_MS - this.options.pagePauseMs).toISOString());
-        if (job) await this.runJob(job);
       } catch (err) {
-        this.log.error({ err, jobId: job?.id }, 'export job failed');
-        if (job) await exportStore.finish(this.fork(), job.id, this.workerId, { state: 'failed', error: 'The export failed on the server; start a new one.', ...this.finishedNow() }).catch(() => undefined);
+        this.log.error({ err }, 'export job failed');
       }
+      if (job) await this.attempt(job);
       if (!job && !this.stopped) await this.pause.sleep(this.options.pollMs);
     }
+  }
+
+  /**
+   * One run of a claimed job (to its end, its release or its failure). With tracing on, it is a span
+   * in the trace of the request that started the export (its statements are children).
+   */
+  private attempt(job: ExportJob): Promise<void> {
+    return inStoredTrace(job.traceParent, `job fhir-export ${job.level}`, { attributes: { 'svc.job.name': 'fhir-export', 'svc.job.kind': job.level } }, async (span) => {
+      try {
+        await this.runJob(job);
+      } catch (err) {
+        if (span) failSpan(span, err);
+        this.log.error({ err, jobId: job.id }, 'export job failed');
+        await exportStore.finish(this.fork(), job.id, this.workerId, { state: 'failed', error: 'The export failed on the server; start a new one.', ...this.finishedNow() }).catch(() => undefined);
+      }
+    });
   }
 
   private async runJob(job: ExportJob): Promise<void> {

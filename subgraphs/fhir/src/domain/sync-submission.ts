@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/core';
-import { DomainError, isId, knexOf, limitExceeded, MAX_NDJSON_LINE_LENGTH, MAX_NDJSON_LINES, newId, type Principal } from '@svc/platform';
+import { DomainError, isId, knexOf, limitExceeded, MAX_NDJSON_LINE_LENGTH, MAX_NDJSON_LINES, newId, currentTraceparent, type Principal } from '@svc/platform';
 import { dialectOf } from '../entities/resource-store.js';
 import { syncJobStore, type StoredPrincipal, type SyncJobKind, type SyncJobRecord } from '../entities/sync-job-store.js';
 import { assertMayIngest, parseBundle, resourceTypesOf, type Entry } from './bundle.js';
@@ -203,6 +203,7 @@ export async function queueSyncJob(call: FhirCall, principal: StoredPrincipal, f
     createdAt: now.toISOString(),
     startedAt: null,
     finishedAt: null,
+    traceParent: currentTraceparent() ?? null,
   };
   await call.em.transactional(async (em) => {
     await assertQueueRoom(em, principal.partnerGpid, limits);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/core';
-import { DomainError, eventLoopSlices, isSourceOrigin, operationOutcomeFor, stoppableSleep, type FieldError, type Logger } from '@svc/platform';
+import { DomainError, eventLoopSlices, failSpan, inStoredTrace, isSourceOrigin, operationOutcomeFor, stoppableSleep, type FieldError, type Logger } from '@svc/platform';
 import { syncJobStore, type SyncJobRecord } from '../entities/sync-job-store.js';
 import { batchFailureEntry, bundleOutcome, entryError, parseBundle, processBundle, runBatchEntry, type Entry } from './bundle.js';
 import { isFhirResourceType } from './definitions.js';
@@ -129,13 +129,29 @@ export class SyncJobWorker {
       let job: SyncJobRecord | null = null;
       try {
         job = await this.claim();
-        if (job) await this.runJob(job);
       } catch (err) {
-        this.log.error({ err, jobId: job?.id }, 'sync job attempt failed');
-        if (job) await this.retryOrFail(job, err).catch((e: unknown) => this.log.error({ err: e, jobId: job?.id }, 'sync job could not be rescheduled'));
+        this.log.error({ err }, 'sync job attempt failed');
       }
+      if (job) await this.attempt(job);
       if (!job && !this.stopped) await this.pause.sleep(this.options.pollMs);
     }
+  }
+
+  /**
+   * One attempt at a claimed job, and its rescheduling when it fails. With tracing on, it is a span
+   * in the trace of the request that enqueued the job (its statements and events are children).
+   */
+  private attempt(job: SyncJobRecord): Promise<void> {
+    const attributes = { 'svc.job.name': 'fhir-sync', 'svc.job.kind': job.kind, 'svc.job.attempt': job.attempts };
+    return inStoredTrace(job.traceParent, `job fhir-sync ${job.kind}`, { attributes }, async (span) => {
+      try {
+        await this.runJob(job);
+      } catch (err) {
+        if (span) failSpan(span, err);
+        this.log.error({ err, jobId: job.id }, 'sync job attempt failed');
+        await this.retryOrFail(job, err).catch((e: unknown) => this.log.error({ err: e, jobId: job.id }, 'sync job could not be rescheduled'));
+      }
+    });
   }
 
   private async claim(): Promise<SyncJobRecord | null> {

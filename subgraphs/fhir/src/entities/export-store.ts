@@ -48,6 +48,8 @@ export interface ExportJob {
   elements: Record<string, string[]> | null;
   /** patient: the Patient ids whose compartments a Patient or Group level export keeps (null: all). */
   patients: string[] | null;
+  /** The W3C traceparent of the request that started the export (tracing on): each run is a span of that trace. */
+  traceParent: string | null;
 }
 
 export interface ExportFile {
@@ -80,6 +82,7 @@ interface JobRow {
   patient_context: string | null;
   elements: string | null;
   patients: string | null;
+  trace_parent?: string | null;
 }
 
 function toJob(row: JobRow): ExportJob {
@@ -107,6 +110,7 @@ function toJob(row: JobRow): ExportJob {
     patientContext: row.patient_context ?? null,
     elements: row.elements ? (JSON.parse(row.elements) as Record<string, string[]>) : null,
     patients: row.patients ? (JSON.parse(row.patients) as string[]) : null,
+    traceParent: row.trace_parent ?? null,
   };
 }
 
@@ -156,6 +160,7 @@ export const exportStore = {
       patient_context: job.patientContext,
       elements: job.elements === null ? null : JSON.stringify(job.elements),
       patients: job.patients === null ? null : JSON.stringify(job.patients),
+      trace_parent: job.traceParent,
     });
   },
 

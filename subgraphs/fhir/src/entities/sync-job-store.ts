@@ -44,6 +44,8 @@ export interface SyncJobRecord {
   createdAt: string;
   startedAt: string | null;
   finishedAt: string | null;
+  /** The W3C traceparent of the request that enqueued the job (tracing on): each run is a span of that trace. */
+  traceParent: string | null;
 }
 
 interface Row {
@@ -71,6 +73,7 @@ interface Row {
   created_at: string;
   started_at: string | null;
   finished_at: string | null;
+  trace_parent?: string | null;
 }
 
 function toJob(r: Row): SyncJobRecord {
@@ -99,6 +102,7 @@ function toJob(r: Row): SyncJobRecord {
     createdAt: r.created_at,
     startedAt: r.started_at,
     finishedAt: r.finished_at,
+    traceParent: r.trace_parent ?? null,
   };
 }
 
@@ -146,6 +150,7 @@ export const syncJobStore = {
       created_at: job.createdAt,
       started_at: null,
       finished_at: null,
+      trace_parent: job.traceParent,
     });
     await knex(SYNC_PAYLOADS).insert({ job_id: job.id, body });
   },

@@ -18,6 +18,7 @@ import { M016SyncJobsPartnerTurns } from './m016-sync-jobs-partner-turns.js';
 import { M017PatientGpidLinks } from './m017-patient-gpid-links.js';
 import { M018TokenImplicitCodeSystems } from './m018-token-implicit-code-systems.js';
 import { M019OutboxTraceParent } from './m019-outbox-trace-parent.js';
+import { M020JobTraceParent } from './m020-job-trace-parent.js';
 
 /** The FHIR subgraph's migration history, in order. */
 export const migrations = [
@@ -41,4 +42,5 @@ export const migrations = [
   { name: 'm017-patient-gpid-links', class: M017PatientGpidLinks },
   { name: 'm018-token-implicit-code-systems', class: M018TokenImplicitCodeSystems },
   { name: 'm019-outbox-trace-parent', class: M019OutboxTraceParent },
+  { name: 'm020-job-trace-parent', class: M020JobTraceParent },
 ];
