@@ -4126,7 +4126,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         candidates?: {
-                            /** @description Why: the level each comparison landed on (given, family, name_order, dob, email, phone, sex, address, identifier, member_id), weights (bits per comparison; with prior_log2_odds they add up to log2_odds), term_frequency (bits taken off a common value), pair_confidence (this candidate alone), model_version, blocked_by (twins, identifier_conflict, verified_identifier_conflict or null; identifier: exact, typo (a probable keying error), conflict or missing). */
+                            /** @description Why: the level each comparison landed on (given, family, name_order, dob, email, phone, sex, address, identifier, member_id), weights (bits per comparison; with prior_log2_odds they add up to log2_odds), term_frequency (bits taken off a common value), pair_confidence (this candidate alone), model_version, blocked_by (twins, identifier_conflict, verified_identifier_conflict, different_family_name or null; identifier: exact, typo (a probable keying error: one substitution, transposition, insertion or deletion), typo2 (two keying errors), conflict or missing). */
                             agreement?: Record<string, never>;
                             confidence?: number;
                             gpid?: string;
@@ -4331,7 +4331,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         candidates?: {
-                            /** @description Why: the level each comparison landed on (given, family, name_order, dob, email, phone, sex, address, identifier, member_id), weights (bits per comparison; with prior_log2_odds they add up to log2_odds), term_frequency (bits taken off a common value), pair_confidence (this candidate alone), model_version, blocked_by (twins, identifier_conflict, verified_identifier_conflict or null; identifier: exact, typo (a probable keying error), conflict or missing). */
+                            /** @description Why: the level each comparison landed on (given, family, name_order, dob, email, phone, sex, address, identifier, member_id), weights (bits per comparison; with prior_log2_odds they add up to log2_odds), term_frequency (bits taken off a common value), pair_confidence (this candidate alone), model_version, blocked_by (twins, identifier_conflict, verified_identifier_conflict, different_family_name or null; identifier: exact, typo (a probable keying error: one substitution, transposition, insertion or deletion), typo2 (two keying errors), conflict or missing). */
                             agreement?: Record<string, never>;
                             confidence?: number;
                             gpid?: string;
