@@ -2,14 +2,17 @@
  * Our subgraphs against a minimal in-memory Apollo subgraph, and the REST facade against its
  * GraphQL twin, measured in one run so that the ratios hold on a busy machine.
  *
- *   npm run bench -- --suite subgraphs [--duration <s, default 5>] [--warmup <s, default 1>] [--connections <n, default 20>] [--rounds <n, default 1>] [--profile <dir>]
+ *   npm run bench -- --suite subgraphs [--database sqlite,postgres] [--duration <s, default 5>] [--warmup <s, default 1>] [--connections <n, default 20>] [--rounds <n, default 1>] [--profile <dir>]
  *
  * Every server runs in its own child process: the stock Apollo Server with a minimal
- * @apollo/subgraph (bench/minimal-apollo-subgraph.ts), and our partner, identity and pipeline
- * subgraphs as the distributed mode starts them (`SVC_ROLE=subgraph:<name>` on a fresh PostgreSQL
- * database), then the embedded system (`SVC_ROLE=all`, SQLite) for the facade rows. autocannon
- * drives each row from a further child process (bench/load.ts). With `--profile <dir>`, our three
- * subgraphs run under `node --cpu-prof` and leave their profiles in that directory.
+ * @apollo/subgraph (bench/minimal-apollo-subgraph.ts), and our partner, identity, fhir and pipeline
+ * subgraphs, per database: on PostgreSQL as the distributed mode starts them
+ * (`SVC_ROLE=subgraph:<name>` on a fresh database), on SQLite each over the embedded system's
+ * SQLite file of a fresh data directory (bench/sqlite-subgraph.ts); then the embedded system
+ * (`SVC_ROLE=all`, SQLite) for the facade rows. autocannon drives each row from a further child
+ * process (bench/load.ts). Each row also counts the SQL statements our subgraph sent
+ * (`svc_db_queries_total` on its /metrics) per request. With `--profile <dir>`, our subgraphs run
+ * under `node --cpu-prof` and leave their profiles in that directory.
  */
 import { recordResults } from './results-file.js';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -55,18 +58,27 @@ interface Options {
   /** Rounds of every row, interleaved; each pair's median round (by its ratio) is reported. */
   rounds: number;
   profileDir?: string;
+  databases: Database[];
 }
 
-const USAGE = 'usage: npm run bench -- --suite subgraphs [--duration <seconds, default 5>] [--warmup <seconds, 1 to 10, default 1>] [--connections <n, default 20>] [--rounds <n, 1 to 9, default 1>] [--profile <dir>]';
+type Database = 'sqlite' | 'postgres';
+const OURS = ['partner', 'identity', 'fhir', 'pipeline'] as const;
+type OurSubgraph = (typeof OURS)[number];
+
+const USAGE = 'usage: npm run bench -- --suite subgraphs [--database sqlite,postgres] [--duration <seconds, default 5>] [--warmup <seconds, 1 to 10, default 1>] [--connections <n, default 20>] [--rounds <n, 1 to 9, default 1>] [--profile <dir>]';
 
 function parseArgs(argv: readonly string[]): Options {
-  const options: Options = { duration: 5, warmup: 1, connections: 20, rounds: 1 };
+  const options: Options = { duration: 5, warmup: 1, connections: 20, rounds: 1, databases: ['sqlite', 'postgres'] };
   for (let i = 0; i < argv.length; i++) {
-    const m = /^--(duration|warmup|connections|rounds|profile)(?:=(.*))?$/.exec(argv[i]!);
+    const m = /^--(duration|warmup|connections|rounds|profile|database)(?:=(.*))?$/.exec(argv[i]!);
     if (!m) throw new Error(`unknown argument "${argv[i]}"\n${USAGE}`);
     const raw = m[2] ?? argv[++i] ?? '';
     if (m[1] === 'profile') options.profileDir = resolvePath(raw);
-    else {
+    else if (m[1] === 'database') {
+      const list = raw.split(',').map((d) => d.trim());
+      if (!list.length || list.some((d) => d !== 'sqlite' && d !== 'postgres')) throw new Error(`--database takes sqlite, postgres or both (got "${raw}")\n${USAGE}`);
+      options.databases = [...new Set(list as Database[])];
+    } else {
       const value = Number(raw);
       // The warm-up runs on one signed principal, which lives 15 s.
       const max = m[1] === 'warmup' ? SEGMENT_SECONDS : m[1] === 'rounds' ? 9 : 600;
@@ -124,6 +136,24 @@ async function startMinimal(): Promise<Service> {
   return { name: 'minimal Apollo subgraph', url: `http://127.0.0.1:${port}/`, pid: child.pid, stop: stopper(child, w.exited) };
 }
 
+/** One of our subgraphs over the embedded SQLite file in `dataDir` (bench/sqlite-subgraph.ts). */
+async function startSqliteSubgraph(name: OurSubgraph, env: Record<string, string>, nodeArgs: string[] = []): Promise<Service> {
+  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, ...nodeArgs, '--import', 'tsx', fileURLToPath(new URL('./sqlite-subgraph.ts', import.meta.url)), name], {
+    cwd: ROOT,
+    env: { PATH: process.env['PATH'] ?? '', NODE_ENV: 'production', ...env, SVC_LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const w = watch(name, child);
+  const port = await new Promise<number>((resolve, reject) => {
+    child.stdout!.on('data', () => {
+      const m = /listening (\d+)/.exec(w.output());
+      if (m) resolve(Number(m[1]));
+    });
+    void w.exited.then(() => reject(new Error(`the ${name} subgraph on SQLite exited:\n${w.output()}`)));
+  });
+  return { name: `${name} (SQLite)`, url: `http://127.0.0.1:${port}`, pid: child.pid, stop: stopper(child, w.exited) };
+}
+
 /** One component as `npm start` runs it (server.ts), ready when /ready answers 200. */
 async function startRole(role: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<Service> {
   const port = await freePort();
@@ -169,6 +199,10 @@ const FAMILY = ['Abernathy', 'Bergström', 'Castellanos', 'Dubois', 'Eriksen', '
 
 const PARTNER_QUERY = '{ partners(first: 20) { edges { node { gpid legalName } } } }';
 const IDENTITY_QUERY = 'query Identity($gpid: ID!) { identity(gpid: $gpid) { gpid entityType status version createdAt updatedAt } }';
+/** A Patient by id with the typed fields a portal reads (subgraphs/fhir/src/schema/fhir-typed.ts). */
+const PATIENT_QUERY = 'query Patient($id: ID!) { fhirPatient(id: $id) { id gender birthDate name { family given } meta { versionId lastUpdated } } }';
+/** Patients stored and asked for, one at random per request. */
+const PATIENTS = 200;
 const JOBS_QUERY = 'query Jobs($representations: [_Any!]!) { _entities(representations: $representations) { ... on Partner { syncJobs { jobId status } } } }';
 /** The document the facade's `identity.get` route sends (rest-facade/src/routes/identity.ts). */
 const IDENTITY_GET_DOCUMENT =
@@ -194,6 +228,10 @@ const twentyPartners = check((b) => {
   return n === PARTNERS ? undefined : `expected ${PARTNERS} partners, got ${n}`;
 });
 const oneIdentity = check((b) => (b.data?.['identity'] ? undefined : 'no identity'));
+const onePatient = check((b) => {
+  const p = b.data?.['fhirPatient'] as { id?: string; name?: unknown[] } | null | undefined;
+  return p?.id && p.name?.length ? undefined : `no Patient: ${JSON.stringify(b.data).slice(0, 200)}`;
+});
 const jobsOfTwenty = check((b) => {
   const entities = (b.data?.['_entities'] as { syncJobs?: unknown[] }[] | undefined) ?? [];
   const jobs = entities.reduce((n, e) => n + (e.syncJobs?.length ?? 0), 0);
@@ -210,9 +248,27 @@ interface Row {
   server: Service;
   request(): Promise<Target>;
   check(status: number, body: string): string | undefined;
+  /** Ours: read the statements it sent from its /metrics. */
+  countsStatements?: boolean;
+}
+
+/** `svc_db_queries_total` of one of our subgraphs, by `verb table`. */
+async function statementCounts(server: Service): Promise<Map<string, number>> {
+  const text = await (await fetch(`${server.url.replace(/\/$/, '')}/metrics`)).text();
+  const counts = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    const m = /^svc_db_queries_total\{([^}]*)\} (\S+)$/.exec(line);
+    if (!m) continue;
+    const labels = Object.fromEntries([...m[1]!.matchAll(/(\w+)="([^"]*)"/g)].map((l) => [l[1]!, l[2]!]));
+    const key = `${labels['verb'] ?? '?'} ${labels['table'] || '(no table)'}`;
+    counts.set(key, (counts.get(key) ?? 0) + Number(m[2]));
+  }
+  return counts;
 }
 
 interface Stats {
+  /** SQL statements our subgraph sent per answered request (background work such as the outbox relay's polls included), and by `verb table`. */
+  statements?: { total: number; by: [string, number][] };
   rps: number;
   p50: number;
   p99: number;
@@ -245,12 +301,20 @@ async function measure(load: ChildRunner<LoadSpec, LoadRun>, row: Row, options: 
   process.stderr.write(`  ${row.label} … `);
   await load.run({ ...(await row.request()), connections: options.connections, duration: options.warmup });
   const runs: LoadRun[] = [];
+  const statementsBefore = row.countsStatements ? await statementCounts(row.server) : undefined;
   const cpuBefore = cpuMsOf(row.server.pid);
   for (let left = options.duration; left > 0; left -= SEGMENT_SECONDS) {
     runs.push(await load.run({ ...(await row.request()), connections: options.connections, duration: Math.min(left, SEGMENT_SECONDS) }));
   }
-  const stats = summarize(runs, cpuMsOf(row.server.pid) - cpuBefore);
-  process.stderr.write(`${stats.rps.toFixed(0)} req/s, p99 ${stats.p99.toFixed(2)} ms, ${ms(stats.cpuMs)} ms CPU per request${stats.non2xx ? `, ${stats.non2xx} non-2xx` : ''}\n`);
+  const cpuAfter = cpuMsOf(row.server.pid);
+  const stats = summarize(runs, cpuAfter - cpuBefore);
+  if (statementsBefore) {
+    const after = await statementCounts(row.server);
+    const requests = runs.reduce((n, r) => n + r.latencies.length, 0);
+    const by = [...after].map(([k, v]): [string, number] => [k, (v - (statementsBefore.get(k) ?? 0)) / requests]).filter(([, v]) => v > 0).sort((a, b) => b[1] - a[1]);
+    stats.statements = { total: by.reduce((n, [, v]) => n + v, 0), by };
+  }
+  process.stderr.write(`${stats.rps.toFixed(0)} req/s, p99 ${stats.p99.toFixed(2)} ms, ${ms(stats.cpuMs)} ms CPU per request${stats.statements ? `, ${stats.statements.total.toFixed(2)} statements per request` : ''}${stats.non2xx ? `, ${stats.non2xx} non-2xx` : ''}\n`);
   return stats;
 }
 
@@ -262,79 +326,124 @@ export async function runSubgraphsSuite(argv: readonly string[]): Promise<void> 
   const cleanups: (() => Promise<unknown>)[] = [];
   try {
     const secret = randomBytes(32).toString('base64url');
-    process.stderr.write('starting the minimal Apollo subgraph and our partner, identity and pipeline subgraphs …\n');
-    const db = await freshDatabase(ADMIN_DATABASE_URL);
-    cleanups.push(() => db.drop());
-    const env = { SVC_DATABASE_URL: db.url, SVC_INTERNAL_SECRET: secret, SVC_DATA_DIR: mkdtempSync(`${os.tmpdir()}/svc-bench-sg-`) };
-    cleanups.push(async () => rmSync(env.SVC_DATA_DIR, { recursive: true, force: true }));
     const profile = (name: string) => (options.profileDir ? ['--cpu-prof', '--cpu-prof-dir', `${options.profileDir}/${name}`] : []);
+    process.stderr.write('starting the minimal Apollo subgraph …\n');
     const minimal = await startMinimal();
     cleanups.push(() => minimal.stop());
-    const ours: Record<'partner' | 'identity' | 'pipeline', Service> = {} as Record<'partner' | 'identity' | 'pipeline', Service>;
-    for (const name of ['partner', 'identity', 'pipeline'] as const) {
-      ours[name] = await startRole(`subgraph:${name}`, env, profile(name));
-      cleanups.push(() => ours[name].stop());
-    }
     const gql = (s: Service) => `${s.url.replace(/\/$/, '')}${s.url.endsWith('/graphql') ? '' : s === minimal ? '/' : '/graphql'}`;
 
-    process.stderr.write(`seeding ${SEEDED_PARTNERS} partners, ${SEEDED_PARTNERS * JOBS_PER_PARTNER} sync jobs and ${IDENTITIES} identities …\n`);
-    const gpids: string[] = [];
-    for (let i = 1; i <= SEEDED_PARTNERS; i++) {
-      const data = await post(gql(ours.partner), await signed(secret), 'mutation R($input: RegisterPartnerInput!) { registerPartner(input: $input) { gpid } }', {
-        input: { legalName: `Benchmark Health ${String(i).padStart(3, '0')}`, organizationType: 'HEALTH_SYSTEM' },
-      });
-      const gpid = (data['registerPartner'] as { gpid: string }).gpid;
-      gpids.push(gpid);
-      const jobs = Array.from({ length: JOBS_PER_PARTNER }, (_, j) => `j${j}: createSyncJob(partnerGpid: $gpid, resourceTypes: ["Patient"]) { jobId }`).join(' ');
-      await post(gql(ours.pipeline), await signed(secret), `mutation J($gpid: ID!) { ${jobs} }`, { gpid });
+    interface Keys {
+      gpids: string[];
+      identityGpids: string[];
+      patientIds: string[];
     }
-    const identityGpids: string[] = [];
-    for (let i = 0; i < IDENTITIES; i += 20) {
-      const people = Array.from({ length: 20 }, (_, j) => i + j);
-      const data = await post(
-        gql(ours.identity),
-        await signed(secret),
-        `mutation I { ${people.map((n) => `p${n}: resolveIdentity(input: { name: "${GIVEN[n % GIVEN.length]} ${FAMILY[Math.floor(n / GIVEN.length)]}", dob: "19${50 + (n % 50)}-0${1 + (n % 9)}-1${n % 10}" }, source: "pulse") { gpid }`).join(' ')} }`,
-      );
-      for (const n of people) identityGpids.push((data[`p${n}`] as { gpid: string }).gpid);
-    }
-    if (new Set(identityGpids).size !== IDENTITIES) throw new Error(`seeding made ${new Set(identityGpids).size} identities, not ${IDENTITIES}`);
 
-    const rowsFor = (target: Service, label: string): Row[] => {
-      const headers = async () => (target === minimal ? {} : await signed(secret));
+    /** The data of every row, written through our subgraphs' own mutations. */
+    async function seed(ours: Record<OurSubgraph, Service>): Promise<Keys> {
+      process.stderr.write(`seeding ${SEEDED_PARTNERS} partners, ${SEEDED_PARTNERS * JOBS_PER_PARTNER} sync jobs, ${IDENTITIES} identities and ${PATIENTS} Patients …\n`);
+      const gpids: string[] = [];
+      for (let i = 1; i <= SEEDED_PARTNERS; i++) {
+        const data = await post(gql(ours.partner), await signed(secret), 'mutation R($input: RegisterPartnerInput!) { registerPartner(input: $input) { gpid } }', {
+          input: { legalName: `Benchmark Health ${String(i).padStart(3, '0')}`, organizationType: 'HEALTH_SYSTEM' },
+        });
+        const gpid = (data['registerPartner'] as { gpid: string }).gpid;
+        gpids.push(gpid);
+        const jobs = Array.from({ length: JOBS_PER_PARTNER }, (_, j) => `j${j}: createSyncJob(partnerGpid: $gpid, resourceTypes: ["Patient"]) { jobId }`).join(' ');
+        await post(gql(ours.pipeline), await signed(secret), `mutation J($gpid: ID!) { ${jobs} }`, { gpid });
+      }
+      const identityGpids: string[] = [];
+      for (let i = 0; i < IDENTITIES; i += 20) {
+        const people = Array.from({ length: 20 }, (_, j) => i + j);
+        const data = await post(
+          gql(ours.identity),
+          await signed(secret),
+          `mutation I { ${people.map((n) => `p${n}: resolveIdentity(input: { name: "${GIVEN[n % GIVEN.length]} ${FAMILY[Math.floor(n / GIVEN.length)]}", dob: "19${50 + (n % 50)}-0${1 + (n % 9)}-1${n % 10}" }, source: "pulse") { gpid }`).join(' ')} }`,
+        );
+        for (const n of people) identityGpids.push((data[`p${n}`] as { gpid: string }).gpid);
+      }
+      if (new Set(identityGpids).size !== IDENTITIES) throw new Error(`seeding made ${new Set(identityGpids).size} identities, not ${IDENTITIES}`);
+      const patientIds: string[] = [];
+      for (let n = 0; n < PATIENTS; n++) {
+        const resource = { resourceType: 'Patient', gender: n % 2 ? 'male' : 'female', birthDate: `19${50 + (n % 50)}-0${1 + (n % 9)}-1${n % 10}`, name: [{ family: FAMILY[n % FAMILY.length], given: [GIVEN[n % GIVEN.length], 'B'] }] };
+        const data = await post(gql(ours.fhir), await signed(secret), 'mutation P($resource: JSONObject!) { fhirCreate(resourceType: "Patient", resource: $resource) { status resource } }', { resource });
+        const created = data['fhirCreate'] as { status: number; resource: { id: string } };
+        if (created.status !== 201) throw new Error(`fhirCreate answered ${created.status}`);
+        patientIds.push(created.resource.id);
+      }
+      return { gpids, identityGpids, patientIds };
+    }
+
+    /** The four reads, each answered by `target` (the minimal subgraph) or by the subgraph of ours that owns it. */
+    function rowsFor(target: Service | Record<OurSubgraph, Service>, label: string, keys: Keys | undefined): Row[] {
+      const serverOf = (name: OurSubgraph) => ('url' in target ? (target as Service) : (target as Record<OurSubgraph, Service>)[name]);
+      const isMinimal = keys === undefined;
+      const headers = async () => (isMinimal ? {} : await signed(secret));
       const body = (query: string, variables: Record<string, unknown> = {}) => JSON.stringify({ query, variables });
-      const partnerKeys = target === minimal ? Array.from({ length: SEEDED_PARTNERS }, (_, i) => `PRD-PTN-${1000 + i}`) : gpids;
-      const identityKeys = target === minimal ? Array.from({ length: IDENTITIES }, (_, i) => `SVC-${(0xbeef + i).toString(16).toUpperCase().padStart(8, '0')}`) : identityGpids;
+      const partnerKeys = keys?.gpids ?? Array.from({ length: SEEDED_PARTNERS }, (_, i) => `PRD-PTN-${1000 + i}`);
+      const identityKeys = keys?.identityGpids ?? Array.from({ length: IDENTITIES }, (_, i) => `SVC-${(0xbeef + i).toString(16).toUpperCase().padStart(8, '0')}`);
+      const patientKeys = keys?.patientIds ?? Array.from({ length: PATIENTS }, (_, i) => `patient-${i}`);
       const someOf = <T>(list: readonly T[], n: number): T[] => [...list].sort(() => Math.random() - 0.5).slice(0, n);
       const fetches = Array.from({ length: VARIANTS }, () => ({ representations: someOf(partnerKeys, PARTNERS).map((gpid) => ({ __typename: 'Partner', gpid })) }));
-      const req = (query: string, variables: Record<string, unknown>[] = [{}]) => async (): Promise<Target> => {
+      const req = (server: Service, query: string, variables: Record<string, unknown>[] = [{}]) => async (): Promise<Target> => {
         const bodies = variables.map((v) => body(query, v));
-        return { url: gql(target), method: 'POST', headers: { ...(await headers()), 'content-type': 'application/json' }, body: bodies[0]!, ...(bodies.length > 1 ? { bodies } : {}) };
+        return { url: gql(server), method: 'POST', headers: { ...(await headers()), 'content-type': 'application/json' }, body: bodies[0]!, ...(bodies.length > 1 ? { bodies } : {}) };
       };
+      const row = (key: string, name: OurSubgraph, read: string, query: string, check: Row['check'], variables?: Record<string, unknown>[]): Row => ({
+        key: `${key}:${label}`,
+        server: serverOf(name),
+        label: `${read} — ${label}`,
+        request: req(serverOf(name), query, variables),
+        check,
+        ...(isMinimal ? {} : { countsStatements: true }),
+      });
       return [
-        { key: `partners:${label}`, server: target, label: `partners(first: 20) — ${label}`, request: req(PARTNER_QUERY), check: twentyPartners },
-        { key: `identity:${label}`, server: target, label: `identity(gpid) — ${label}`, request: req(IDENTITY_QUERY, identityKeys.map((gpid) => ({ gpid }))), check: oneIdentity },
-        { key: `jobs:${label}`, server: target, label: `_entities Partner.syncJobs × 20 — ${label}`, request: req(JOBS_QUERY, fetches), check: jobsOfTwenty },
+        row('partners', 'partner', 'partners(first: 20)', PARTNER_QUERY, twentyPartners),
+        row('identity', 'identity', 'identity(gpid)', IDENTITY_QUERY, oneIdentity, identityKeys.map((gpid) => ({ gpid }))),
+        row('patient', 'fhir', 'fhirPatient(id)', PATIENT_QUERY, onePatient, patientKeys.map((id) => ({ id }))),
+        row('jobs', 'pipeline', '_entities Partner.syncJobs × 20', JOBS_QUERY, jobsOfTwenty, fetches),
       ];
-    };
-    const oursRows = rowsFor(ours.partner, 'ours');
-    // The identity and sync-job rows go to their own subgraphs.
-    oursRows[1] = { ...oursRows[1]!, server: ours.identity, request: rowsFor(ours.identity, 'ours')[1]!.request };
-    oursRows[2] = { ...oursRows[2]!, server: ours.pipeline, request: rowsFor(ours.pipeline, 'ours')[2]!.request };
-    const minimalRows = rowsFor(minimal, 'minimal Apollo');
+    }
 
     const load = new ChildRunner<LoadSpec, LoadRun>(new URL('./load.ts', import.meta.url), 'load generator');
     cleanups.push(() => load.close());
-    process.stderr.write(`measuring (${options.duration} s per row, ${options.connections} connections, ${options.rounds} round(s)):\n`);
+    const minimalRows = rowsFor(minimal, 'minimal Apollo', undefined);
     const rounds = Array.from({ length: options.rounds }, () => new Map<string, Stats>());
-    // Alternate minimal and ours per read, so that a burst of other work on the machine hits both.
-    for (const [r, results] of rounds.entries()) {
-      if (options.rounds > 1) process.stderr.write(` round ${r + 1}:\n`);
-      for (let i = 0; i < oursRows.length; i++) {
-        for (const row of [minimalRows[i]!, oursRows[i]!]) results.set(row.key, await measure(load, row, options));
+    const pairs: Pair[] = [];
+
+    for (const database of options.databases) {
+      process.stderr.write(`starting our partner, identity, fhir and pipeline subgraphs on ${database === 'sqlite' ? 'SQLite' : 'PostgreSQL'} …\n`);
+      const dataDir = mkdtempSync(`${os.tmpdir()}/svc-bench-sg-`);
+      const stopped: (() => Promise<unknown>)[] = [async () => rmSync(dataDir, { recursive: true, force: true })];
+      const env: Record<string, string> = { SVC_INTERNAL_SECRET: secret, SVC_DATA_DIR: dataDir };
+      if (database === 'postgres') {
+        const db = await freshDatabase(ADMIN_DATABASE_URL);
+        stopped.push(() => db.drop());
+        env['SVC_DATABASE_URL'] = db.url;
       }
+      cleanups.push(() => Promise.all(stopped.reverse().map((step) => step())));
+      const ours = {} as Record<OurSubgraph, Service>;
+      for (const name of OURS) {
+        ours[name] = database === 'postgres' ? await startRole(`subgraph:${name}`, env, profile(`${name}-postgres`)) : await startSqliteSubgraph(name, env, profile(`${name}-sqlite`));
+        const service = ours[name];
+        stopped.unshift(() => service.stop());
+      }
+      const keys = await seed(ours);
+      const rows = rowsFor(ours, `ours, ${database === 'sqlite' ? 'SQLite' : 'PostgreSQL'}`, keys);
+      rows.forEach((row, i) => pairs.push({ ours: row, minimalKey: `${minimalRows[i]!.key}:${database}`, database }));
+      process.stderr.write(`measuring on ${database} (${options.duration} s per row, ${options.connections} connections, ${options.rounds} round(s)):\n`);
+      // Alternate minimal and ours per read, so that a burst of other work on the machine hits both.
+      for (const [r, results] of rounds.entries()) {
+        if (options.rounds > 1) process.stderr.write(` round ${r + 1}:\n`);
+        for (let i = 0; i < rows.length; i++) {
+          for (const row of [minimalRows[i]!, rows[i]!]) {
+            const stats = await measure(load, row, options);
+            // The minimal subgraph's rows are measured once per database: keep them apart.
+            results.set(row.server === minimal ? `${row.key}:${database}` : row.key, stats);
+          }
+        }
+      }
+      for (const name of OURS) await ours[name].stop();
     }
-    for (const name of ['partner', 'identity', 'pipeline'] as const) await ours[name].stop();
 
     // The REST facade against its GraphQL twin, on the embedded system.
     process.stderr.write('starting the embedded system for the facade rows …\n');
@@ -367,7 +476,7 @@ export async function runSubgraphsSuite(argv: readonly string[]): Promise<void> 
     };
     for (const results of rounds) for (const row of [twinRow, restRow]) results.set(row.key, await measure(load, row, options));
 
-    const section = report(new Date().toISOString(), options, loadBefore, oursRows, minimalRows, rounds);
+    const section = report(new Date().toISOString(), options, loadBefore, pairs, rounds);
     process.stdout.write(`\n${section}\n`);
     recordResults(section);
   } finally {
@@ -394,27 +503,46 @@ function medianRound(rounds: readonly Map<string, Stats>[], a: string, b: string
   return { a: round.get(a)!, b: round.get(b)!, ratios };
 }
 
-function report(date: string, options: Options, loadBefore: readonly number[], ours: Row[], minimal: Row[], rounds: readonly Map<string, Stats>[]): string {
+interface Pair {
+  ours: Row;
+  /** The minimal subgraph's row measured beside it. */
+  minimalKey: string;
+  database: Database;
+}
+
+function report(date: string, options: Options, loadBefore: readonly number[], pairs: readonly Pair[], rounds: readonly Map<string, Stats>[]): string {
   const perRound = rounds.length > 1;
   const lines = [
     `## ${date} — subgraphs against a minimal Apollo subgraph (\`--suite subgraphs\`)`,
     '',
     `- Machine: ${machine()}`,
     `- Load average before the run (1/5/15 min): ${loadBefore.map((l) => l.toFixed(2)).join(' / ')}${(loadBefore[0] ?? 0) > os.cpus().length / 2 ? ' — the machine was busy with other work: only the ratios (same run) mean something' : ''}`,
-    `- ${options.duration} s per row after a ${options.warmup} s warm-up, ${options.connections} connections, each server in its own process; ours on PostgreSQL${options.profileDir ? ', **under --cpu-prof** (slower)' : ''}`,
+    `- ${options.duration} s per row after a ${options.warmup} s warm-up, ${options.connections} connections, each server in its own process; ours on ${options.databases.map((d) => (d === 'sqlite' ? 'SQLite (bench/sqlite-subgraph.ts)' : 'PostgreSQL (`SVC_ROLE=subgraph:<name>`)')).join(' and ')}${options.profileDir ? ', **under --cpu-prof** (slower)' : ''}`,
     ...(perRound ? [`- ${rounds.length} rounds, interleaved (each pair of rows one after the other in every round); each pair shows its median round by its ratio, and every round's ratio`] : []),
     '- CPU ms/req: the server process\'s own user + system time over the row ÷ the requests it answered (from /proc; PostgreSQL\'s share, in its own processes, is not in ours)',
     '',
-    `| Read | minimal req/s | minimal p99 ms | minimal CPU ms/req | ours req/s | ours p99 ms | ours CPU ms/req | ours ÷ minimal (req/s) | ours ÷ minimal (CPU/req) |${perRound ? ' req/s ratio per round |' : ''}`,
-    `|---|---:|---:|---:|---:|---:|---:|---:|---:|${perRound ? '---|' : ''}`,
+    `| Read | database | minimal req/s | minimal p99 ms | minimal CPU ms/req | ours req/s | ours p99 ms | ours CPU ms/req | ours ÷ minimal (req/s) | ours ÷ minimal (CPU/req) |${perRound ? ' req/s ratio per round | CPU/req ratio per round |' : ''}`,
+    `|---|---|---:|---:|---:|---:|---:|---:|---:|---:|${perRound ? '---|---|' : ''}`,
   ];
   const each = (ratios: number[]) => (perRound ? ` ${ratios.map((r) => r.toFixed(2)).join(', ')} |` : '');
-  for (let i = 0; i < ours.length; i++) {
-    const { a: o, b: m, ratios } = medianRound(rounds, ours[i]!.key, minimal[i]!.key);
+  const statementLines: string[] = [];
+  for (const pair of pairs) {
+    const { a: o, b: m, ratios } = medianRound(rounds, pair.ours.key, pair.minimalKey);
+    const cpuRatios = rounds.map((r) => r.get(pair.ours.key)!.cpuMs / r.get(pair.minimalKey)!.cpuMs);
+    const database = pair.database === 'sqlite' ? 'SQLite' : 'PostgreSQL';
+    if (o.statements) statementLines.push(`| ${pair.ours.label.replace(/ — .*$/, '')} | ${database} | ${o.statements.total.toFixed(2)} | ${o.statements.by.filter(([, v]) => v >= 0.005).map(([k, v]) => `${k.replace(/;/g, '')}: ${v.toFixed(2)}`).join('; ')}${o.statements.by.some(([, v]) => v < 0.005) ? '; others (background) < 0.005 each' : ''} |`);
     lines.push(
-      `| ${ours[i]!.label.replace(/ — ours$/, '')} | ${m.rps.toFixed(0)} | ${ms(m.p99)} | ${cpu(m.cpuMs)} | ${o.rps.toFixed(0)} | ${ms(o.p99)} | ${cpu(o.cpuMs)} | **${(o.rps / m.rps).toFixed(2)}** | ${(o.cpuMs / m.cpuMs).toFixed(2)} |${each(ratios)}`,
+      `| ${pair.ours.label.replace(/ — .*$/, '')} | ${database} | ${m.rps.toFixed(0)} | ${ms(m.p99)} | ${cpu(m.cpuMs)} | ${o.rps.toFixed(0)} | ${ms(o.p99)} | ${cpu(o.cpuMs)} | **${(o.rps / m.rps).toFixed(2)}** | ${(o.cpuMs / m.cpuMs).toFixed(2)} |${each(ratios)}${perRound ? ` ${cpuRatios.map((r) => r.toFixed(2)).join(', ')} |` : ''}`,
     );
   }
+  lines.push(
+    '',
+    'SQL statements our subgraph sent per answered request over the median round (`svc_db_queries_total` on its /metrics; background work such as the outbox relay\'s polls is included), by verb and first table:',
+    '',
+    '| Read | database | statements per request | by verb and table |',
+    '|---|---|---:|---|',
+    ...statementLines,
+  );
   const { a: rest, b: twin, ratios } = medianRound(rounds, 'rest', 'twin');
   lines.push(
     '',
