@@ -255,6 +255,20 @@ export async function measure(load: ChildRunner<LoadSpec, LoadRun>, row: Row, pr
   return stats(run, before, cpuNow(row, processes));
 }
 
+/** Every row measured `options.rounds` times, interleaved (a warm-up before each), its progress on stderr. */
+export async function measureRounds(load: ChildRunner<LoadSpec, LoadRun>, rows: readonly Row[], processes: Processes, options: Options, progress: (s: Stats) => string): Promise<Map<string, Stats[]>> {
+  const results = new Map<string, Stats[]>(rows.map((r) => [r.key, []]));
+  for (let round = 1; round <= options.rounds; round++) {
+    for (const row of rows) {
+      await measure(load, row, processes, options, WARMUP_SECONDS);
+      const s = await measure(load, row, processes, options, options.duration);
+      results.get(row.key)!.push(s);
+      process.stderr.write(`  round ${round}: ${row.label}: ${s.rps.toFixed(0)} req/s, ${progress(s)}\n`);
+    }
+  }
+  return results;
+}
+
 export const median = (values: Stats[]): Stats => {
   const sorted = [...values].sort((a, b) => a.rps - b.rps);
   return sorted[Math.floor(sorted.length / 2)]!;
@@ -404,15 +418,7 @@ export async function runGatewaySuite(argv: readonly string[]): Promise<void> {
     const idleBefore = new Map(gatewayPids.map((pid) => [pid, cpuMsOf(pid, true)]));
     await new Promise((r) => setTimeout(r, IDLE_SECONDS * 1000));
     const idle = new Map(gatewayPids.map((pid) => [pid, (cpuMsOf(pid, true) - idleBefore.get(pid)!) / IDLE_SECONDS]));
-    const results = new Map<string, Stats[]>(rows.map((r) => [r.key, []]));
-    for (let round = 1; round <= options.rounds; round++) {
-      for (const row of rows) {
-        await measure(load, row, processes, options, WARMUP_SECONDS);
-        const s = await measure(load, row, processes, options, options.duration);
-        results.get(row.key)!.push(s);
-        process.stderr.write(`  round ${round}: ${row.label}: ${s.rps.toFixed(0)} req/s, p99 ${ms(s.p99)} ms, CPU ms/req gateway ${cpuMs(s.cpu.gateway)} subgraphs ${cpuMs(s.cpu.subgraphs)} load ${cpuMs(s.cpu.load)}\n`);
-      }
-    }
+    const results = await measureRounds(load, rows, processes, options, (s) => `p99 ${ms(s.p99)} ms, CPU ms/req gateway ${cpuMs(s.cpu.gateway)} subgraphs ${cpuMs(s.cpu.subgraphs)} load ${cpuMs(s.cpu.load)}`);
     const loadAfter = os.loadavg();
     for (const stop of stops.reverse().splice(0)) await stop();
     const section = report(options, loadBefore, loadAfter, rows, results, '', idle);

@@ -22,7 +22,7 @@ import { join } from 'node:path';
 import { ChildRunner } from './child.js';
 import type { LoadRun, LoadSpec } from './load.js';
 import { MINIMAL_CROSS_QUERY, MINIMAL_SINGLE_QUERY } from './minimal-subgraphs.js';
-import { check, machine, measure, median, parseArgs, record, startMinimalSubgraphs, startOurGateway, WARMUP_SECONDS, type Processes, type Row, type Stats } from './gateway-compare.js';
+import { check, machine, measureRounds, median, parseArgs, record, startMinimalSubgraphs, startOurGateway, WARMUP_SECONDS, type Processes, type Row, type Stats } from './gateway-compare.js';
 
 const VARIANTS = [
   { key: 'off', label: 'tracing off', env: {} },
@@ -63,15 +63,7 @@ export async function runTracingSuite(argv: readonly string[]): Promise<void> {
     stops.push(() => load.close());
     const processes: Processes = { subgraphs: [subgraphs.partners.pid, subgraphs.pipeline.pid], load: load.pid };
     for (const row of rows) await check(row);
-    const results = new Map<string, Stats[]>(rows.map((r) => [r.key, []]));
-    for (let round = 1; round <= options.rounds; round++) {
-      for (const row of rows) {
-        await measure(load, row, processes, options, WARMUP_SECONDS);
-        const s = await measure(load, row, processes, options, options.duration);
-        results.get(row.key)!.push(s);
-        process.stderr.write(`  round ${round}: ${row.label}: ${s.rps.toFixed(0)} req/s, gateway CPU ${s.cpu.gateway.toFixed(3)} ms/req\n`);
-      }
-    }
+    const results = await measureRounds(load, rows, processes, options, (s) => `gateway CPU ${s.cpu.gateway.toFixed(3)} ms/req`);
     const loadAfter = os.loadavg();
     for (const stop of stops.reverse().splice(0)) await stop();
     /** The rounds of a row by the gateway's CPU per request (the quantity compared here), least first. */
