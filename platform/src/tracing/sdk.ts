@@ -1,4 +1,4 @@
-import { context, propagation, trace } from '@opentelemetry/api';
+import { context, propagation, ProxyTracerProvider, trace, type Tracer, type TracerOptions, type TracerProvider } from '@opentelemetry/api';
 import type { TracingSettings } from './settings.js';
 import { setTracingActive, tracingActive } from './spans.js';
 
@@ -9,6 +9,32 @@ export interface Tracing {
 }
 
 let started: { tracing: Tracing; users: number } | null = null;
+
+/**
+ * The process's global tracer provider, registered once and never replaced: libraries keep the
+ * tracer they got at load (`@apollo/gateway` does, at import), and the API's own proxy would keep
+ * pointing them at the first SDK even after it stopped. Each tracer here asks for the current
+ * SDK's tracer at every span, so an SDK started later in the same process (tests boot several
+ * systems) gets every library's spans; with none started, spans are the API's no-op ones.
+ */
+class SwitchableTracerProvider implements TracerProvider {
+  current: TracerProvider | null = null;
+  private readonly idle = new ProxyTracerProvider();
+
+  getTracer(name: string, version?: string, options?: TracerOptions): Tracer {
+    const now = (): Tracer => (this.current ?? this.idle).getTracer(name, version, options);
+    const startActiveSpan = (...args: unknown[]): unknown => {
+      const tracer = now();
+      return (tracer.startActiveSpan as (...a: unknown[]) => unknown).apply(tracer, args);
+    };
+    return {
+      startSpan: (spanName, spanOptions, ctx) => now().startSpan(spanName, spanOptions, ctx),
+      startActiveSpan: startActiveSpan as Tracer['startActiveSpan'],
+    };
+  }
+}
+
+let processProvider: SwitchableTracerProvider | null = null;
 
 /**
  * Start the OpenTelemetry SDK when `settings` asks for tracing (null: off, and nothing of the SDK
@@ -23,12 +49,13 @@ export async function startTracing(settings: TracingSettings | null): Promise<Tr
     started.users += 1;
     return userOf(started);
   }
-  const [{ NodeTracerProvider, BatchSpanProcessor, AlwaysOnSampler, AlwaysOffSampler, TraceIdRatioBasedSampler, ParentBasedSampler }, { OTLPTraceExporter }, { W3CTraceContextPropagator }, { defaultResource, resourceFromAttributes }, { ATTR_SERVICE_NAME }] = await Promise.all([
+  const [{ NodeTracerProvider, BatchSpanProcessor, AlwaysOnSampler, AlwaysOffSampler, TraceIdRatioBasedSampler, ParentBasedSampler }, { OTLPTraceExporter }, { W3CTraceContextPropagator }, { defaultResource, resourceFromAttributes }, { ATTR_SERVICE_NAME }, { AsyncLocalStorageContextManager }] = await Promise.all([
     import('@opentelemetry/sdk-trace-node'),
     import('@opentelemetry/exporter-trace-otlp-http'),
     import('@opentelemetry/core'),
     import('@opentelemetry/resources'),
     import('@opentelemetry/semantic-conventions'),
+    import('@opentelemetry/context-async-hooks'),
   ]);
   const root = {
     always_on: () => new AlwaysOnSampler(),
@@ -51,14 +78,20 @@ export async function startTracing(settings: TracingSettings | null): Promise<Tr
       }),
     ],
   });
-  provider.register({ propagator: new W3CTraceContextPropagator() });
+  if (!processProvider) {
+    processProvider = new SwitchableTracerProvider();
+    trace.setGlobalTracerProvider(processProvider);
+  }
+  processProvider.current = provider;
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   setTracingActive(true);
   const tracing: Tracing = {
     forceFlush: () => provider.forceFlush(),
     async shutdown() {
       setTracingActive(false);
+      if (processProvider) processProvider.current = null;
       await provider.shutdown();
-      trace.disable();
       context.disable();
       propagation.disable();
     },
