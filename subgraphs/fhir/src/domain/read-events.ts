@@ -45,6 +45,8 @@ interface Counted {
   interaction: ReadReport['interaction'];
 }
 
+const countKey = (partnerGpid: string, credentialId: string | null): string => `${partnerGpid}\u0000${credentialId ?? ''}`;
+
 function readEvent(report: ReadReport, count: number, requestId: string, lastRequestId?: string, sampleRatio?: number): EventEnvelope {
   return makeEvent('fhir.resource.read', report.partnerGpid, {
     event: 'fhir.resource.read',
@@ -121,7 +123,7 @@ export class ReadEventLog {
   /** Count a successful read of a partner for the certification evidence (written once a second). */
   private count(report: ReadReport): void {
     if (report.partnerGpid === null || report.status < 200 || report.status >= 300 || this.closed) return;
-    const key = `${report.partnerGpid}\u0000${report.credentialId ?? ''}`;
+    const key = countKey(report.partnerGpid, report.credentialId ?? null);
     const open = this.counted.get(key);
     if (open) {
       open.count += 1;
@@ -129,13 +131,26 @@ export class ReadEventLog {
     } else {
       this.counted.set(key, { partnerGpid: report.partnerGpid, credentialId: report.credentialId ?? null, count: 1, firstRequestId: report.requestId, lastRequestId: report.requestId, resourceType: report.resourceType, interaction: report.interaction });
     }
-    if (!this.countTimer) {
-      this.countTimer = setTimeout(() => {
-        this.countTimer = undefined;
-        void this.writeCounts();
-      }, READ_EVENT_WINDOW_MS);
-      this.countTimer.unref();
+    this.scheduleCounts();
+  }
+
+  private scheduleCounts(): void {
+    if (this.countTimer || this.closed) return;
+    this.countTimer = setTimeout(() => {
+      this.countTimer = undefined;
+      void this.writeCounts();
+    }, READ_EVENT_WINDOW_MS);
+    this.countTimer.unref();
+  }
+
+  /** Counts whose commit failed go back, added to what came since, for the next second's commit. */
+  private restoreCounts(counts: readonly Counted[]): void {
+    for (const c of counts) {
+      const key = countKey(c.partnerGpid, c.credentialId);
+      const since = this.counted.get(key);
+      this.counted.set(key, since ? { ...c, count: c.count + since.count, lastRequestId: since.lastRequestId } : c);
     }
+    this.scheduleCounts();
   }
 
   /** Hand the counts on: one `fhir.internal.reads_counted` event per partner and credential, in one commit. */
@@ -164,6 +179,7 @@ export class ReadEventLog {
         this.published();
       } catch (err) {
         this.onError(err);
+        this.restoreCounts(counts);
       }
     })().finally(() => this.writing.delete(written));
     this.writing.add(written);
