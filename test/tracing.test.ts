@@ -55,6 +55,25 @@ describe('OpenTelemetry: one REST call as one trace, exported over OTLP/HTTP', (
     hooks.close();
   });
 
+  it('answers a request with a malformed, all-zero or oversized traceparent as any other, as the root of a trace of its own', async () => {
+    // A token of its own: the traced call below is the first use of `token`.
+    const reader = await apiToken(t, null, ['cms.fhir.r4.read']);
+    const before = new Set(receiver.spans.map((s) => s.spanId));
+    for (const traceparent of ['garbage', `00-${'0'.repeat(32)}-${'0'.repeat(16)}-01`, `00-${'f'.repeat(16_000)}`]) {
+      const read = await fhir(t, reader, 'GET', '/Patient?_count=1', undefined, { traceparent });
+      expect(read.statusCode, read.body).toBe(200);
+    }
+    const roots = await eventually(async () => {
+      const found = receiver.spans.filter((s) => !before.has(s.spanId) && s.kind === SERVER && s.name.startsWith('GET /fhir/R4/'));
+      expect(found).toHaveLength(3);
+      return found;
+    });
+    for (const span of roots) {
+      expect(span.parentSpanId ?? '').toBe('');
+      expect(span.traceId).toMatch(/^(?!0{32})[0-9a-f]{32}$/);
+    }
+  });
+
   it('keeps the caller’s trace id and nests facade → gateway → planning → subgraph fetches → SQL → event stream, with no value sent in any attribute', async () => {
     const patient = {
       resourceType: 'Patient',
