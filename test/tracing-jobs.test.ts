@@ -87,7 +87,10 @@ describe('OpenTelemetry: durable jobs and subscription events in the trace of th
 
     const spans = await eventually(async () => {
       const found = receiver.trace(traceId);
-      expect(found.some((s) => s.name === 'job fhir-sync transaction')).toBe(true);
+      // The job thread exports on its own: wait for the main thread's spans of the chain too.
+      const server = found.find((s) => s.name.startsWith('POST /fhir/R4'));
+      const run = found.find((s) => s.name === 'job fhir-sync transaction');
+      expect(server !== undefined && run !== undefined && descendsFrom(found, run, server)).toBe(true);
       expect(found.some((s) => s.name === 'subscription pipeline.sync.completed')).toBe(true);
       expect(found.some((s) => s.name === 'gateway.request' && s.attributes['graphql.operation.type'] === 'query' && found.some((p) => p.name === 'subscription pipeline.sync.completed' && descendsFrom(found, s, p)))).toBe(true);
       return found;
@@ -140,6 +143,9 @@ describe('OpenTelemetry: durable jobs and subscription events in the trace of th
       const found = receiver.trace(traceId);
       const run = found.find((s) => s.name === 'job fhir-export system');
       expect(run).toBeDefined();
+      // The job thread exports on its own: wait for the kick-off's spans of the main thread too.
+      const server = found.find((s) => s.name.startsWith('GET /fhir/R4'));
+      expect(server !== undefined && descendsFrom(found, run!, server)).toBe(true);
       expect(found.some((s) => isSql(s) && s.attributes['db.collection.name'] === 'fhir_export_chunks' && descendsFrom(found, s, run!))).toBe(true);
       return found;
     });
