@@ -1,5 +1,4 @@
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
-import { printSubgraphSchema } from '@apollo/subgraph';
 import {
   clientErrorHandler,
   createLogger,
@@ -33,6 +32,7 @@ import {
   type Subgraph,
   type SubgraphName,
   type SubgraphRuntime,
+  serviceSdl,
   shedLoad,
   startTracing,
   traceHttpServer,
@@ -297,7 +297,7 @@ export async function startSystem(config: Config, options: { logger?: Logger; no
         clients = subgraphs.map(inProcessClient);
         supergraphSdl = config.supergraphPath
           ? loadSupergraph(config.supergraphPath).supergraphSdl
-          : supergraphOf(subgraphs.map((s) => ({ name: s.name, url: `in-process://${s.name}`, sdl: printSubgraphSchema(s.schema) })));
+          : supergraphOf(subgraphs.map((s) => ({ name: s.name, url: `in-process://${s.name}`, sdl: serviceSdl(s.schema) })));
       }
       const { gateway, authenticator, hub, documents } = await gatewayParts(runtime, clients, supergraphSdl, limiter, revocations, redis);
       closers.push(async () => {

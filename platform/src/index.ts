@@ -49,6 +49,7 @@ export * from './graphql/selected-fields.js';
 export * from './graphql/builder.js';
 export * from './subgraph/types.js';
 export * from './subgraph/assemble.js';
+export * from './subgraph/service-sdl.js';
 export * from './subgraph/http-server.js';
 export * from './graphql/connection-types.js';
 export * from './rate-limit/index.js';
