@@ -37,13 +37,13 @@ if [ ! -d "$AUDIT/node_modules/@apollo/composition" ]; then
 fi
 [ -e "$AUDIT/node_modules/graphql" ] || ln -s "$FA_ROOT/node_modules/graphql" "$AUDIT/node_modules/graphql"
 
-# Stock means Apollo's code as published: the project's @apollo/query-planner and @apollo/query-graphs
+# Stock means Apollo's code as published: the project's @apollo/query-planner, @apollo/query-graphs and @apollo/gateway
 # carry the patches under patches/ (applied by patch-package at install), so stock runs on copies
 # with those patches taken out again (unpatched-apollo.cjs points the stock gateway at them).
 if [ "$MODE" = stock ]; then
   export FA_STOCK_APOLLO="$FA_WORK/unpatched-apollo"
   mkdir -p "$FA_STOCK_APOLLO/node_modules/@apollo"
-  for patch in "$FA_ROOT"/patches/@apollo+query-graphs+*.patch "$FA_ROOT"/patches/@apollo+query-planner+*.patch; do
+  for patch in "$FA_ROOT"/patches/@apollo+query-graphs+*.patch "$FA_ROOT"/patches/@apollo+query-planner+*.patch "$FA_ROOT"/patches/@apollo+gateway+*.patch; do
     [ -f "$patch" ] || continue
     pkg="$(basename "$patch" | sed -E 's/^@apollo\+([a-z-]+)\+.*$/\1/')"
     rm -rf "$FA_STOCK_APOLLO/node_modules/@apollo/$pkg"
