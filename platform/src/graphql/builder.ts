@@ -36,3 +36,14 @@ export function createSubgraphBuilder() {
 }
 
 export type SubgraphBuilder = ReturnType<typeof createSubgraphBuilder>;
+
+/**
+ * The options every subgraph makes its federated schema with: Federation 2.6 and the directives its
+ * schema imports, the same for all (a superset of what each uses). Named here rather than found by
+ * the plugin, which builds the whole schema a second time to find them; a directive used but not
+ * listed makes composition fail (test/supergraph.test.ts composes the subgraphs afresh).
+ */
+export const SUBGRAPH_SCHEMA_OPTIONS: { readonly linkUrl: string; readonly federationDirectives: string[] } = {
+  linkUrl: 'https://specs.apollo.dev/federation/v2.6',
+  federationDirectives: ['@extends', '@inaccessible', '@key', '@shareable'],
+};

@@ -1,5 +1,5 @@
 import type { GraphQLSchema } from 'graphql';
-import { createSubgraphBuilder, type SubgraphServices } from '@svc/platform';
+import { createSubgraphBuilder, type SubgraphServices, SUBGRAPH_SCHEMA_OPTIONS } from '@svc/platform';
 import { capabilityStatement } from '../domain/capability-statement.js';
 import { defineFhirInteractions } from './fhir-interactions.js';
 import { defineBulkExport, type ExportWakeup } from './bulk-export.js';
@@ -36,5 +36,5 @@ export function buildFhirSchema(services: SubgraphServices, exportWakeup: Export
   defineClearinghouse(builder, services, offload);
   defineAnalytics(builder, services);
   defineTefcaDocuments(builder, services);
-  return builder.toSubGraphSchema({ linkUrl: 'https://specs.apollo.dev/federation/v2.6' });
+  return builder.toSubGraphSchema(SUBGRAPH_SCHEMA_OPTIONS);
 }

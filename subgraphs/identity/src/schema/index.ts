@@ -1,5 +1,5 @@
 import type { GraphQLSchema } from 'graphql';
-import { createSubgraphBuilder } from '@svc/platform';
+import { createSubgraphBuilder, SUBGRAPH_SCHEMA_OPTIONS } from '@svc/platform';
 import type { IdentityService } from '../identity-service.js';
 import { defineAudit } from './audit.js';
 import { defineAuditEntry, defineChanges } from './changes.js';
@@ -25,5 +25,5 @@ export function buildIdentitySchema(service: IdentityService): GraphQLSchema {
   defineAudit(builder, service, AuditEntry);
   defineTefcaDiscovery(builder, service);
   defineScoringModel(builder, service);
-  return builder.toSubGraphSchema({ linkUrl: 'https://specs.apollo.dev/federation/v2.6' });
+  return builder.toSubGraphSchema(SUBGRAPH_SCHEMA_OPTIONS);
 }

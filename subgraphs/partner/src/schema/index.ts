@@ -1,5 +1,5 @@
 import type { GraphQLSchema } from 'graphql';
-import { type SubgraphServices, createSubgraphBuilder } from '@svc/platform';
+import { type SubgraphServices, createSubgraphBuilder, SUBGRAPH_SCHEMA_OPTIONS } from '@svc/platform';
 import { SigningKeyRing } from '../domain/signing-key-ring.js';
 import { defineApiToken } from './api-token.js';
 import { defineCredentialLookups } from './credential.js';
@@ -36,5 +36,5 @@ export function buildPartnerSchema(services: SubgraphServices): GraphQLSchema {
   defineRateLimitUsage(builder, services, partner);
   defineRequestLog(builder);
   defineOAuthServer(builder, services, new SigningKeyRing(services.runtime.config.internalSecret, services.runtime.logger, services.publishCommitted));
-  return withCertificationObservation(builder.toSubGraphSchema({ linkUrl: 'https://specs.apollo.dev/federation/v2.6' }), services);
+  return withCertificationObservation(builder.toSubGraphSchema(SUBGRAPH_SCHEMA_OPTIONS), services);
 }

@@ -1,5 +1,5 @@
 import type { GraphQLSchema } from 'graphql';
-import { createSubgraphBuilder, type SubgraphServices } from '@svc/platform';
+import { createSubgraphBuilder, type SubgraphServices, SUBGRAPH_SCHEMA_OPTIONS } from '@svc/platform';
 import type { EventLog } from '../domain/event-log.js';
 import { defineSyncJob, partnerRef } from './sync-job.js';
 import { defineEvent } from './event.js';
@@ -21,5 +21,5 @@ export function buildPipelineSchema(services: SubgraphServices, log: EventLog, w
   definePipelineMetrics(builder, partner);
   defineWebhooks(builder, services, webhookWakeup);
   defineTefca(builder, services, tefca, directory);
-  return builder.toSubGraphSchema({ linkUrl: 'https://specs.apollo.dev/federation/v2.6' });
+  return builder.toSubGraphSchema(SUBGRAPH_SCHEMA_OPTIONS);
 }
