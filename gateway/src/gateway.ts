@@ -126,6 +126,8 @@ export async function createGateway(options: {
    * or false to answer PERSISTED_QUERY_NOT_SUPPORTED. Apollo's unbounded-by-configuration default when omitted.
    */
   persistedQueries?: { cache: KeyValueCache<string>; ttlSeconds: number } | false;
+  /** The fast path (fast-path.ts), on unless false (SVC_GATEWAY_FAST_PATH=off). */
+  fastPath?: boolean;
   /** Counts the requests answered by the fast path (a Prometheus counter's `inc`). */
   onFastPathAnswer?: () => void;
 }): Promise<Gateway> {
@@ -162,7 +164,7 @@ export async function createGateway(options: {
     formatError: (formatted, error) => guard.formatError(formatted, error),
   });
   await server.start();
-  const fastPath = await createFastPath(apollo, server, guard, documents, () => schema, options);
+  const fastPath = options.fastPath === false ? null : await createFastPath(apollo, server, guard, documents, () => schema, options);
 
   return {
     server,
