@@ -140,3 +140,19 @@ describe('the gateway fast path with rate limits on', () => {
     expect(await fastPathCount(t)).toBe(before + 1);
   });
 });
+
+describe('SVC_GATEWAY_FAST_PATH=off', () => {
+  let t: TestSystem;
+  beforeAll(async () => {
+    t = await bootSystem({ SVC_RATE_LIMITS: 'off', SVC_GATEWAY_FAST_PATH: 'off' });
+  });
+  afterAll(() => t?.close());
+
+  it('runs every request through Apollo\'s pipeline, with the same answer', async () => {
+    const post = () => t.request({ method: 'POST', url: '/graphql', body: { query: '{ partners(first: 1) { edges { node { gpid } } } }' }, headers: { 'x-request-id': 'req_fast_path_off' } });
+    const first = await post();
+    const second = await post();
+    expect(answerOf(second)).toEqual(answerOf(first));
+    expect(await fastPathCount(t)).toBe(0);
+  });
+});
