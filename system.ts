@@ -167,6 +167,8 @@ async function gatewayParts(runtime: SubgraphRuntime, clients: SubgraphClient[],
     limits: runtime.config.operationLimits,
     environment: runtime.config.environment,
     plugins: limiter ? [graphqlRateLimitPlugin(limiter)] : [],
+    fastPath: runtime.config.gatewayFastPath,
+    onFastPathAnswer: () => runtime.metrics.gatewayFastPath.inc(),
     // APQ: shared through Redis in the distributed mode, Apollo's bounded LRU in process otherwise.
     persistedQueries: apq.enabled && { cache: persistedQueryStore({ bounds: apq, redis, redisPrefix: runtime.config.redisPrefix, logger: runtime.logger }), ttlSeconds: apq.ttlSeconds },
   });

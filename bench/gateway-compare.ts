@@ -311,6 +311,8 @@ function report(options: Options, loadBefore: readonly number[], loadAfter: read
   const hiveSharedCross = s('hive-shared-cross');
   const sharedSingle = s('ours-shared-single');
   const sharedCross = s('ours-shared-cross');
+  const pipelineSingle = s('ours-pipeline-single');
+  const pipelineCross = s('ours-pipeline-cross');
   const gw = (v: Stats) => cpuMs(v.cpu.gateway);
   const lines = [
     `## Gateway comparison, ${new Date().toISOString()}`,
@@ -346,6 +348,7 @@ function report(options: Options, loadBefore: readonly number[], loadAfter: read
     '',
     `- req/s: ours single / direct ${x(oursSingle.rps, direct.rps)}; ours cross / stock cross ${x(oursCross.rps, stockCross.rps)}, / Hive cross ${x(oursCross.rps, hiveCross.rps)}`,
     `- with identical in-flight subgraph requests shared (every caller of this benchmark sends the same query, so this is the most sharing can give): gateway CPU ms/req single / cross, Hive (its default) ${gw(hiveSharedSingle)} / ${gw(hiveSharedCross)}, ours (SVC_GATEWAY_DEDUPLICATE_QUERIES=all) ${gw(sharedSingle)} / ${gw(sharedCross)}; subgraphs' CPU ms/req, Hive ${cpuMs(hiveSharedSingle.cpu.subgraphs)} / ${cpuMs(hiveSharedCross.cpu.subgraphs)}, ours ${cpuMs(sharedSingle.cpu.subgraphs)} / ${cpuMs(sharedCross.cpu.subgraphs)}; p99 Hive ${ms(hiveSharedSingle.p99)} / ${ms(hiveSharedCross.p99)}, ours ${ms(sharedSingle.p99)} / ${ms(sharedCross.p99)}`,
+    `- ours with its fast path off (SVC_GATEWAY_FAST_PATH=off: every request through Apollo Server's full pipeline), gateway CPU ms/req single / cross: ${gw(pipelineSingle)} / ${gw(pipelineCross)}; with it on (the headline) ÷ off: ${x(oursSingle.cpu.gateway, pipelineSingle.cpu.gateway)} / ${x(oursCross.cpu.gateway, pipelineCross.cpu.gateway)}`,
     `- ceiling of the cross query on this machine (${os.availableParallelism()} cores ÷ the subgraphs' and the load generator's CPU per request in ours' row, a gateway costing nothing): ${ceiling(oursCross).toFixed(0)} req/s = ${x(ceiling(oursCross), stockCross.rps)} stock`,
     '',
   ];
@@ -390,6 +393,10 @@ export async function runGatewaySuite(argv: readonly string[]): Promise<void> {
     // that the targets are read both ways.
     const shared = await startOurGateway(supergraphFile, mkdtempSync(join(dir, 'shared-')), { ...options, profile: options.profile && profileShared }, { SVC_GATEWAY_DEDUPLICATE_QUERIES: 'all' });
     stops.push(() => shared.stop());
+    // Ours with every request through Apollo Server's full pipeline (SVC_GATEWAY_FAST_PATH=off,
+    // gateway/README.md#the-fast-path): what the fast path saves, measured in the same run.
+    const pipeline = await startOurGateway(supergraphFile, mkdtempSync(join(dir, 'pipeline-')), { ...options, profile: false }, { SVC_GATEWAY_FAST_PATH: 'off' });
+    stops.push(() => pipeline.stop());
     const profiled = profileShared ? shared : ours;
     profileDir = profiled.profileDir;
     const startupMs = profiled.startupMs;
@@ -408,6 +415,8 @@ export async function runGatewaySuite(argv: readonly string[]): Promise<void> {
       { key: 'hive-shared-cross', label: 'Hive Gateway runtime, its default in-flight sharing, cross-subgraph query', url: hiveShared.url, query: MINIMAL_CROSS_QUERY, cross: true, gatewayPid: hiveShared.pid },
       { key: 'ours-shared-single', label: 'ours, identical queries shared (SVC_GATEWAY_DEDUPLICATE_QUERIES=all), single-subgraph query', url: shared.url, query: MINIMAL_SINGLE_QUERY, cross: false, gatewayPid: shared.pid },
       { key: 'ours-shared-cross', label: 'ours, identical queries shared, cross-subgraph query', url: shared.url, query: MINIMAL_CROSS_QUERY, cross: true, gatewayPid: shared.pid },
+      { key: 'ours-pipeline-single', label: 'ours with its fast path off (SVC_GATEWAY_FAST_PATH=off), single-subgraph query', url: pipeline.url, query: MINIMAL_SINGLE_QUERY, cross: false, gatewayPid: pipeline.pid },
+      { key: 'ours-pipeline-cross', label: 'ours with its fast path off, cross-subgraph query', url: pipeline.url, query: MINIMAL_CROSS_QUERY, cross: true, gatewayPid: pipeline.pid },
     ];
     const processes: Processes = { subgraphs: [subgraphs.partners.pid, subgraphs.pipeline.pid], load: load.pid };
     const rows = allRows.filter((r) => !options.only || r.key.includes(options.only));

@@ -8,6 +8,9 @@ import { answerFromStreamedEvent } from './streamed-event.js';
 import { OperationGuard } from './operation-guard.js';
 import { installCompiledResultShaping } from './result-shaping.js';
 import { installOperationCache } from './operation-cache.js';
+import { FastPath, loadApolloInternals, type FastAnswer, type FastPathAdmission, type FastPathAware } from './fast-path.js';
+import { ValidatedDocuments } from './validated-documents.js';
+import type { IncomingHttpHeaders } from 'node:http';
 
 /** What every gateway request carries: who is calling and the id that ties the logs together. */
 export interface GatewayContext {
@@ -95,6 +98,11 @@ export interface Gateway {
   loaded(): boolean;
   /** The operation limits every entry enforces (Apollo's pipeline here; graphql-ws in http.ts). */
   guard: OperationGuard;
+  /**
+   * The HTTP handler's fast path for a POST whose document Apollo Server has validated before
+   * (fast-path.ts): the answer, or null when the request must take Apollo's pipeline.
+   */
+  fastPath(headers: IncomingHttpHeaders, body: unknown, context: GatewayContext): Promise<FastAnswer | null>;
   /** Run one operation as `principal` through the query planner. */
   execute(request: GraphQLRequest, context: GatewayContext): Promise<SubgraphResponse>;
   /** Call one subgraph directly, bypassing the supergraph (the gateway's own internal lookups). */
@@ -118,9 +126,14 @@ export async function createGateway(options: {
    * or false to answer PERSISTED_QUERY_NOT_SUPPORTED. Apollo's unbounded-by-configuration default when omitted.
    */
   persistedQueries?: { cache: KeyValueCache<string>; ttlSeconds: number } | false;
+  /** The fast path (fast-path.ts), on unless false (SVC_GATEWAY_FAST_PATH=off). */
+  fastPath?: boolean;
+  /** Counts the requests answered by the fast path (a Prometheus counter's `inc`). */
+  onFastPathAnswer?: () => void;
 }): Promise<Gateway> {
   const guard = new OperationGuard({ limits: options.limits ?? DEFAULT_OPERATION_LIMITS, environment: options.environment ?? 'sandbox', supergraphSdl: options.supergraphSdl });
   const clients = new Map(options.clients.map((c) => [c.name, c]));
+  const documents = new ValidatedDocuments();
   if (!installCompiledResultShaping()) options.logger.warn('@apollo/gateway has no resultShaping module: results are shaped by its own, slower code');
   if (!installOperationCache()) options.logger.warn('@apollo/federation-internals has no operations module: the executor reads each operation again per request');
   const apollo = new ApolloGateway({
@@ -147,10 +160,11 @@ export async function createGateway(options: {
     introspection: true,
     parseOptions: { maxTokens: guard.limits.maxTokens },
     validationRules: [...guard.rules],
-    plugins: [guard.plugin(), outageStatus, ...(options.plugins ?? [])],
+    plugins: [guard.plugin(), outageStatus, documents.plugin(), ...(options.plugins ?? [])],
     formatError: (formatted, error) => guard.formatError(formatted, error),
   });
   await server.start();
+  const fastPath = options.fastPath === false ? null : await createFastPath(apollo, server, guard, documents, () => schema, options);
 
   return {
     server,
@@ -160,6 +174,7 @@ export async function createGateway(options: {
     },
     loaded: () => schema !== undefined,
     guard,
+    fastPath: (headers, body, context) => fastPath?.run(headers, body, context) ?? Promise.resolve(null),
     async execute(request, context) {
       const tooDeep = guard.nestingRefusal(request.query);
       if (tooDeep) return { errors: [tooDeep] };
@@ -176,6 +191,50 @@ export async function createGateway(options: {
       if (!client || client.foreign) throw new Error(`Unknown subgraph "${name}".`);
       return subgraphSpan(name, request.operationName, () => client.execute(request, context.principal, context.requestId));
     },
-    stop: () => server.stop(),
+    stop: () => {
+      fastPath?.stop();
+      return server.stop();
+    },
   };
+}
+
+function isFastPathAware(plugin: ApolloServerPlugin<GatewayContext>): plugin is ApolloServerPlugin<GatewayContext> & FastPathAware {
+  return typeof (plugin as Partial<FastPathAware>).fastPathAdmits === 'function';
+}
+
+/**
+ * The fast path, or null (every request through Apollo's pipeline) when an extra plugin cannot say
+ * when its hooks may be skipped, or this Apollo Server lacks the internals it reuses (logged).
+ */
+async function createFastPath(
+  apollo: ApolloGateway,
+  server: ApolloServer<GatewayContext>,
+  guard: OperationGuard,
+  documents: ValidatedDocuments,
+  schema: () => GraphQLSchema | undefined,
+  options: { logger: Logger; plugins?: ApolloServerPlugin<GatewayContext>[]; onFastPathAnswer?: () => void },
+): Promise<FastPath | null> {
+  const admissions: FastPathAdmission[] = [];
+  for (const plugin of options.plugins ?? []) {
+    if (!isFastPathAware(plugin)) return null;
+    admissions.push(plugin.fastPathAdmits);
+  }
+  const internals = await loadApolloInternals();
+  if (!internals) {
+    options.logger.warn('@apollo/server has no errorNormalize or internalErrorClasses module: every request takes its full pipeline');
+    return null;
+  }
+  return new FastPath({
+    documents,
+    guard,
+    schema,
+    executor: apollo.executor,
+    admissions,
+    internals,
+    logger: options.logger.child({ component: 'apollo-server' }),
+    cache: server.cache,
+    failedOnlyForOutage,
+    formatError: (formatted, error) => guard.formatError(formatted, error),
+    ...(options.onFastPathAnswer ? { onAnswer: options.onFastPathAnswer } : {}),
+  });
 }

@@ -26,6 +26,7 @@ import {
   type RateLimiter,
 } from '@svc/platform';
 import type { GatewayContext } from './gateway.js';
+import type { FastPathAware } from './fast-path.js';
 
 /** A token request found in an operation: the response key it answers under and the client it claims. */
 interface TokenRequest {
@@ -115,8 +116,15 @@ function refusal(error: DomainError, headers: Record<string, string>): GraphQLEr
  * (in process, or over the forwarded-principal hop) carry no such mark: the facade counted them.
  * Runs after the document is parsed and validated, so persisted queries and GET requests count too.
  */
-export function graphqlRateLimitPlugin(limiter: RateLimiter): ApolloServerPlugin<GatewayContext> {
+export function graphqlRateLimitPlugin(limiter: RateLimiter): ApolloServerPlugin<GatewayContext> & FastPathAware {
   return {
+    // The gateway's fast path (fast-path.ts) skips these hooks only where they would do nothing: an
+    // operation that is not a public one, or whose fields have no REST twin and request no token.
+    fastPathAdmits({ schema, document, operation, variables, context }) {
+      if (!context.publicRequest) return true;
+      const cost = operationCost(schema, document, operation, variables, context.principal, context.publicRequest.clientAddress);
+      return cost.uses.length === 0 && cost.tokenRequests.length === 0;
+    },
     async requestDidStart() {
       let tokenRequests: TokenRequest[] = [];
       let clientAddress = '';

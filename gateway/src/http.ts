@@ -164,6 +164,15 @@ export function graphqlHttpHandler(
     }
     const tooDeep = gateway.guard.nestingRefusal(queryTextOf(req.method, body, search));
     if (tooDeep) return reply.code(400).type('application/json').send({ errors: [tooDeep] });
+    const context: GatewayContext = { principal: caller.principal, requestId, answerSizeCheckedOnSend: true, ...(caller.publicRequest ? { publicRequest: caller.publicRequest } : {}) };
+    // A POST of a document Apollo has validated before skips its per-request pipeline (fast-path.ts).
+    const fast = req.method === 'POST' ? await gateway.fastPath(req.headers, body, context) : null;
+    if (fast) {
+      for (const [key, value] of fast.headers) reply.header(key, value);
+      const refusal = gateway.guard.oversizedAnswer(fast.body);
+      if (refusal) return reply.code(refusal.status).send(refusal.body);
+      return reply.code(fast.status).send(fast.body);
+    }
     const headers = new HeaderMap();
     for (const [key, value] of Object.entries(req.headers)) {
       if (typeof value === 'string') headers.set(key, value);
@@ -171,7 +180,7 @@ export function graphqlHttpHandler(
     }
     const response = await gateway.server.executeHTTPGraphQLRequest({
       httpGraphQLRequest: { method: req.method.toUpperCase(), headers, search, body },
-      context: async (): Promise<GatewayContext> => ({ principal: caller.principal, requestId, answerSizeCheckedOnSend: true, ...(caller.publicRequest ? { publicRequest: caller.publicRequest } : {}) }),
+      context: async (): Promise<GatewayContext> => context,
     });
     for (const [key, value] of response.headers) reply.header(key, value);
     reply.code(response.status ?? 200);

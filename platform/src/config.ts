@@ -79,6 +79,11 @@ export interface Config {
    * never share, see gateway/README.md).
    */
   deduplicateQueries: 'all' | readonly string[];
+  /**
+   * Whether the gateway answers a POST of a document Apollo Server already validated without its
+   * per-request pipeline (`SVC_GATEWAY_FAST_PATH`, `on` by default; gateway/README.md).
+   */
+  gatewayFastPath: boolean;
   /** Bounds on every GraphQL operation at the gateway (`SVC_GRAPHQL_*`). */
   operationLimits: OperationLimits;
   /** Trusted documents and automatic persisted queries at the gateway's public /graphql (`SVC_GRAPHQL_TRUSTED_DOCUMENTS*`, `SVC_GRAPHQL_APQ*`). */
@@ -326,6 +331,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     shutdownGraceMs: int('SVC_SHUTDOWN_GRACE_MS', 10_000, 0, 120_000),
     upstreamTimeoutMs: int('SVC_UPSTREAM_TIMEOUT_MS', 30_000, 100, 600_000),
     deduplicateQueries: parseSubgraphList('SVC_GATEWAY_DEDUPLICATE_QUERIES', str('SVC_GATEWAY_DEDUPLICATE_QUERIES'), problems),
+    gatewayFastPath: oneOf('SVC_GATEWAY_FAST_PATH', ['on', 'off'], 'on') === 'on',
     operationLimits: readOperationLimits(int),
     graphqlDocuments: readGraphQLDocumentSettings(str, int, (name, fallback) => oneOf(name, ['on', 'off'], fallback), problems),
     graphqlSseStreams: { maxStreams: int('SVC_GRAPHQL_SSE_MAX_STREAMS', 2000, 1, 1_000_000), maxStreamsPerPartner: int('SVC_GRAPHQL_SSE_MAX_STREAMS_PER_PARTNER', 50, 1, 1_000_000) },

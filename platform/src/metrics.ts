@@ -21,6 +21,8 @@ export interface Metrics {
   jobThreadRestarts: Counter<'thread'>;
   /** Public GraphQL operations that are none of the trusted documents, run (mode `allow`) or refused (`require`), by principal class. */
   untrustedDocuments: Counter<'principal_class' | 'outcome'>;
+  /** GraphQL POSTs answered by the gateway's fast path (gateway/src/fast-path.ts). */
+  gatewayFastPath: Counter;
   /** GraphQL subscriptions open at the gateway, over graphql-ws and Server-Sent Events. */
   graphqlSubscribers: Gauge;
   /**
@@ -115,6 +117,11 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       name: 'svc_graphql_untrusted_documents_total',
       help: 'Operations on the public /graphql that are none of the trusted documents, by principal class and outcome (run under SVC_GRAPHQL_TRUSTED_DOCUMENTS=allow, refused under require).',
       labelNames: ['principal_class', 'outcome'],
+      registers: [registry],
+    }),
+    gatewayFastPath: new Counter({
+      name: 'svc_gateway_fast_path_requests_total',
+      help: 'GraphQL POSTs this gateway process answered without Apollo Server\'s per-request pipeline, their document being one Apollo had already parsed and validated (the rest take the full pipeline).',
       registers: [registry],
     }),
     graphqlSubscribers: new Gauge({
