@@ -43,9 +43,17 @@ describe('stage 5: resolve decision', () => {
     expect(decideResolution([noDob], { newGpid })).toEqual({ kind: 'NEW_PROVISIONAL', gpid: 'SVC-0000NEW0', status: 'PROVISIONAL', links: ['SVC-1'] });
     const otherYear = { ...namesOnly, agreement: { ...namesOnly.agreement, dob: 'month_day' as const } };
     expect(decideResolution([otherYear], { newGpid }).kind).toBe('NEW_PROVISIONAL');
-    for (const beyond of [{ dob: 'typo' }, { dob: 'missing', phone: 'exact' }, { dob: 'missing', address: 'street' }, { dob: 'missing', identifier: 'exact' }] as const) {
+    for (const beyond of [{ dob: 'typo' }, { dob: 'typo', phone: 'exact' }, { dob: 'missing', identifier: 'exact' }, { dob: 'missing', identifier: 'typo', address: 'exact' }, { dob: 'missing', email: 'exact' }] as const) {
       const linked = decideResolution([{ ...namesOnly, agreement: { ...namesOnly.agreement, ...beyond } }], { newGpid });
       expect(linked, JSON.stringify(beyond)).toMatchObject({ kind: 'EXISTING', gpid: 'SVC-1' });
+    }
+  });
+
+  it('without a DOB, never links on names and what a household shares (address, phone, member id): it links for review', () => {
+    const namesOnly = candidate('SVC-1', 0.999);
+    for (const household of [{ phone: 'exact' }, { address: 'street' }, { address: 'exact', phone: 'exact' }, { memberId: 'exact', phone: 'partial' }] as const) {
+      const decided = decideResolution([{ ...namesOnly, agreement: { ...namesOnly.agreement, dob: 'missing', ...household } }], { newGpid });
+      expect(decided, JSON.stringify(household)).toEqual({ kind: 'NEW_PROVISIONAL', gpid: 'SVC-0000NEW0', status: 'PROVISIONAL', links: ['SVC-1'] });
     }
   });
 

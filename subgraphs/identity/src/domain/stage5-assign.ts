@@ -5,7 +5,9 @@
  *                                            the strong candidates are flagged CONFLICT too
  *                                            (duplicate detection triggered, review needed)
  *   exactly one strong candidate, and its → EXISTING: its GPID is returned
- *     confidence ≥ autoLink (or DETERMINISTIC)     (never on names alone: see agreesBeyondNames)
+ *     confidence ≥ autoLink (or DETERMINISTIC)     (never on names alone: see agreesBeyondNames;
+ *                                                   without a DOB, never on names and what a
+ *                                                   household shares: see agreesBeyondHousehold)
  *   otherwise, candidates ≥ review        → NEW_PROVISIONAL: a new record linked to them for review
  *     (or of the same full name with        (the review queue: every such pair is an item)
  *     the DOB missing on one side)
@@ -66,6 +68,17 @@ export function agreesBeyondNames(a: Agreement): boolean {
 }
 
 /**
+ * Whether something that belongs to the person rather than to the household agrees: the date of
+ * birth (when both sides have one), an identifier (exact or a keying error) or an e-mail. A
+ * household shares its family name, address, phone and family plan, and given names run in
+ * families (Elizabeth and her daughter Lisa, John Sr and John Jr): when a date of birth is missing,
+ * names and household contacts alone never link automatically, the pair is queued for review.
+ */
+export function agreesBeyondHousehold(a: Agreement): boolean {
+  return a.dob !== 'missing' || a.identifier === 'exact' || a.identifier === 'typo' || a.email === 'exact';
+}
+
+/**
  * Whether a candidate goes to the review queue when it is not linked: pairwise confidence at or
  * above `review`, or the same full name (both parts exact, in order) with the date of birth
  * missing on one side. That one scores low in a large registry (namesakes), but nothing tells them
@@ -79,13 +92,14 @@ export function isReviewable(candidate: ScoredCandidate, thresholds: ResolveThre
 
 /**
  * Strong on its own: DETERMINISTIC, or pairwise confidence at or above `autoLink` with agreement
- * beyond the names, and no hard rule against an automatic link (`agreement.blockedBy`: conflicting
+ * beyond the names (and beyond the household when a date of birth is missing), and no hard rule against an automatic link (`agreement.blockedBy`: conflicting
  * identifiers, twins). A blocked candidate above `partial` is linked for review instead
  * (NEW_PROVISIONAL).
  */
 export function isStrong(candidate: ScoredCandidate, thresholds: MatchThresholds = DEFAULT_THRESHOLDS): boolean {
   if (candidate.agreement.blockedBy !== null) return false;
-  return candidate.deterministic || (candidate.pairConfidence >= thresholds.autoLink && agreesBeyondNames(candidate.agreement));
+  const a = candidate.agreement;
+  return candidate.deterministic || (candidate.pairConfidence >= thresholds.autoLink && agreesBeyondNames(a) && agreesBeyondHousehold(a));
 }
 
 /** Status a record created by `kind` starts in. */
