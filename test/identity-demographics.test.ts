@@ -110,6 +110,26 @@ describe('identity demographics: addresses, identifiers, sex, previous names, se
     });
   });
 
+  describe('blocking', () => {
+    const candidateOf = async (body: object, gpid: string) => {
+      const res = await id.match(body);
+      expect(res.statusCode).toBe(200);
+      return (res.json().candidates as Array<{ gpid: string; agreement: Record<string, unknown> }>).find((c) => c.gpid === gpid);
+    };
+
+    it('finds a record by the DOB and one initial when one name part is missing and the other misspelt', async () => {
+      const first = (await id.resolve({ name: { given: 'Thaddeus', family: 'Cochraneby' }, dob: '1936-10-16' }, 'pulse')).json();
+      expect(await candidateOf({ name: { family: 'Cocharneby' }, dob: '1936-10-16' }, first.gpid)).toMatchObject({ agreement: { given: 'missing', family: 'typo', dob: 'exact' } });
+      expect(await candidateOf({ name: { given: 'Tkaddeus' }, dob: '1936-10-16' }, first.gpid)).toMatchObject({ agreement: { given: 'typo', family: 'missing', dob: 'exact' } });
+    });
+
+    it('finds a record by the given name, the family initial and part of the DOB when the family name and the DOB both carry a typo', async () => {
+      const first = (await id.resolve({ name: 'Annabelle Couzenswick', dob: '1926-05-08' }, 'pulse')).json();
+      expect(await candidateOf({ name: 'Annabelle Conzenswick', dob: '1925-05-08' }, first.gpid)).toMatchObject({ agreement: { given: 'exact', family: 'typo', dob: 'typo' } });
+      expect(await candidateOf({ name: 'Annabelle Couxenswick', dob: '1926-05-18' }, first.gpid)).toMatchObject({ agreement: { given: 'exact', family: 'typo', dob: 'typo' } });
+    });
+  });
+
   describe('identifiers', () => {
     it('keeps twins apart when their SSNs were issued one after the other (one digit apart: no agreement)', async () => {
       const home = { lines: ['88 Larkspur Way'], postal_code: '89101' };
