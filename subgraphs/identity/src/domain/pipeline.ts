@@ -372,6 +372,7 @@ export function createIdentityPipeline(options: IdentityPipelineOptions): Identi
         ...(actor.via ? { via: actor.via } : {}),
         at,
         ...(result.created && result.links.length > 0 ? { review: queuedCandidates(result.links, scored) } : {}),
+        ...(decision.kind === 'EXISTING' && decision.review.length > 0 ? { review: queuedCandidates(decision.review, scored) } : {}),
         observed: fingerprints.write,
       };
       const commit: RegistryChange = { ...change, transitions, resolution };

@@ -115,6 +115,16 @@ describe('stage 5: resolve decision', () => {
     expect(d).toEqual({ kind: 'NEW_CONFLICT', gpid: 'SVC-0000NEW0', status: 'CONFLICT', links: ['SVC-1', 'SVC-2'] });
   });
 
+  it('EXISTING for the best of several strong candidates when it stays above the automatic link competing with them; the others for review', () => {
+    const far = decideResolution([candidate('SVC-1', 0.95, { pairConfidence: 0.99999 }), candidate('SVC-2', 0.04, { pairConfidence: 0.95 })], { newGpid });
+    expect(far).toMatchObject({ kind: 'EXISTING', gpid: 'SVC-1', review: ['SVC-2'] });
+    // A near tie, or another DETERMINISTIC candidate, stays a conflict.
+    const near = decideResolution([candidate('SVC-1', 0.6, { pairConfidence: 0.999 }), candidate('SVC-2', 0.39, { pairConfidence: 0.998 })], { newGpid });
+    expect(near.kind).toBe('NEW_CONFLICT');
+    const deterministic = candidate('SVC-2', 0.04, { pairConfidence: 0.95, deterministic: true, matchType: 'DETERMINISTIC' });
+    expect(decideResolution([candidate('SVC-1', 0.95, { pairConfidence: 0.99999 }), deterministic], { newGpid }).kind).toBe('NEW_CONFLICT');
+  });
+
   it('honours custom thresholds', () => {
     const d = decideResolution([candidate('SVC-1', 0.97)], { newGpid, thresholds: { partial: 0.5, autoLink: 0.99, candidateFloor: 0 } });
     expect(d.kind).toBe('NEW_PROVISIONAL');

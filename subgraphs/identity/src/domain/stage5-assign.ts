@@ -1,9 +1,12 @@
 /**
  * Stage 5 — GPID assignment, a pure decision over the scored candidates:
  *
- *   two or more strong candidates         → NEW_CONFLICT: a new record in CONFLICT, linked to them;
- *                                            the strong candidates are flagged CONFLICT too
+ *   two or more strong candidates, none   → NEW_CONFLICT: a new record in CONFLICT, linked to them;
+ *     far ahead of the others                the strong candidates are flagged CONFLICT too
  *                                            (duplicate detection triggered, review needed)
+ *   two or more strong candidates, the    → EXISTING: the best one's GPID; the resolve proposes the
+ *     best with a competing confidence        others as duplicates of it for review (`review`): a
+ *     ≥ autoLink                              record of the person split earlier, not a look-alike
  *   exactly one strong candidate, and its → EXISTING: its GPID is returned
  *     confidence ≥ autoLink (or DETERMINISTIC)     (never on names alone: see agreesBeyondNames;
  *                                                   without a DOB, never on names and what a
@@ -47,7 +50,7 @@ export function resolveThresholds(overrides: Partial<ResolveThresholds> = {}): R
 export type ResolveDecisionKind = 'EXISTING' | 'NEW_SHADOW' | 'NEW_PROVISIONAL' | 'NEW_CONFLICT';
 
 export type ResolveDecision =
-  | { kind: 'EXISTING'; gpid: string; candidate: ScoredCandidate; matchType: MatchType; confidence: number }
+  | { kind: 'EXISTING'; gpid: string; candidate: ScoredCandidate; matchType: MatchType; confidence: number; review: string[] }
   | { kind: 'NEW_SHADOW'; gpid: string; status: 'SHADOW' }
   | { kind: 'NEW_PROVISIONAL'; gpid: string; status: 'PROVISIONAL'; links: string[] }
   | { kind: 'NEW_CONFLICT'; gpid: string; status: 'CONFLICT'; links: string[] };
@@ -128,12 +131,17 @@ export function decideResolution(
   );
 
   const strong = ranked.filter((c) => isStrong(c, thresholds));
-  if (strong.length >= 2) {
+  const best = strong[0];
+  // Several strong candidates: a conflict, unless the best stays above the automatic link while
+  // competing with all of them (its odds at least nine times the rest together) and no other is
+  // DETERMINISTIC. Then the others are records of the same person created apart earlier (a
+  // duplicate that could not be linked then): proposed for review as duplicates of the best.
+  const dominant = best !== undefined && best.confidence >= thresholds.autoLink && !strong.slice(1).some((c) => c.deterministic);
+  if (strong.length >= 2 && !dominant) {
     return { kind: 'NEW_CONFLICT', gpid: options.newGpid(), status: 'CONFLICT', links: strong.map((c) => c.gpid) };
   }
-  const best = strong[0];
   if (best && (best.deterministic || best.confidence >= thresholds.autoLink)) {
-    return { kind: 'EXISTING', gpid: best.gpid, candidate: best, matchType: best.matchType, confidence: best.confidence };
+    return { kind: 'EXISTING', gpid: best.gpid, candidate: best, matchType: best.matchType, confidence: best.confidence, review: strong.slice(1).map((c) => c.gpid) };
   }
   const possible = ranked.filter((c) => isReviewable(c, thresholds));
   if (possible.length > 0) {
