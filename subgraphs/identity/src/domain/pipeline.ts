@@ -266,7 +266,7 @@ export function createIdentityPipeline(options: IdentityPipelineOptions): Identi
       const { found, scored } = await candidatesFor(from, fingerprints.probe, entityType);
       const records = new Map(found.map((c) => [c.record.gpid, c.record]));
       // The GPID of a new record is allocated after the decision (system GPIDs come from storage).
-      const decided = decideResolution(scored, { newGpid: () => '', thresholds });
+      const decided = decideResolution(scored, { newGpid: () => '', thresholds, households: entityType === 'patient' });
       const decision = decided.kind === 'EXISTING' ? decided : { ...decided, gpid: await allocateGpid(from, entityType, source) };
       const at = now().toISOString();
       const transitions: StatusTransition[] = [];

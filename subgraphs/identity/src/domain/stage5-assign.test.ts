@@ -55,6 +55,9 @@ describe('stage 5: resolve decision', () => {
       const decided = decideResolution([{ ...namesOnly, agreement: { ...namesOnly.agreement, dob: 'missing', ...household } }], { newGpid });
       expect(decided, JSON.stringify(household)).toEqual({ kind: 'NEW_PROVISIONAL', gpid: 'SVC-0000NEW0', status: 'PROVISIONAL', links: ['SVC-1'] });
     }
+    // Entities without households (an organization has no DOB): the name and phone link.
+    const organization = { ...namesOnly, agreement: { ...namesOnly.agreement, dob: 'missing' as const, phone: 'exact' as const } };
+    expect(decideResolution([organization], { newGpid, households: false })).toMatchObject({ kind: 'EXISTING', gpid: 'SVC-1' });
   });
 
   it('links for review a candidate of the same full name whose DOB is missing on one side, however low it scores', () => {

@@ -99,10 +99,10 @@ export function isReviewable(candidate: ScoredCandidate, thresholds: ResolveThre
  * identifiers, twins). A blocked candidate above `partial` is linked for review instead
  * (NEW_PROVISIONAL).
  */
-export function isStrong(candidate: ScoredCandidate, thresholds: MatchThresholds = DEFAULT_THRESHOLDS): boolean {
+export function isStrong(candidate: ScoredCandidate, thresholds: MatchThresholds = DEFAULT_THRESHOLDS, households = true): boolean {
   if (candidate.agreement.blockedBy !== null) return false;
   const a = candidate.agreement;
-  return candidate.deterministic || (candidate.pairConfidence >= thresholds.autoLink && agreesBeyondNames(a) && agreesBeyondHousehold(a));
+  return candidate.deterministic || (candidate.pairConfidence >= thresholds.autoLink && agreesBeyondNames(a) && (!households || agreesBeyondHousehold(a)));
 }
 
 /** Status a record created by `kind` starts in. */
@@ -115,10 +115,12 @@ export const NEW_RECORD_STATUS: Readonly<Record<Exclude<ResolveDecisionKind, 'EX
 /**
  * Decides the outcome of a resolve. `candidates` are the scored candidates of stage 4 (any order;
  * MERGED records already excluded). Calls `newGpid` only when a record is to be created.
+ * `households`: whether the entities live in households (patients: the default), which makes
+ * `agreesBeyondHousehold` a condition of an automatic link; an organization has no DOB at all.
  */
 export function decideResolution(
   candidates: readonly ScoredCandidate[],
-  options: { newGpid: () => string; thresholds?: Partial<ResolveThresholds> },
+  options: { newGpid: () => string; thresholds?: Partial<ResolveThresholds>; households?: boolean },
 ): ResolveDecision {
   const thresholds = resolveThresholds(options.thresholds);
   const byGpid = new Map<string, ScoredCandidate>();
@@ -130,7 +132,7 @@ export function decideResolution(
     (x, y) => Number(y.deterministic) - Number(x.deterministic) || y.confidence - x.confidence || (x.gpid < y.gpid ? -1 : 1),
   );
 
-  const strong = ranked.filter((c) => isStrong(c, thresholds));
+  const strong = ranked.filter((c) => isStrong(c, thresholds, options.households ?? true));
   const best = strong[0];
   // Several strong candidates: a conflict, unless the best stays above the automatic link while
   // competing with all of them (its odds at least nine times the rest together) and no other is
