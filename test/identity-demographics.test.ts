@@ -89,6 +89,45 @@ describe('identity demographics: addresses, identifiers, sex, previous names, se
       });
       expect(moved.data!.identityMatch.candidates.find((c) => c.gpid === first.gpid)?.agreement).toMatchObject({ family: 'disagree', address: 'exact', blockedBy: null });
     });
+
+    it('without a date of birth, a relative of a related given name at the same address and phone is queued, not linked', async () => {
+      const home = { lines: ['1309 Jefferson Lane'], postal_code: '80238' };
+      const daughter = (await id.resolve({ name: 'Lisa Wenczak', dob: '2023-02-17', phone: '704-555-0146', address: home }, 'pulse')).json();
+      // The mother: Lisa is a nickname of Elizabeth, the family name, phone and address are the household's.
+      const mother = await id.resolve(
+        { name: 'Elizabeth Wenczak', email: 'elizabeth.wenczak@example.com', phone: '704-555-0146', address: home, identifiers: [{ system: 'ssn', value: '498-84-8767' }] },
+        'provider',
+      );
+      expect(mother.json()).toMatchObject({ decision: 'NEW_PROVISIONAL', links: [daughter.gpid] });
+      expect(mother.json().gpid).not.toBe(daughter.gpid);
+      const candidate = mother.json().candidates.find((c: { gpid: string }) => c.gpid === daughter.gpid);
+      expect(candidate).toMatchObject({ agreement: { given: 'nickname', family: 'exact', dob: 'missing', phone: 'exact', address: 'exact', blocked_by: null } });
+      // Something of the person's own (the date of birth, an identifier, an e-mail) links as before.
+      const withDob = await id.resolve({ name: 'Lisa Wenczak', dob: '2023-02-17', phone: '704-555-0146', address: home }, 'lake');
+      expect(withDob.json()).toMatchObject({ gpid: daughter.gpid, decision: 'EXISTING' });
+      const withSsn = await id.resolve({ name: 'Liz Wenczak', phone: '704-555-0146', identifiers: [{ system: 'ssn', value: '498-84-8767' }] }, 'lake');
+      expect(withSsn.json()).toMatchObject({ gpid: mother.json().gpid, decision: 'EXISTING' });
+    });
+  });
+
+  describe('blocking', () => {
+    const candidateOf = async (body: object, gpid: string) => {
+      const res = await id.match(body);
+      expect(res.statusCode).toBe(200);
+      return (res.json().candidates as Array<{ gpid: string; agreement: Record<string, unknown> }>).find((c) => c.gpid === gpid);
+    };
+
+    it('finds a record by the DOB and one initial when one name part is missing and the other misspelt', async () => {
+      const first = (await id.resolve({ name: { given: 'Thaddeus', family: 'Cochraneby' }, dob: '1936-10-16' }, 'pulse')).json();
+      expect(await candidateOf({ name: { family: 'Cocharneby' }, dob: '1936-10-16' }, first.gpid)).toMatchObject({ agreement: { given: 'missing', family: 'typo', dob: 'exact' } });
+      expect(await candidateOf({ name: { given: 'Tkaddeus' }, dob: '1936-10-16' }, first.gpid)).toMatchObject({ agreement: { given: 'typo', family: 'missing', dob: 'exact' } });
+    });
+
+    it('finds a record by the given name, the family initial and part of the DOB when the family name and the DOB both carry a typo', async () => {
+      const first = (await id.resolve({ name: 'Annabelle Couzenswick', dob: '1926-05-08' }, 'pulse')).json();
+      expect(await candidateOf({ name: 'Annabelle Conzenswick', dob: '1925-05-08' }, first.gpid)).toMatchObject({ agreement: { given: 'exact', family: 'typo', dob: 'typo' } });
+      expect(await candidateOf({ name: 'Annabelle Couxenswick', dob: '1926-05-18' }, first.gpid)).toMatchObject({ agreement: { given: 'exact', family: 'typo', dob: 'typo' } });
+    });
   });
 
   describe('identifiers', () => {

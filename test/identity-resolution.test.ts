@@ -49,20 +49,27 @@ describe('identity resolution through the REST facade and GraphQL', () => {
       expect(record.match_history.recent.map((h: { decision: string }) => h.decision)).toEqual(['EXISTING', 'EXISTING', 'NEW_SHADOW']);
     });
 
-    it('creates PROVISIONAL for a partial candidate and CONFLICT when two records match strongly', async () => {
+    it('creates PROVISIONAL for a partial candidate, links the far better of two strong ones, and CONFLICT when two match alike', async () => {
       const a = (await id.resolve({ name: 'Casimir Vandersloot', dob: '1975-09-08', phone: '646-555-0199' }, 'pulse')).json();
       expect(a.identity_status).toBe('SHADOW');
       // Same name, another birth day, another contact: partially like A, so linked for review.
       const b = (await id.resolve({ name: 'Casimir Vandersloot', dob: '1975-09-18', email: 'casimir.v@example.com' }, 'lake')).json();
       expect(b).toMatchObject({ identity_status: 'PROVISIONAL', decision: 'NEW_PROVISIONAL', links: [a.gpid], subject_gpid: a.gpid });
-      // Strongly like both: duplicate detection flags all three.
+      // Strongly like both, and DETERMINISTIC with A only (far ahead): A, with B proposed as its duplicate.
       const c = (await id.resolve({ name: 'Casimir Vandersloot', dob: '1975-09-08', phone: '646-555-0199', email: 'casimir.v@example.com' }, 'cms')).json();
-      expect(c).toMatchObject({ identity_status: 'CONFLICT', decision: 'NEW_CONFLICT', created: true, subject_gpid: a.gpid });
-      expect([...c.links].sort()).toEqual([a.gpid, b.gpid].sort());
-      for (const gpid of [a.gpid, b.gpid]) {
+      expect(c).toMatchObject({ gpid: a.gpid, decision: 'EXISTING', created: false });
+
+      // Two records kept apart by conflicting SSNs, and a resolve DETERMINISTIC with each: duplicate detection flags all three.
+      const d = (await id.resolve({ name: 'Wilhelmina Osterhagen', dob: '1962-04-21', phone: '646-555-0142', identifiers: [{ system: 'ssn', value: '219-44-1001' }] }, 'pulse')).json();
+      const e = (await id.resolve({ name: 'Wilhelmina Osterhagen', dob: '1962-04-21', email: 'w.osterhagen@example.com', identifiers: [{ system: 'ssn', value: '219-44-7310' }] }, 'lake')).json();
+      expect(e).toMatchObject({ decision: 'NEW_PROVISIONAL', links: [d.gpid] });
+      const f = (await id.resolve({ name: 'Wilhelmina Osterhagen', dob: '1962-04-21', phone: '646-555-0142', email: 'w.osterhagen@example.com' }, 'cms')).json();
+      expect(f).toMatchObject({ identity_status: 'CONFLICT', decision: 'NEW_CONFLICT', created: true });
+      expect([...f.links].sort()).toEqual([d.gpid, e.gpid].sort());
+      for (const gpid of [d.gpid, e.gpid]) {
         const record = (await id.get(gpid)).json();
         expect(record.identity_status).toBe('CONFLICT');
-        expect(record.related_gpids).toContain(c.gpid);
+        expect(record.related_gpids).toContain(f.gpid);
       }
     });
 

@@ -218,4 +218,17 @@ describe('identity review queue', () => {
     expect(decided.statusCode).toBe(200);
     expect(decided.json().decision).toMatchObject({ same: false, decided_by: { partner_gpid: partners.a.gpid, operator: false } });
   });
+
+  it('links a resolve that strongly matches two records of one person to the far better one, and queues the other as its duplicate', async () => {
+    const first = (await id.resolve({ name: 'Hildegard Vantongeren', dob: '1950-03-04', email: 'hv@example.org' }, 'pulse')).json();
+    // Without a DOB, names alone: a record of its own, linked for review.
+    const apart = (await id.resolve({ name: 'Hildegard Vantongeren', email: 'hilde.v@example.net', identifiers: [{ system: 'ssn', value: '219-33-4410' }] }, 'lake')).json();
+    expect(apart).toMatchObject({ created: true, decision: 'NEW_PROVISIONAL', links: [first.gpid] });
+    // Strong with both (DOB and e-mail of the first, SSN of the second), far stronger with the first.
+    const both = await id.resolve({ name: 'Hildegard Vantongeren', dob: '1950-03-04', email: 'hv@example.org', identifiers: [{ system: 'ssn', value: '219-33-4410' }] }, 'provider');
+    expect(both.json()).toMatchObject({ gpid: first.gpid, created: false, decision: 'EXISTING' });
+    const items = (await allItems(undefined, 50)).filter((i) => i.subject_gpid === first.gpid);
+    expect(items).toHaveLength(1);
+    expect(items[0]!.candidates.map((c) => c.gpid)).toEqual([apart.gpid]);
+  });
 });

@@ -152,10 +152,20 @@ async function main() {
   // ---- Load.
   const loadStart = performance.now();
   const firstSource = new Map<number, SourceOrigin>();
+  /** The load's false merges (with --verbose): what was sent, and whose record it was linked to. */
+  const loadFailures: string[] = [];
+  const noteLoadFalseMerge = (payload: object, result: ResolveResult, personId: number) => {
+    if (!VERBOSE || result.created || owner.get(result.gpid) === personId) return;
+    const linked = result.candidates.find((c) => c.gpid === result.gpid);
+    loadFailures.push(`LOAD FALSE MERGE person=${personId} ${JSON.stringify(payload)} → ${result.gpid} (person ${owner.get(result.gpid)}) ${result.confidence} ${JSON.stringify(linked?.agreement ?? null)}`);
+  };
   for (const person of loaded) {
     const source = rng.pick(SOURCE_ORIGINS);
     firstSource.set(person.id, source);
-    track(await pipeline.resolve(cleanPayload(rng, person), { source }), person.id);
+    const payload = cleanPayload(rng, person);
+    const result = await pipeline.resolve(payload, { source });
+    noteLoadFalseMerge(payload, result, person.id);
+    track(result, person.id);
   }
   const second = { total: 0, linked: 0, wrong: 0, created: 0 };
   for (const person of loaded) {
@@ -164,6 +174,7 @@ async function main() {
     do source = rng.pick(SOURCE_ORIGINS); while (source === firstSource.get(person.id));
     const variant = corruptedVariant(rng, person, rng.chance(0.5) ? 0 : 1);
     const result = await pipeline.resolve(variant.payload, { source });
+    noteLoadFalseMerge(variant.payload, result, person.id);
     second.total++;
     if (result.created) second.created++;
     else if (owner.get(result.gpid) === person.id) second.linked++;
@@ -348,7 +359,7 @@ async function main() {
   lines.push('');
   lines.push(`Total run time ${((performance.now() - started) / 1000).toFixed(1)} s.`);
   console.log(lines.join('\n'));
-  if (VERBOSE) console.error(failures.join('\n'));
+  if (VERBOSE) console.error([...loadFailures, ...failures].join('\n'));
   if (deterministic.false > 0) process.exitCode = 1;
 }
 

@@ -7,6 +7,7 @@
  *   npx tsx bench/identity/febrl.ts --data DIR [--dataset 3|4] [--fields names|all]
  *                                   [--database memory|sqlite|postgres] [--database-url postgres://…]
  *                                   [--train] [--seed 20260612] [--prior -20] [--verbose]
+ *                                   [--save-model FILE] [--model FILE]
  *
  * DIR holds `dataset3.csv` (5,000 records, 2,000 people with up to 9 duplicates each; one file to
  * deduplicate) and `dataset4a.csv` / `dataset4b.csv` (5,000 + 5,000 records, one duplicate of each
@@ -30,14 +31,17 @@
  * command does), and resolves it again from an empty registry with the trained model: both rows
  * are printed. It learns without labels from the very data it links, as Splink does. `--prior`
  * runs version 1 with another prior (log2 odds), to see what the registry's size alone does.
+ *
+ * `--save-model FILE` writes the trained model (JSON) after `--train`; `--model FILE` resolves the
+ * data once with that model instead of version 1. Training reads the inbound records of the first
+ * pass, which do not depend on the scoring, so a scoring change can be rerun on a saved model in
+ * half the time; the figures of record come from a full `--train` run.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
-import { join } from 'node:path';
-import type { SourceOrigin } from '../../subgraphs/identity/src/domain/enums.js';
-import type { DemographicsInput } from '../../subgraphs/identity/src/domain/stage1-demographics.js';
 import { DEFAULT_SCORING_MODEL, type ScoringModel } from '../../subgraphs/identity/src/domain/stage4-score.js';
 import { trainScoringModel, type TrainingSummary } from '../../subgraphs/identity/src/domain/stage4-training.js';
+import { readFebrl, type FebrlFields, type FebrlRecord } from './febrl-data.js';
 import { REGISTRY_KINDS, benchPipeline, openRegistry, pairwise, pairwiseAfterReview, pct, type Pairwise, type RegistryKind } from './harness.js';
 
 function textArg(name: string, fallback: string): string {
@@ -59,65 +63,11 @@ const TRAIN = process.argv.includes('--train');
 const VERBOSE = process.argv.includes('--verbose');
 /** Tuning: the default model with another prior (log2 odds), to see what the registry's size does. */
 const PRIOR = process.argv.includes('--prior') ? Number(textArg('prior', '-20')) : undefined;
-
-const COLUMNS = ['rec_id', 'given_name', 'surname', 'street_number', 'address_1', 'address_2', 'suburb', 'postcode', 'state', 'date_of_birth', 'soc_sec_id'] as const;
-type Row = Record<(typeof COLUMNS)[number], string>;
-
-interface FebrlRecord {
-  id: string;
-  /** The person: `rec-N` of `rec-N-org` / `rec-N-dup-K`. */
-  person: string;
-  source: SourceOrigin;
-  payload: DemographicsInput;
-}
-
-function readCsv(file: string): Row[] {
-  const [header, ...lines] = readFileSync(file, 'utf8').split(/\r?\n/).filter((l) => l.trim() !== '');
-  const names = header!.split(',').map((h) => h.trim());
-  for (const c of COLUMNS) if (!names.includes(c)) throw new Error(`${file}: no column ${c}`);
-  return lines.map((line) => {
-    const cells = line.split(',').map((c) => c.trim());
-    return Object.fromEntries(COLUMNS.map((c) => [c, cells[names.indexOf(c)] ?? ''])) as Row;
-  });
-}
-
-/** YYYYMMDD as an ISO date when it is a real calendar date, else null. */
-function isoDate(value: string): string | null {
-  const m = /^(\d{4})(\d{2})(\d{2})$/.exec(value);
-  if (!m) return null;
-  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  const date = new Date(Date.UTC(y, mo - 1, d));
-  if (date.getUTCFullYear() !== y || date.getUTCMonth() !== mo - 1 || date.getUTCDate() !== d) return null;
-  return `${m[1]}-${m[2]}-${m[3]}`;
-}
-
-function payloadOf(row: Row): DemographicsInput {
-  const payload: DemographicsInput = {};
-  const name = { ...(row.given_name ? { given: row.given_name } : {}), ...(row.surname ? { family: row.surname } : {}) };
-  if (Object.keys(name).length > 0) payload.name = name;
-  const dob = isoDate(row.date_of_birth);
-  if (dob) payload.dob = dob;
-  if (FIELDS === 'all') {
-    const lines = [[row.street_number, row.address_1].filter(Boolean).join(' '), row.address_2].filter(Boolean);
-    if (lines.length > 0 || row.suburb || row.postcode) {
-      payload.address = {
-        ...(lines.length > 0 ? { lines } : {}),
-        ...(row.suburb ? { city: row.suburb } : {}),
-        ...(row.state ? { state: row.state } : {}),
-        ...(row.postcode ? { postal_code: row.postcode } : {}),
-        country: 'AU',
-      };
-    }
-    if (row.soc_sec_id) payload.identifiers = [{ system: 'national_id', value: row.soc_sec_id, assigner: 'AUS' }];
-  }
-  return payload;
-}
+const SAVE_MODEL = textArg('save-model', '');
+const MODEL_FILE = textArg('model', '');
 
 function records(): FebrlRecord[] {
-  const files: Array<[string, SourceOrigin]> = DATASET === '3' ? [['dataset3.csv', 'provider']] : [['dataset4a.csv', 'provider'], ['dataset4b.csv', 'lake']];
-  return files.flatMap(([file, source]) =>
-    readCsv(join(DATA, file)).map((row) => ({ id: row.rec_id, person: /^(rec-\d+)/.exec(row.rec_id)?.[1] ?? row.rec_id, source, payload: payloadOf(row) })),
-  );
+  return readFebrl(DATA, DATASET as '3' | '4', FIELDS as FebrlFields);
 }
 
 interface PassResult {
@@ -196,13 +146,15 @@ async function resolveAll(data: readonly FebrlRecord[], model: ScoringModel, lab
 async function main() {
   const data = records();
   const passes: PassResult[] = [];
-  const base = PRIOR === undefined ? DEFAULT_SCORING_MODEL : { ...DEFAULT_SCORING_MODEL, priorLog2Odds: PRIOR };
-  const first = await resolveAll(data, base, 'version 1 (default)', TRAIN);
+  const saved = MODEL_FILE === '' ? undefined : (JSON.parse(readFileSync(MODEL_FILE, 'utf8')) as ScoringModel);
+  const base = saved ?? (PRIOR === undefined ? DEFAULT_SCORING_MODEL : { ...DEFAULT_SCORING_MODEL, priorLog2Odds: PRIOR });
+  const first = await resolveAll(data, base, saved ? `saved model (${MODEL_FILE})` : 'version 1 (default)', TRAIN);
   passes.push(first.result);
+  if (first.trained && SAVE_MODEL !== '') writeFileSync(SAVE_MODEL, JSON.stringify(first.trained));
   if (first.trained) passes.push((await resolveAll(data, first.trained, 'trained on this data set (EM, no labels)', false)).result);
 
   const lines: string[] = [];
-  const command = `npx tsx bench/identity/febrl.ts --data DIR --dataset ${DATASET} --fields ${FIELDS}${DATABASE !== 'memory' ? ` --database ${DATABASE}` : ''}${TRAIN ? ` --train --seed ${SEED}` : ''}`;
+  const command = `npx tsx bench/identity/febrl.ts --data DIR --dataset ${DATASET} --fields ${FIELDS}${DATABASE !== 'memory' ? ` --database ${DATABASE}` : ''}${MODEL_FILE ? ` --model ${MODEL_FILE}` : ''}${TRAIN ? ` --train --seed ${SEED}` : ''}`;
   lines.push(`- Date: ${new Date().toISOString()}; machine: ${os.cpus()[0]?.model ?? 'unknown CPU'}, ${os.cpus().length} cores, Node ${process.version}`);
   lines.push(`- Command: \`${command}\``);
   lines.push(`- ${data.length} records, ${passes[0]!.pairs.truth} true pairs; registry: ${DATABASE}`);

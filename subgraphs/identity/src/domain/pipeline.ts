@@ -266,7 +266,7 @@ export function createIdentityPipeline(options: IdentityPipelineOptions): Identi
       const { found, scored } = await candidatesFor(from, fingerprints.probe, entityType);
       const records = new Map(found.map((c) => [c.record.gpid, c.record]));
       // The GPID of a new record is allocated after the decision (system GPIDs come from storage).
-      const decided = decideResolution(scored, { newGpid: () => '', thresholds });
+      const decided = decideResolution(scored, { newGpid: () => '', thresholds, households: entityType === 'patient' });
       const decision = decided.kind === 'EXISTING' ? decided : { ...decided, gpid: await allocateGpid(from, entityType, source) };
       const at = now().toISOString();
       const transitions: StatusTransition[] = [];
@@ -372,6 +372,7 @@ export function createIdentityPipeline(options: IdentityPipelineOptions): Identi
         ...(actor.via ? { via: actor.via } : {}),
         at,
         ...(result.created && result.links.length > 0 ? { review: queuedCandidates(result.links, scored) } : {}),
+        ...(decision.kind === 'EXISTING' && decision.review.length > 0 ? { review: queuedCandidates(decision.review, scored) } : {}),
         observed: fingerprints.write,
       };
       const commit: RegistryChange = { ...change, transitions, resolution };

@@ -3,7 +3,9 @@
  * automatically (NEW_PROVISIONAL, NEW_CONFLICT: pairwise confidence between the review threshold
  * and the automatic link, or above it with a hard rule or a competing look-alike) proposes one
  * review item: the new record (the subject) and those candidates, each with its scores and its
- * field agreement pattern, as stage 4 explained them. Storage keeps the item; an operator decides
+ * field agreement pattern, as stage 4 explained them. A resolve linked to the best of several
+ * strong candidates (stage 5) proposes one too: the linked record is the subject, the other strong
+ * candidates (records of the same person created apart earlier) its candidates. Storage keeps the item; an operator decides
  * each pair: the same person (a merge request on the existing merge path, two-person rule
  * included) or not (the pair is closed and never proposed again). Every decision is a training
  * label of the scoring model.

@@ -26,7 +26,7 @@ describe('stage 2: features', () => {
   it('emits blocking keys that survive one error', () => {
     const kinds = extractFeatures(parse(ROBERT)).blocking.map((b) => b.kind);
     expect(new Set(kinds)).toEqual(
-      new Set(['name_dob', 'dob_initials', 'family_given', 'family_given_ym', 'fphon_ginitial_year', 'fphon_gphon_md', 'dob_phonetic', 'email', 'phone']),
+      new Set(['name_dob', 'dob_initials', 'family_given', 'family_given_ym', 'fphon_ginitial_year', 'fphon_gphon_md', 'dob_phonetic', 'dob_initial', 'given_finitial_year', 'given_finitial_md', 'email', 'phone']),
     );
   });
 
@@ -35,7 +35,8 @@ describe('stage 2: features', () => {
     const keys = (input: Record<string, unknown>) => new Set(fingerprintDemographics(parse(input), one).write.blockingKeys);
     const stored = keys({ name: 'Zachary Ebert', dob: '1939-02-17' });
     const shared = [...keys({ name: 'Zachery Hoep', dob: '1939-02-17' })].filter((k) => stored.has(k));
-    expect(shared).toHaveLength(1);
+    // The given name's NYSIIS code with the DOB (dob_phonetic) and its initial with the DOB (dob_initial).
+    expect(shared).toHaveLength(2);
     expect([...keys({ name: 'Zachery Hoep', dob: '1939-02-18' })].filter((k) => stored.has(k))).toHaveLength(0);
   });
 

@@ -17,6 +17,10 @@
  *   family_given          family + given canonical                           DOB missing or wrong
  *   dob_phonetic          DOB + NYSIIS of one name (each name a key)         one name replaced, the
  *                                                                            other misspelt
+ *   dob_initial           DOB + the initial of one name part (each a key)    one part missing, a typo
+ *                                                                            in the other
+ *   given_finitial_year   given canonical + family initial + birth year      family typo + day/month typo
+ *   given_finitial_md     given canonical + family initial + month-day       family typo + year typo
  *   email                 canonical email                                    name and DOB both off
  *   phone                 E.164 phone                                        name and DOB both off
  *   identifier            system + assigner + value of each identifier       names differ, DOB off
@@ -258,6 +262,9 @@ export function extractFeatures(d: Demographics): MatchFeatures {
     const names = new Set<string>([...givenCanon, ...(family ? [family.exact] : [])]);
     for (const name of names) for (const date of dates) blocking.push({ kind: 'name_dob', parts: [name, date] });
     for (const f of [given, family]) if (f) for (const date of dates) blocking.push({ kind: 'dob_phonetic', parts: [f === given ? 'g' : 'f', f.phonetic, date] });
+    // One name part missing on one side and a typo in the other: the initial of either part, in
+    // whichever field it was sent, with the DOB.
+    for (const initial of new Set([given?.initial, family?.initial].filter((x): x is string => !!x))) for (const date of dates) blocking.push({ kind: 'dob_initial', parts: [date, initial] });
     if (given && family) {
       const initials = [given.initial, family.initial].sort().join('');
       for (const date of dates) blocking.push({ kind: 'dob_initials', parts: [date, initials] });
@@ -267,6 +274,11 @@ export function extractFeatures(d: Demographics): MatchFeatures {
         for (const c of givenCanon) blocking.push({ kind: 'family_given_ym', parts: [family.exact, c, iso.slice(0, 6)] });
         blocking.push({ kind: 'fphon_ginitial_year', parts: [family.phonetic, given.initial, iso.slice(0, 4)] });
         blocking.push({ kind: 'fphon_gphon_md', parts: [family.phonetic, given.phonetic, iso.slice(4)] });
+        // A typo in the family name (its NYSIIS code too) and one in the DOB.
+        for (const c of givenCanon) {
+          blocking.push({ kind: 'given_finitial_year', parts: [c, family.initial, iso.slice(0, 4)] });
+          blocking.push({ kind: 'given_finitial_md', parts: [c, family.initial, iso.slice(4)] });
+        }
       }
     }
   }

@@ -43,10 +43,21 @@ describe('stage 5: resolve decision', () => {
     expect(decideResolution([noDob], { newGpid })).toEqual({ kind: 'NEW_PROVISIONAL', gpid: 'SVC-0000NEW0', status: 'PROVISIONAL', links: ['SVC-1'] });
     const otherYear = { ...namesOnly, agreement: { ...namesOnly.agreement, dob: 'month_day' as const } };
     expect(decideResolution([otherYear], { newGpid }).kind).toBe('NEW_PROVISIONAL');
-    for (const beyond of [{ dob: 'typo' }, { dob: 'missing', phone: 'exact' }, { dob: 'missing', address: 'street' }, { dob: 'missing', identifier: 'exact' }] as const) {
+    for (const beyond of [{ dob: 'typo' }, { dob: 'typo', phone: 'exact' }, { dob: 'missing', identifier: 'exact' }, { dob: 'missing', identifier: 'typo', address: 'exact' }, { dob: 'missing', email: 'exact' }] as const) {
       const linked = decideResolution([{ ...namesOnly, agreement: { ...namesOnly.agreement, ...beyond } }], { newGpid });
       expect(linked, JSON.stringify(beyond)).toMatchObject({ kind: 'EXISTING', gpid: 'SVC-1' });
     }
+  });
+
+  it('without a DOB, never links on names and what a household shares (address, phone, member id): it links for review', () => {
+    const namesOnly = candidate('SVC-1', 0.999);
+    for (const household of [{ phone: 'exact' }, { address: 'street' }, { address: 'exact', phone: 'exact' }, { memberId: 'exact', phone: 'partial' }] as const) {
+      const decided = decideResolution([{ ...namesOnly, agreement: { ...namesOnly.agreement, dob: 'missing', ...household } }], { newGpid });
+      expect(decided, JSON.stringify(household)).toEqual({ kind: 'NEW_PROVISIONAL', gpid: 'SVC-0000NEW0', status: 'PROVISIONAL', links: ['SVC-1'] });
+    }
+    // Entities without households (an organization has no DOB): the name and phone link.
+    const organization = { ...namesOnly, agreement: { ...namesOnly.agreement, dob: 'missing' as const, phone: 'exact' as const } };
+    expect(decideResolution([organization], { newGpid, households: false })).toMatchObject({ kind: 'EXISTING', gpid: 'SVC-1' });
   });
 
   it('links for review a candidate of the same full name whose DOB is missing on one side, however low it scores', () => {
@@ -105,6 +116,16 @@ describe('stage 5: resolve decision', () => {
       { newGpid },
     );
     expect(d).toEqual({ kind: 'NEW_CONFLICT', gpid: 'SVC-0000NEW0', status: 'CONFLICT', links: ['SVC-1', 'SVC-2'] });
+  });
+
+  it('EXISTING for the best of several strong candidates when it stays above the automatic link competing with them; the others for review', () => {
+    const far = decideResolution([candidate('SVC-1', 0.95, { pairConfidence: 0.99999 }), candidate('SVC-2', 0.04, { pairConfidence: 0.95 })], { newGpid });
+    expect(far).toMatchObject({ kind: 'EXISTING', gpid: 'SVC-1', review: ['SVC-2'] });
+    // A near tie, or another DETERMINISTIC candidate, stays a conflict.
+    const near = decideResolution([candidate('SVC-1', 0.6, { pairConfidence: 0.999 }), candidate('SVC-2', 0.39, { pairConfidence: 0.998 })], { newGpid });
+    expect(near.kind).toBe('NEW_CONFLICT');
+    const deterministic = candidate('SVC-2', 0.04, { pairConfidence: 0.95, deterministic: true, matchType: 'DETERMINISTIC' });
+    expect(decideResolution([candidate('SVC-1', 0.95, { pairConfidence: 0.99999 }), deterministic], { newGpid }).kind).toBe('NEW_CONFLICT');
   });
 
   it('honours custom thresholds', () => {

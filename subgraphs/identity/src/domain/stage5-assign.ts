@@ -1,11 +1,16 @@
 /**
  * Stage 5 — GPID assignment, a pure decision over the scored candidates:
  *
- *   two or more strong candidates         → NEW_CONFLICT: a new record in CONFLICT, linked to them;
- *                                            the strong candidates are flagged CONFLICT too
+ *   two or more strong candidates, none   → NEW_CONFLICT: a new record in CONFLICT, linked to them;
+ *     far ahead of the others                the strong candidates are flagged CONFLICT too
  *                                            (duplicate detection triggered, review needed)
+ *   two or more strong candidates, the    → EXISTING: the best one's GPID; the resolve proposes the
+ *     best with a competing confidence        others as duplicates of it for review (`review`): a
+ *     ≥ autoLink                              record of the person split earlier, not a look-alike
  *   exactly one strong candidate, and its → EXISTING: its GPID is returned
- *     confidence ≥ autoLink (or DETERMINISTIC)     (never on names alone: see agreesBeyondNames)
+ *     confidence ≥ autoLink (or DETERMINISTIC)     (never on names alone: see agreesBeyondNames;
+ *                                                   without a DOB, never on names and what a
+ *                                                   household shares: see agreesBeyondHousehold)
  *   otherwise, candidates ≥ review        → NEW_PROVISIONAL: a new record linked to them for review
  *     (or of the same full name with        (the review queue: every such pair is an item)
  *     the DOB missing on one side)
@@ -45,7 +50,7 @@ export function resolveThresholds(overrides: Partial<ResolveThresholds> = {}): R
 export type ResolveDecisionKind = 'EXISTING' | 'NEW_SHADOW' | 'NEW_PROVISIONAL' | 'NEW_CONFLICT';
 
 export type ResolveDecision =
-  | { kind: 'EXISTING'; gpid: string; candidate: ScoredCandidate; matchType: MatchType; confidence: number }
+  | { kind: 'EXISTING'; gpid: string; candidate: ScoredCandidate; matchType: MatchType; confidence: number; review: string[] }
   | { kind: 'NEW_SHADOW'; gpid: string; status: 'SHADOW' }
   | { kind: 'NEW_PROVISIONAL'; gpid: string; status: 'PROVISIONAL'; links: string[] }
   | { kind: 'NEW_CONFLICT'; gpid: string; status: 'CONFLICT'; links: string[] };
@@ -66,6 +71,17 @@ export function agreesBeyondNames(a: Agreement): boolean {
 }
 
 /**
+ * Whether something that belongs to the person rather than to the household agrees: the date of
+ * birth (when both sides have one), an identifier (exact or a keying error) or an e-mail. A
+ * household shares its family name, address, phone and family plan, and given names run in
+ * families (Elizabeth and her daughter Lisa, John Sr and John Jr): when a date of birth is missing,
+ * names and household contacts alone never link automatically, the pair is queued for review.
+ */
+export function agreesBeyondHousehold(a: Agreement): boolean {
+  return a.dob !== 'missing' || a.identifier === 'exact' || a.identifier === 'typo' || a.email === 'exact';
+}
+
+/**
  * Whether a candidate goes to the review queue when it is not linked: pairwise confidence at or
  * above `review`, or the same full name (both parts exact, in order) with the date of birth
  * missing on one side. That one scores low in a large registry (namesakes), but nothing tells them
@@ -79,13 +95,14 @@ export function isReviewable(candidate: ScoredCandidate, thresholds: ResolveThre
 
 /**
  * Strong on its own: DETERMINISTIC, or pairwise confidence at or above `autoLink` with agreement
- * beyond the names, and no hard rule against an automatic link (`agreement.blockedBy`: conflicting
+ * beyond the names (and beyond the household when a date of birth is missing), and no hard rule against an automatic link (`agreement.blockedBy`: conflicting
  * identifiers, twins). A blocked candidate above `partial` is linked for review instead
  * (NEW_PROVISIONAL).
  */
-export function isStrong(candidate: ScoredCandidate, thresholds: MatchThresholds = DEFAULT_THRESHOLDS): boolean {
+export function isStrong(candidate: ScoredCandidate, thresholds: MatchThresholds = DEFAULT_THRESHOLDS, households = true): boolean {
   if (candidate.agreement.blockedBy !== null) return false;
-  return candidate.deterministic || (candidate.pairConfidence >= thresholds.autoLink && agreesBeyondNames(candidate.agreement));
+  const a = candidate.agreement;
+  return candidate.deterministic || (candidate.pairConfidence >= thresholds.autoLink && agreesBeyondNames(a) && (!households || agreesBeyondHousehold(a)));
 }
 
 /** Status a record created by `kind` starts in. */
@@ -98,10 +115,12 @@ export const NEW_RECORD_STATUS: Readonly<Record<Exclude<ResolveDecisionKind, 'EX
 /**
  * Decides the outcome of a resolve. `candidates` are the scored candidates of stage 4 (any order;
  * MERGED records already excluded). Calls `newGpid` only when a record is to be created.
+ * `households`: whether the entities live in households (patients: the default), which makes
+ * `agreesBeyondHousehold` a condition of an automatic link; an organization has no DOB at all.
  */
 export function decideResolution(
   candidates: readonly ScoredCandidate[],
-  options: { newGpid: () => string; thresholds?: Partial<ResolveThresholds> },
+  options: { newGpid: () => string; thresholds?: Partial<ResolveThresholds>; households?: boolean },
 ): ResolveDecision {
   const thresholds = resolveThresholds(options.thresholds);
   const byGpid = new Map<string, ScoredCandidate>();
@@ -113,13 +132,18 @@ export function decideResolution(
     (x, y) => Number(y.deterministic) - Number(x.deterministic) || y.confidence - x.confidence || (x.gpid < y.gpid ? -1 : 1),
   );
 
-  const strong = ranked.filter((c) => isStrong(c, thresholds));
-  if (strong.length >= 2) {
+  const strong = ranked.filter((c) => isStrong(c, thresholds, options.households ?? true));
+  const best = strong[0];
+  // Several strong candidates: a conflict, unless the best stays above the automatic link while
+  // competing with all of them (its odds at least nine times the rest together) and no other is
+  // DETERMINISTIC. Then the others are records of the same person created apart earlier (a
+  // duplicate that could not be linked then): proposed for review as duplicates of the best.
+  const dominant = best !== undefined && best.confidence >= thresholds.autoLink && !strong.slice(1).some((c) => c.deterministic);
+  if (strong.length >= 2 && !dominant) {
     return { kind: 'NEW_CONFLICT', gpid: options.newGpid(), status: 'CONFLICT', links: strong.map((c) => c.gpid) };
   }
-  const best = strong[0];
   if (best && (best.deterministic || best.confidence >= thresholds.autoLink)) {
-    return { kind: 'EXISTING', gpid: best.gpid, candidate: best, matchType: best.matchType, confidence: best.confidence };
+    return { kind: 'EXISTING', gpid: best.gpid, candidate: best, matchType: best.matchType, confidence: best.confidence, review: strong.slice(1).map((c) => c.gpid) };
   }
   const possible = ranked.filter((c) => isReviewable(c, thresholds));
   if (possible.length > 0) {
