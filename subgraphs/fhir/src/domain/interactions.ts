@@ -157,7 +157,7 @@ export async function visibleCurrent(call: FhirCall, resourceType: string, id: s
     if (!inView(view, stored.partnerGpid, resourceType) || !(await wasInCompartment(call.em, stored, view.patient))) throw notFound(resourceType, id);
     return stored;
   }
-  if (!(await resourceStore.isVisible(call.em, view, stored))) throw notFound(resourceType, id);
+  if (!(await resourceStore.isVisible(readerOf(call), view, stored))) throw notFound(resourceType, id);
   return stored;
 }
 

@@ -258,10 +258,10 @@ export const resourceStore = {
    * Whether a stored resource is in the view: its tenancy, and for a compartment view its membership
    * in the patient's compartment (by the current search index).
    */
-  async isVisible(em: EntityManager, view: ResourceView, stored: StoredResource): Promise<boolean> {
+  async isVisible(db: EntityManager | Knex, view: ResourceView, stored: StoredResource): Promise<boolean> {
     if (!inView(view, stored.partnerGpid, stored.resourceType)) return false;
     if (!isCompartmentView(view)) return true;
-    const q = knexOf(em)(RESOURCES).select('id').where({ resource_type: stored.resourceType, id: stored.id });
+    const q = (typeof db === 'function' ? db : knexOf(db))(RESOURCES).select('id').where({ resource_type: stored.resourceType, id: stored.id });
     whereVisible(q, 'partner_gpid', view, stored.resourceType);
     return (await q.first()) !== undefined;
   },
