@@ -2,7 +2,7 @@
  * Our subgraphs against a minimal in-memory Apollo subgraph, and the REST facade against its
  * GraphQL twin, measured in one run so that the ratios hold on a busy machine.
  *
- *   npm run bench -- --suite subgraphs [--database sqlite,postgres] [--duration <s, default 5>] [--warmup <s, default 1>] [--connections <n, default 20>] [--rounds <n, default 1>] [--profile <dir>]
+ *   npm run bench -- --suite subgraphs [--database sqlite,postgres] [--reads partners,identity,patient,jobs,facade] [--no-record] [--duration <s, default 5>] [--warmup <s, default 1>] [--connections <n, default 20>] [--rounds <n, default 1>] [--profile <dir>]
  *
  * Every server runs in its own child process: the stock Apollo Server with a minimal
  * @apollo/subgraph (bench/minimal-apollo-subgraph.ts), and our partner, identity, fhir and pipeline
@@ -59,18 +59,29 @@ interface Options {
   rounds: number;
   profileDir?: string;
   databases: Database[];
+  /** The reads measured (default: all, and the facade rows). */
+  reads: Read[];
+  /** Add the section to bench/RESULTS.md (default); `--no-record` only prints it. */
+  record: boolean;
 }
+
+const READS = ['partners', 'identity', 'patient', 'jobs', 'facade'] as const;
+type Read = (typeof READS)[number];
 
 type Database = 'sqlite' | 'postgres';
 const OURS = ['partner', 'identity', 'fhir', 'pipeline'] as const;
 type OurSubgraph = (typeof OURS)[number];
 
-const USAGE = 'usage: npm run bench -- --suite subgraphs [--database sqlite,postgres] [--duration <seconds, default 5>] [--warmup <seconds, 1 to 10, default 1>] [--connections <n, default 20>] [--rounds <n, 1 to 9, default 1>] [--profile <dir>]';
+const USAGE = 'usage: npm run bench -- --suite subgraphs [--database sqlite,postgres] [--reads partners,identity,patient,jobs,facade] [--no-record] [--duration <seconds, default 5>] [--warmup <seconds, 1 to 10, default 1>] [--connections <n, default 20>] [--rounds <n, 1 to 9, default 1>] [--profile <dir>]';
 
 function parseArgs(argv: readonly string[]): Options {
-  const options: Options = { duration: 5, warmup: 1, connections: 20, rounds: 1, databases: ['sqlite', 'postgres'] };
+  const options: Options = { duration: 5, warmup: 1, connections: 20, rounds: 1, databases: ['sqlite', 'postgres'], reads: [...READS], record: true };
   for (let i = 0; i < argv.length; i++) {
-    const m = /^--(duration|warmup|connections|rounds|profile|database)(?:=(.*))?$/.exec(argv[i]!);
+    if (argv[i] === '--no-record') {
+      options.record = false;
+      continue;
+    }
+    const m = /^--(duration|warmup|connections|rounds|profile|database|reads)(?:=(.*))?$/.exec(argv[i]!);
     if (!m) throw new Error(`unknown argument "${argv[i]}"\n${USAGE}`);
     const raw = m[2] ?? argv[++i] ?? '';
     if (m[1] === 'profile') options.profileDir = resolvePath(raw);
@@ -78,6 +89,10 @@ function parseArgs(argv: readonly string[]): Options {
       const list = raw.split(',').map((d) => d.trim());
       if (!list.length || list.some((d) => d !== 'sqlite' && d !== 'postgres')) throw new Error(`--database takes sqlite, postgres or both (got "${raw}")\n${USAGE}`);
       options.databases = [...new Set(list as Database[])];
+    } else if (m[1] === 'reads') {
+      const list = raw.split(',').map((r) => r.trim());
+      if (!list.length || list.some((r) => !(READS as readonly string[]).includes(r))) throw new Error(`--reads takes some of ${READS.join(', ')} (got "${raw}")\n${USAGE}`);
+      options.reads = [...new Set(list as Read[])];
     } else {
       const value = Number(raw);
       // The warm-up runs on one signed principal, which lives 15 s.
@@ -406,7 +421,8 @@ export async function runSubgraphsSuite(argv: readonly string[]): Promise<void> 
 
     const load = new ChildRunner<LoadSpec, LoadRun>(new URL('./load.ts', import.meta.url), 'load generator');
     cleanups.push(() => load.close());
-    const minimalRows = rowsFor(minimal, 'minimal Apollo', undefined);
+    const measured = (row: Row) => options.reads.includes(row.key.split(':')[0] as Read);
+    const minimalRows = rowsFor(minimal, 'minimal Apollo', undefined).filter(measured);
     const rounds = Array.from({ length: options.rounds }, () => new Map<string, Stats>());
     const pairs: Pair[] = [];
 
@@ -428,7 +444,7 @@ export async function runSubgraphsSuite(argv: readonly string[]): Promise<void> 
         stopped.unshift(() => service.stop());
       }
       const keys = await seed(ours);
-      const rows = rowsFor(ours, `ours, ${database === 'sqlite' ? 'SQLite' : 'PostgreSQL'}`, keys);
+      const rows = rowsFor(ours, `ours, ${database === 'sqlite' ? 'SQLite' : 'PostgreSQL'}`, keys).filter(measured);
       rows.forEach((row, i) => pairs.push({ ours: row, minimalKey: `${minimalRows[i]!.key}:${database}`, database }));
       process.stderr.write(`measuring on ${database} (${options.duration} s per row, ${options.connections} connections, ${options.rounds} round(s)):\n`);
       // Alternate minimal and ours per read, so that a burst of other work on the machine hits both.
@@ -446,39 +462,41 @@ export async function runSubgraphsSuite(argv: readonly string[]): Promise<void> 
     }
 
     // The REST facade against its GraphQL twin, on the embedded system.
-    process.stderr.write('starting the embedded system for the facade rows …\n');
-    const token = `op_${randomBytes(24).toString('base64url')}`;
-    const allDir = mkdtempSync(`${os.tmpdir()}/svc-bench-all-`);
-    cleanups.push(async () => rmSync(allDir, { recursive: true, force: true }));
-    const all = await startRole('all', { SVC_DATA_DIR: allDir, SVC_BOOTSTRAP_TOKEN: token, SVC_RATE_LIMITS: 'off' }, profile('all'));
-    cleanups.push(() => all.stop());
-    const bearer = { authorization: `Bearer ${token}` };
-    const created = await fetch(`${all.url}/api/identity/resolve`, {
-      method: 'POST',
-      headers: { ...bearer, 'content-type': 'application/json', 'x-svc-source': 'pulse' },
-      body: JSON.stringify({ name: 'Ada Benchmark', dob: '1980-03-04', email: 'ada.benchmark@example.org' }),
-    });
-    const createdBody = (await created.json()) as { gpid?: string };
-    if (!createdBody.gpid) throw new Error(`could not seed an identity through the facade: ${created.status} ${JSON.stringify(createdBody).slice(0, 300)}`);
-    const restRow: Row = {
-      key: 'rest',
-      server: all,
-      label: 'REST GET /api/identity/{gpid}',
-      request: async () => ({ url: `${all.url}/api/identity/${createdBody.gpid}`, method: 'GET', headers: bearer }),
-      check: (status, text) => (status === 200 && text.includes(createdBody.gpid!) ? undefined : `${status} ${text.slice(0, 300)}`),
-    };
-    const twinRow: Row = {
-      key: 'twin',
-      server: all,
-      label: 'POST /graphql, the same document',
-      request: async () => ({ url: `${all.url}/graphql`, method: 'POST', headers: { ...bearer, 'content-type': 'application/json' }, body: JSON.stringify({ query: IDENTITY_GET_DOCUMENT, variables: { gpid: createdBody.gpid } }) }),
-      check: oneIdentity,
-    };
-    for (const results of rounds) for (const row of [twinRow, restRow]) results.set(row.key, await measure(load, row, options));
+    if (options.reads.includes('facade')) {
+      process.stderr.write('starting the embedded system for the facade rows …\n');
+      const token = `op_${randomBytes(24).toString('base64url')}`;
+      const allDir = mkdtempSync(`${os.tmpdir()}/svc-bench-all-`);
+      cleanups.push(async () => rmSync(allDir, { recursive: true, force: true }));
+      const all = await startRole('all', { SVC_DATA_DIR: allDir, SVC_BOOTSTRAP_TOKEN: token, SVC_RATE_LIMITS: 'off' }, profile('all'));
+      cleanups.push(() => all.stop());
+      const bearer = { authorization: `Bearer ${token}` };
+      const created = await fetch(`${all.url}/api/identity/resolve`, {
+        method: 'POST',
+        headers: { ...bearer, 'content-type': 'application/json', 'x-svc-source': 'pulse' },
+        body: JSON.stringify({ name: 'Ada Benchmark', dob: '1980-03-04', email: 'ada.benchmark@example.org' }),
+      });
+      const createdBody = (await created.json()) as { gpid?: string };
+      if (!createdBody.gpid) throw new Error(`could not seed an identity through the facade: ${created.status} ${JSON.stringify(createdBody).slice(0, 300)}`);
+      const restRow: Row = {
+        key: 'rest',
+        server: all,
+        label: 'REST GET /api/identity/{gpid}',
+        request: async () => ({ url: `${all.url}/api/identity/${createdBody.gpid}`, method: 'GET', headers: bearer }),
+        check: (status, text) => (status === 200 && text.includes(createdBody.gpid!) ? undefined : `${status} ${text.slice(0, 300)}`),
+      };
+      const twinRow: Row = {
+        key: 'twin',
+        server: all,
+        label: 'POST /graphql, the same document',
+        request: async () => ({ url: `${all.url}/graphql`, method: 'POST', headers: { ...bearer, 'content-type': 'application/json' }, body: JSON.stringify({ query: IDENTITY_GET_DOCUMENT, variables: { gpid: createdBody.gpid } }) }),
+        check: oneIdentity,
+      };
+      for (const results of rounds) for (const row of [twinRow, restRow]) results.set(row.key, await measure(load, row, options));
+    }
 
     const section = report(new Date().toISOString(), options, loadBefore, pairs, rounds);
     process.stdout.write(`\n${section}\n`);
-    recordResults(section);
+    if (options.record) recordResults(section);
   } finally {
     for (const step of cleanups.reverse()) await step().catch((err: unknown) => process.stderr.write(`cleanup failed: ${String(err)}\n`));
   }
@@ -543,6 +561,7 @@ function report(date: string, options: Options, loadBefore: readonly number[], p
     '|---|---|---:|---|',
     ...statementLines,
   );
+  if (!rounds[0]?.has('rest')) return [...lines, ''].join('\n');
   const { a: rest, b: twin, ratios } = medianRound(rounds, 'rest', 'twin');
   lines.push(
     '',

@@ -25,7 +25,7 @@ export * from './db/database.js';
 export * from './db/stored-values.js';
 export * from './db/chunks.js';
 export * from './db/coalesced-reads.js';
-export { readRows } from './db/sqlite-readers.js';
+export { readRows, readRowsByKey } from './db/sqlite-readers.js';
 export * from './db/private-files.js';
 export * from './db/schema-migration.js';
 export * from './events/envelope.js';

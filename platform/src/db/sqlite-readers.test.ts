@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { knexOf, openDatabase, refreshSqliteStatistics, type Orm } from './database.js';
 import { SchemaMigration } from './schema-migration.js';
 import { DependencyUnavailable } from '../dependency-health.js';
-import { readRows, startSqliteReaders } from './sqlite-readers.js';
+import { readRows, readRowsByKey, startSqliteReaders } from './sqlite-readers.js';
 
 class CreateNotes extends SchemaMigration {
   override async up(): Promise<void> {
@@ -60,6 +60,24 @@ describe('SQLite reader threads', () => {
       expect(await readRows(knex, knex('notes').where({ id: 4 }).select('body'))).toEqual([]);
     });
     expect(await readRows(knex, knex('notes').where({ id: 4 }).select('body'))).toEqual([{ body: 'pending' }]);
+  });
+
+  it('reads rows by key on the event loop\'s read-only connection: what is committed, announced as a statement, and a transaction\'s own rows inside it', async () => {
+    const knex = knexOf(orm);
+    const byId = (db: typeof knex, id: number) => readRowsByKey<{ body: string; done: number }>(db, 'select body, done from notes where id = ?', [id]);
+    statements.length = 0;
+    expect(await byId(knex, 1)).toEqual([{ body: 'Zoë’s chart', done: 1 }]);
+    expect(await byId(knex, 99)).toEqual([]);
+    expect(statements).toEqual(['select body, done from notes where id = ?', 'select body, done from notes where id = ?']);
+    await orm.em.transactional(async (em) => {
+      const trx = knexOf(em);
+      await trx('notes').insert({ id: 5, body: 'uncommitted', done: false });
+      expect(await byId(trx, 5)).toEqual([{ body: 'uncommitted', done: 0 }]);
+      expect(await byId(knex, 5)).toEqual([]);
+    });
+    expect(await byId(knex, 5)).toEqual([{ body: 'uncommitted', done: 0 }]);
+    await knexOf(orm)('notes').where({ id: 5 }).delete();
+    expect(await byId(knex, 5)).toEqual([]);
   });
 
   it('fails a bad statement like the database does, and goes on reading', async () => {

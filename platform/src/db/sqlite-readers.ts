@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { DependencyUnavailable } from '../dependency-health.js';
 import { inSqlSpan } from '../tracing/sql.js';
+import { rowsOf } from './stored-values.js';
 
 /**
  * Reads of an embedded SQLite database on worker threads, so that the event loop goes on with other
@@ -29,6 +30,15 @@ import { inSqlSpan } from '../tracing/sql.js';
 export interface SqliteReaders {
   /** The rows of one select, with its bindings as better-sqlite3 takes them. */
   all(sql: string, bindings: readonly unknown[]): Promise<unknown[]>;
+  /**
+   * The rows of a select that reads a few rows by key, on a read-only connection of the calling
+   * thread (opened on first use): in WAL mode it never waits for the write lock either, and such a
+   * statement takes microseconds, less than the round trip to a worker (a message each way, the
+   * structured clone of its rows, the worker's own loop), which was most of the CPU of a FHIR read
+   * by id. Undefined when that connection found the database busy (a WAL being recovered or
+   * reset): the caller reads on a worker instead.
+   */
+  allHere(sql: string, bindings: readonly unknown[]): unknown[] | undefined;
   /** Each worker opens its connection anew after the reads sent before (to load new planner statistics). */
   reopen(): void;
   close(): Promise<void>;
@@ -85,11 +95,28 @@ interface Reader {
   pending: Map<number, Pending>;
 }
 
+interface HereConnection {
+  prepare(sql: string): { all(bindings: readonly unknown[]): unknown[] };
+  pragma(pragma: string): unknown;
+  close(): void;
+}
+
 export function startSqliteReaders(file: string, count: number, connection: ReaderConnection): SqliteReaders {
-  const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+  const require = createRequire(import.meta.url);
+  const driver = require.resolve('better-sqlite3');
   const readers: (Reader | undefined)[] = Array.from({ length: count }, () => undefined);
   let nextId = 0;
   let closed = false;
+  /** The calling thread's read-only connection (allHere) and its prepared statements, least recently used first. */
+  let here: { db: HereConnection; statements: Map<string, ReturnType<HereConnection['prepare']>> } | undefined;
+  const openHere = () => {
+    const Database = require(driver) as new (file: string, options: { readonly: boolean; fileMustExist: boolean }) => HereConnection;
+    const db = new Database(file, { readonly: true, fileMustExist: true });
+    // Never block the event loop: a busy database sends the read to a worker instead.
+    db.pragma('busy_timeout = 0');
+    db.pragma(connection.cachePragma);
+    return { db, statements: new Map<string, ReturnType<HereConnection['prepare']>>() };
+  };
 
   const spawn = (slot: number): Reader => {
     const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, driver, ...connection } });
@@ -138,11 +165,32 @@ export function startSqliteReaders(file: string, count: number, connection: Read
         if (reader.pending.size === 0) reader.worker.unref();
       });
     },
+    allHere(sql, bindings) {
+      if (closed) throw new Error(`SQLite readers of ${file} are closed`);
+      here ??= openHere();
+      let statement = here.statements.get(sql);
+      if (statement) here.statements.delete(sql);
+      else {
+        statement = here.db.prepare(sql);
+        if (here.statements.size >= connection.statements) here.statements.delete(here.statements.keys().next().value as string);
+      }
+      here.statements.set(sql, statement);
+      try {
+        return statement.all(bindings);
+      } catch (err) {
+        if ((err as { code?: unknown } | null)?.code === 'SQLITE_BUSY') return undefined;
+        throw err;
+      }
+    },
     reopen() {
       for (const reader of readers) reader?.worker.postMessage({ reopen: true });
+      here?.db.close();
+      here = undefined;
     },
     async close() {
       closed = true;
+      here?.db.close();
+      here = undefined;
       await Promise.all(readers.map((reader) => reader?.worker.terminate()));
     },
   };
@@ -168,4 +216,64 @@ export async function readRows<T>(knex: Knex, query: Knex.QueryBuilder | Knex.Ra
   const client = knex.client as { _formatBindings(bindings: readonly unknown[]): unknown[] };
   knex.client.emit('query', { sql, bindings });
   return (await inSqlSpan(sql, 'sqlite', () => readers.all(sql, client._formatBindings(bindings)))) as T[];
+}
+
+/**
+ * The rows of a select that reads a few rows by key (`sql` with `?` placeholders): on an embedded
+ * SQLite database with readers, on the calling thread's own read-only connection (see
+ * `SqliteReaders.allHere`), so it neither waits behind this process's writes nor pays a worker's
+ * round trip; otherwise through `knex` itself, as `readRows`. Not for searches or scans: those
+ * belong on a worker (`readRows`), off the event loop. Announced as knex announces its own.
+ */
+export async function readRowsByKey<T>(knex: Knex, sql: string, bindings: readonly unknown[]): Promise<T[]> {
+  const readers = readersOf.get(knex);
+  if (!readers) {
+    if (!knex.isTransaction && knex.client.dialect === 'postgresql') return postgresRows<T>(knex.client as unknown as KnexClient, sql, bindings);
+    return rowsOf<T>(await knex.raw(sql, [...bindings] as Knex.RawBinding[]));
+  }
+  const client = knex.client as { _formatBindings(bindings: readonly unknown[]): unknown[] };
+  const formatted = client._formatBindings(bindings);
+  knex.client.emit('query', { sql, bindings });
+  return (await inSqlSpan(sql, 'sqlite', async () => readers.allHere(sql, formatted) ?? readers.all(sql, formatted))) as T[];
+}
+
+
+/** What `postgresRows` uses of knex's client: its pool, its statement event and its dialect's one-statement call. */
+interface KnexClient {
+  acquireConnection(): Promise<{ __knexUid?: string }>;
+  releaseConnection(connection: unknown): Promise<void>;
+  emit(event: 'query', data: object): boolean;
+  _query(connection: unknown, obj: { sql: string; bindings: unknown[]; response?: { rows: unknown[] } }): Promise<unknown>;
+}
+
+/** `?` placeholders as PostgreSQL's `$1`, `$2`, … (SQL texts of readRowsByKey are few and fixed). */
+const numbered = new Map<string, string>();
+
+function postgresSql(sql: string): string {
+  let text = numbered.get(sql);
+  if (text === undefined) {
+    let n = 0;
+    text = sql.replace(/\?/g, () => `$${++n}`);
+    if (numbered.size < 1000) numbered.set(sql, text);
+  }
+  return text;
+}
+
+/**
+ * One select outside a transaction on PostgreSQL, on a connection of knex's own pool, through the
+ * dialect's own statement call (so statement spans and the `query` event that counts statements
+ * are as for any other) but without the query runner around it: its builder, compiler and
+ * per-statement bookkeeping were about a tenth of a read by id's CPU. `sql` must not hold a `?`
+ * other than its placeholders.
+ */
+async function postgresRows<T>(client: KnexClient, sql: string, bindings: readonly unknown[]): Promise<T[]> {
+  const connection = await client.acquireConnection();
+  try {
+    const obj: { sql: string; bindings: unknown[]; response?: { rows: unknown[] } } = { sql: postgresSql(sql), bindings: [...bindings] };
+    client.emit('query', { __knexUid: connection.__knexUid, ...obj });
+    await client._query(connection, obj);
+    return (obj.response?.rows ?? []) as T[];
+  } finally {
+    await client.releaseConnection(connection);
+  }
 }

@@ -104,7 +104,7 @@ export class ReadEventLog {
    * a job thread's transaction Bundle may hold for seconds, and a read must not wait for it. A read
    * that only counts writes nothing, so a caller has nothing to publish after it.
    */
-  async record(_em: EntityManager, report: ReadReport): Promise<void> {
+  async record(report: ReadReport): Promise<void> {
     this.count(report);
     switch (this.setting.mode) {
       case 'off':

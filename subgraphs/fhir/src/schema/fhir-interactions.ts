@@ -2,7 +2,7 @@ import { DomainError, isSourceOrigin, type SubgraphBuilder, type SubgraphContext
 import { processBundle } from '../domain/bundle.js';
 import { conditionalDelete, conditionalPatch, conditionalUpdate, patch } from '../domain/conditional-and-patch.js';
 import { numericView, parseExactJson, stringifyExactJson } from '../domain/exact-json.js';
-import { create, history, queryFromString, read, remove, search, update, vread, type FhirCall, type FhirOutcome } from '../domain/interactions.js';
+import { create, history, queryFromString, read, remove, requestCall, search, update, vread, type FhirCall, type FhirOutcome } from '../domain/interactions.js';
 import { readEventLogOf } from './read-event-log.js';
 
 const RESOURCE_ARG = 'The resource as JSON (or `resourceText`); a GraphQL JSON number cannot carry a decimal\'s written precision.';
@@ -50,7 +50,7 @@ export function defineFhirInteractions(builder: SubgraphBuilder, services: Subgr
     if (source !== undefined && source !== null && !isSourceOrigin(source)) {
       throw new DomainError('INVALID_SOURCE_HEADER', 'The X-Svc-Source header must be one of the 8 source origins.', { details: { header: 'X-Svc-Source' } });
     }
-    return { em: ctx.em, principal: ctx.principal, requestId: ctx.requestId, source: source ?? null, fhirBase, reads };
+    return requestCall(ctx, { principal: ctx.principal, requestId: ctx.requestId, source: source ?? null, fhirBase, reads });
   };
   /**
    * A write stages its events; publish them once committed. Reads and searches are not wrapped:

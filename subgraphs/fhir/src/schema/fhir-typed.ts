@@ -11,7 +11,7 @@ import {
 } from '@svc/platform';
 import { definitions } from '../domain/definitions.js';
 import { numericView } from '../domain/exact-json.js';
-import { queryFromString, read, search, type FhirCall } from '../domain/interactions.js';
+import { queryFromString, read, requestCall, search, type FhirCall } from '../domain/interactions.js';
 import { readEventLogOf } from './read-event-log.js';
 
 /**
@@ -144,7 +144,7 @@ export function defineTypedFhir(builder: SubgraphBuilder, services: SubgraphServ
 
   const fhirBase = `${services.runtime.config.publicUrl}/fhir/R4`;
   const reads = readEventLogOf(services);
-  const call = (ctx: SubgraphContext): FhirCall => ({ em: ctx.em, principal: ctx.principal, requestId: ctx.requestId, source: null, fhirBase, reads });
+  const call = (ctx: SubgraphContext): FhirCall => requestCall(ctx, { principal: ctx.principal, requestId: ctx.requestId, source: null, fhirBase, reads });
 
   for (const type of TYPED_RESOURCE_TYPES) {
     const schema = getDataType(type);

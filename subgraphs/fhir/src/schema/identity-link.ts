@@ -1,6 +1,6 @@
 import { loaderFor, type SubgraphBuilder, type SubgraphContext, type SubgraphServices } from '@svc/platform';
 import { GPID_SYSTEM, gpidOf } from '../domain/identity-link.js';
-import { search, type FhirCall } from '../domain/interactions.js';
+import { requestCall, search, type FhirCall } from '../domain/interactions.js';
 import type { FhirResource } from '../domain/validation.js';
 import type { TypedResourceRef } from './fhir-typed.js';
 import { readEventLogOf } from './read-event-log.js';
@@ -19,7 +19,7 @@ const MAX_PATIENTS = 1000;
 export function defineIdentityLink(builder: SubgraphBuilder, services: SubgraphServices, FhirPatient: TypedResourceRef) {
   const fhirBase = `${services.runtime.config.publicUrl}/fhir/R4`;
   const reads = readEventLogOf(services);
-  const call = (ctx: SubgraphContext): FhirCall => ({ em: ctx.em, principal: ctx.principal, requestId: ctx.requestId, source: null, fhirBase, reads });
+  const call = (ctx: SubgraphContext): FhirCall => requestCall(ctx, { principal: ctx.principal, requestId: ctx.requestId, source: null, fhirBase, reads });
 
   const patientsByGpid = (ctx: SubgraphContext) =>
     loaderFor<string, Json[]>(ctx, 'fhir.patientsByGpid', async (gpids) => {

@@ -1,6 +1,6 @@
 import { LockMode, type EntityManager } from '@mikro-orm/core';
 import type { Knex } from '@mikro-orm/knex';
-import { DomainError, newPartnerGpid, rowsOf, storedDate, storedJson } from '@svc/platform';
+import { DomainError, newPartnerGpid, readRowsByKey, storedDate, storedJson } from '@svc/platform';
 import { PartnerEntity, type Partner, type PartnerStatus } from './partner.js';
 import { OPERATOR_PARTNER_GPID } from '../domain/operator-partner.js';
 import { defaultGrantFor } from '../domain/partner-scopes.js';
@@ -52,7 +52,7 @@ export const partners = {
   /** Many partners in one statement (DataLoader batch), as plain values. */
   async byGpids(knex: Knex, gpids: readonly string[]): Promise<(Partner | null)[]> {
     if (gpids.length === 0) return [];
-    const rows = rowsOf<Record<string, unknown>>(await knex.raw(`select * from ${TABLE} where gpid in (${gpids.map(() => '?').join(', ')})`, [...gpids]));
+    const rows = await readRowsByKey<Record<string, unknown>>(knex, `select * from ${TABLE} where gpid in (${gpids.map(() => '?').join(', ')})`, gpids);
     const byGpid = new Map(rows.map((row) => [String(row['gpid']), partnerOfRow(row)]));
     return gpids.map((g) => byGpid.get(g) ?? null);
   },
@@ -60,11 +60,12 @@ export const partners = {
   /**
    * One page in GPID order, starting after `afterGpid`, as plain values; one extra row tells if
    * there is more. Written as SQL text, not built: the query builder's compiling was a few percent
-   * of `partners(first: 20)`.
+   * of `partners(first: 20)`; read by primary-key order (`readRowsByKey`), so on PostgreSQL without
+   * knex's query runner around it.
    */
   async page(knex: Knex, size: number, afterGpid: string | null): Promise<Partner[]> {
     const sql = `select * from ${TABLE}${afterGpid ? ' where gpid > ?' : ''} order by gpid asc limit ?`;
-    return rowsOf<Record<string, unknown>>(await knex.raw(sql, afterGpid ? [afterGpid, size + 1] : [size + 1])).map(partnerOfRow);
+    return (await readRowsByKey<Record<string, unknown>>(knex, sql, afterGpid ? [afterGpid, size + 1] : [size + 1])).map(partnerOfRow);
   },
 
   /** Create a partner under a fresh CMS GPID, retrying the rare collision of the 8-digit space. */
