@@ -75,6 +75,35 @@ export class SqlIdentityRegistry implements IdentityRegistry {
     return rows.map((row) => ({ record: recordFromRow(row), keyHits: Number(row.hits) }));
   }
 
+  /**
+   * On PostgreSQL one statement for every probe (a lateral join runs the single lookup per probe,
+   * the same aggregate, order and limit); on SQLite, in this process, one lookup after the other.
+   */
+  async findByBlockingKeysMany(probes: ReadonlyArray<readonly string[]>, limit: number): Promise<RegistryCandidate[][]> {
+    if (!this.sql.postgres) {
+      const out: RegistryCandidate[][] = [];
+      for (const keys of probes) out.push(await this.findByBlockingKeys(keys, limit));
+      return out;
+    }
+    const out: RegistryCandidate[][] = probes.map(() => []);
+    const asked = probes.map((keys, i) => ({ i, keys: [...new Set(keys)] })).filter((p) => p.keys.length > 0);
+    if (asked.length === 0 || limit <= 0) return out;
+    const rows = await this.sql.rows<IdentityRecordRow & { probe: number | string; hits: number | string }>(
+      `select p.probe, ${COLUMNS}, h.hits from unnest(?::int[], ?::text[]) as p(probe, keys) ` +
+        `cross join lateral (` +
+        `select gpid, count(*) as hits from ${BLOCKING_KEYS} where blocking_key = any(p.keys::text[]) group by gpid order by count(*) desc, gpid limit ?` +
+        `) h join ${RECORDS} r on r.gpid = h.gpid order by p.probe, h.hits desc, r.gpid`,
+      [`{${asked.map((p) => p.i).join(',')}}`, pgArray(asked.map((p) => pgArray(p.keys))), Math.floor(limit)],
+    );
+    const parsed = new Map<string, IdentityRecord>();
+    for (const row of rows) {
+      const record = parsed.get(row.gpid) ?? recordFromRow(row);
+      parsed.set(row.gpid, record);
+      out[Number(row.probe)]!.push({ record, keyHits: Number(row.hits) });
+    }
+    return out;
+  }
+
   async get(gpid: string): Promise<IdentityRecord | undefined> {
     const [row] = await this.sql.rows<IdentityRecordRow>(`select ${RECORD_COLUMNS.join(', ')} from ${RECORDS} where gpid = ?`, [gpid]);
     return row ? recordFromRow(row) : undefined;
@@ -147,6 +176,11 @@ async function lockKeysAcrossReplicas(tx: Sql, keys: readonly string[]): Promise
   if (ids.length === 0) return;
   // Volatile functions in the select list run after ORDER BY, so the locks are taken in order.
   await tx.rows('select pg_advisory_xact_lock(k) from unnest(?::bigint[]) with ordinality as u(k, n) order by n', [`{${ids.join(',')}}`]);
+}
+
+/** A PostgreSQL array literal of text values (each quoted and escaped). */
+function pgArray(values: readonly string[]): string {
+  return `{${values.map((v) => `"${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`).join(',')}}`;
 }
 
 interface StoredState {
