@@ -62,6 +62,21 @@ describe('identity registry storage (SqlIdentityRegistry)', () => {
     expect(await registry.get('SVC-0000FFFF')).toBeUndefined();
   });
 
+  it('answers several probes at once exactly as one lookup per probe (order, hits, limit, ties)', async () => {
+    const registry = new SqlIdentityRegistry(Sql.of(orm));
+    const keys = (n: number) => Array.from({ length: n }, (_, i) => `m-${i}`);
+    // Ten records sharing more or fewer keys, ties broken by GPID; a key with a quote and a backslash.
+    const inserts = Array.from({ length: 10 }, (_, i) => record(`SVC-00000C${i.toString(16).toUpperCase().padStart(2, '0')}`, [...keys(1 + (i % 4)), ...(i === 3 ? ['q"\\k'] : [])]));
+    await registry.commit({ inserts, updates: [], transitions: [] });
+    const probes = [keys(4), ['m-2', 'm-3'], ['q"\\k', 'm-0'], [], ['nothing-here'], keys(2)];
+    const many = await registry.findByBlockingKeysMany(probes, 3);
+    const one = [];
+    for (const probe of probes) one.push(await registry.findByBlockingKeys(probe, 3));
+    expect(many).toEqual(one);
+    expect(many[0]!.map((c) => c.keyHits)).toEqual([4, 4, 3]);
+    expect(many[2]![0]!.record.gpid).toBe('SVC-00000C03');
+  });
+
   it('refuses stale versions and reused GPIDs, writing nothing', async () => {
     const registry = new SqlIdentityRegistry(Sql.of(orm));
     await registry.commit({ inserts: [record('SVC-000000B1', ['k-b1'])], updates: [], transitions: [] });

@@ -17,7 +17,7 @@ export const IDENTITY_LINK_EVENT_TYPES: ReadonlySet<string> = new Set([FHIR_PATI
  * Idempotent by outcome, so by event id: a Patient already linked to the GPID is left alone, and
  * a repeated split only asks again. Throws when the work did not commit (redelivery).
  */
-export function identityLinkConsumer(services: SubgraphServices) {
+export function identityLinkConsumer(services: SubgraphServices): (event: EventEnvelope) => Promise<void> {
   return async (event: EventEnvelope): Promise<void> => {
     const data = event.data;
     if (event.type === FHIR_PATIENT_LINKED) {
@@ -35,5 +35,43 @@ export function identityLinkConsumer(services: SubgraphServices) {
       if (!formerSurvivor) return;
       if ((await requestIdentityAgain(services.orm.em.fork(), formerSurvivor)) > 0) services.publishCommitted();
     }
+  };
+}
+
+/**
+ * {@link identityLinkConsumer} over the events of one read (`consume(name, { batch })`): consecutive
+ * links are written in one transaction (the identity subgraph answers a batch of Patients at once),
+ * merges and splits as before, all in stream order. When a batch's transaction fails, its events are
+ * handled one at a time, so the links before a failing one commit and it is retried on its own.
+ */
+export function identityLinkBatchConsumer(services: SubgraphServices): { batch: (events: EventEnvelope[]) => Promise<void> } {
+  const one = identityLinkConsumer(services);
+  const linkAll = async (links: readonly EventEnvelope[]) => {
+    try {
+      await services.orm.em.fork().transactional(async (tx) => {
+        for (const event of links) {
+          const id = str(event.data['resource_id']);
+          const gpid = str(event.data['gpid']);
+          if (id && gpid) await linkPatientGpid(tx, id, gpid, event.id, event.partner_gpid);
+        }
+      });
+    } catch {
+      for (const event of links) await one(event);
+    }
+  };
+  return {
+    batch: async (events) => {
+      let links: EventEnvelope[] = [];
+      for (const event of events) {
+        if (event.type === FHIR_PATIENT_LINKED) {
+          links.push(event);
+          continue;
+        }
+        if (links.length > 0) await linkAll(links);
+        links = [];
+        await one(event);
+      }
+      if (links.length > 0) await linkAll(links);
+    },
   };
 }

@@ -3,7 +3,7 @@ import { migrations } from './migrations/index.js';
 import { definitions } from './domain/definitions.js';
 import { jobRunner } from './job-runner.js';
 import { buildFhirSchema, type ExportWakeup, type SyncWakeup } from './schema/index.js';
-import { IDENTITY_LINK_EVENT_TYPES, identityLinkConsumer } from './identity-link-consumer.js';
+import { IDENTITY_LINK_EVENT_TYPES, identityLinkBatchConsumer } from './identity-link-consumer.js';
 import { readEventLogOf } from './schema/read-event-log.js';
 import { ExportSweeper } from './domain/bulk-export.js';
 
@@ -31,7 +31,7 @@ export const fhirSubgraph: SubgraphDefinition = {
         wakeup.wake = () => jobs.wakeExport();
         syncWakeup.wake = () => jobs.wakeSync();
         // The GPID identifier of Patients, from the identity subgraph's events (domain/identity-link.ts).
-        const stopIdentityLink = rt.stream.consume('fhir-identity-link', identityLinkConsumer(services), { types: (type) => IDENTITY_LINK_EVENT_TYPES.has(type) });
+        const stopIdentityLink = rt.stream.consume('fhir-identity-link', identityLinkBatchConsumer(services), { types: (type) => IDENTITY_LINK_EVENT_TYPES.has(type) });
         return async () => {
           await stopIdentityLink();
           wakeup.wake = undefined;

@@ -47,18 +47,20 @@ import {
   type MatchResult,
   type MatchType,
   type RegistryChange,
+  type ResolveOutcome,
+  type ResolveRequest,
   type ResolveResult,
   type SourceOrigin,
   type StatusTransition,
   type ScoringModel,
 } from './domain/index.js';
+import { DeferredWrites } from './entities/deferred-writes.js';
 import { appendAudit, listAudit, verifyAudit, type StoredAuditEntry } from './entities/audit-log.js';
 import { observeBoundaryHeader } from './entities/boundary-observations.js';
 import { decideChangeRequest, getChangeRequest, getChangeRequests, insertChangeRequest, listChangeRequests, type ChangeKind, type ChangeRequest, type ChangeStatus } from './entities/change-requests.js';
 import { assertFingerprintKey } from './entities/key-checks.js';
 import { addLineage, latestContribution, lineageOf, type LineageEvent } from './entities/lineage.js';
-import { historySummaries, recentHistory, recordResolution, type MatchHistoryEntry, type MatchHistorySummary } from './entities/match-history.js';
-import { recordObservation } from './entities/resolve-observations.js';
+import { historySummaries, recentHistory, type MatchHistoryEntry, type MatchHistorySummary } from './entities/match-history.js';
 import { trainOnRegistry, type Trainer } from './training.js';
 import { stageEvent } from './entities/outbox.js';
 import { closeReviewItem, getReviewItem, insertMatchLabel, insertReviewItem, listMatchLabels, listReviewItems, type MatchLabel, type ReviewItem, type ReviewStatus } from './entities/review-queue.js';
@@ -160,6 +162,13 @@ function actorPayload(actor: ChangeActor) {
   return { kind: actor.kind, partner_gpid: actor.partnerGpid, credential_id: actor.credentialId };
 }
 
+/** The `identity.status.changed` events of status changes (a creation is announced by identity.match). */
+function transitionEvents(transitions: readonly StatusTransition[], partnerGpid: string | null, at: Date): EventEnvelope[] {
+  return transitions
+    .filter((t) => t.from !== null)
+    .map((t) => makeEvent(IDENTITY_EVENTS.statusChanged, partnerGpid, { event: IDENTITY_EVENTS.statusChanged, gpid: t.gpid, from: t.from, to: t.to, trigger: t.trigger, source: t.source }, at));
+}
+
 export interface AppliedChange {
   request: ChangeRequest;
   audit: StoredAuditEntry | null;
@@ -174,6 +183,9 @@ export class IdentityService {
   private model: { value: ScoringModel; checkedAt: number } | null = null;
   private modelRefresh: Promise<ScoringModel> | null = null;
 
+  /** Resolves whose blocking keys overlap run one after the other in this process (see sql-registry.ts). */
+  private readonly locks = new KeyedMutex();
+
   /** Where a training runs (the subgraph's training thread), in place by default. */
   private readonly train: Trainer;
 
@@ -184,8 +196,46 @@ export class IdentityService {
     this.sql = Sql.of(services.orm);
     this.train = trainer ?? ((call) => trainOnRegistry(this.sql, call));
     this.keyRing = loadFingerprintKeyRing(services.runtime.config);
-    this.registry = new SqlIdentityRegistry(this.sql, { locks: new KeyedMutex(), effects: (tx, change) => this.resolutionEffects(tx, change) });
-    this.pipeline = createIdentityPipeline({ registry: this.registry, keyRing: this.keyRing, newGpid: newPatientGpid, model: () => this.scoringModel() });
+    this.registry = new SqlIdentityRegistry(this.sql, {
+      locks: this.locks,
+      effects: async (tx, change) => {
+        const writes = new DeferredWrites();
+        await this.resolutionEffects(tx, change, writes);
+        await writes.flush(tx);
+      },
+    });
+    this.pipeline = this.pipelineOver(this.registry);
+  }
+
+  private pipelineOver(registry: SqlIdentityRegistry): IdentityPipeline {
+    return createIdentityPipeline({ registry, keyRing: this.keyRing, newGpid: newPatientGpid, model: () => this.scoringModel() });
+  }
+
+  /**
+   * Stages 1–6 for several requests, in order, in one transaction (the pipeline's `resolveAll`):
+   * the same outcomes as resolving them one after the other, with one lock statement, one candidate
+   * read and a few multi-row writes for the batch. `resolved` runs after each request, inside the
+   * transaction, and may gather writes of its own in `writes` (written before the commit). No
+   * `identity.match` event, history or confirmation is written for a refused request.
+   */
+  async resolveInOrder(
+    requests: readonly ResolveRequest[],
+    resolved: (outcome: ResolveOutcome, index: number, writes: DeferredWrites) => void,
+  ): Promise<ResolveOutcome[]> {
+    let writes = new DeferredWrites();
+    const registry = new SqlIdentityRegistry(this.sql, { locks: this.locks, effects: (tx, change) => this.resolutionEffects(tx, change, writes) });
+    const { outcomes } = await this.pipelineOver(registry).resolveAll(requests, {
+      start: () => {
+        writes = new DeferredWrites();
+      },
+      resolved: (_registry, outcome, index) => resolved(outcome, index, writes),
+      finish: async (bound) => {
+        if (!(bound instanceof SqlIdentityRegistry)) throw new Error('resolveInOrder runs on the SQL registry');
+        await writes.flush(bound.sql);
+      },
+    });
+    this.services.publishCommitted();
+    return outcomes;
   }
 
   /**
@@ -355,14 +405,13 @@ export class IdentityService {
     return partnerLinks(this.sql, partnerGpid, gpids);
   }
 
-  /** What a resolve writes beside the records, in the same transaction. */
-  private async resolutionEffects(tx: Sql, change: RegistryChange): Promise<void> {
+  /** What a resolve writes beside the records, in the same transaction (gathered in `writes`, written by its flush). */
+  private async resolutionEffects(tx: Sql, change: RegistryChange, writes: DeferredWrites): Promise<void> {
     const resolution = change.resolution;
     if (!resolution) return;
     const at = new Date(resolution.at);
-    await confirmSources(tx, [resolution.gpid], resolution.source, at);
-    await recordResolution(tx, resolution);
-    await recordObservation(tx, resolution);
+    writes.confirm(resolution.gpid, resolution.source, at);
+    writes.resolution(resolution);
     // A record linked for review is never a silent duplicate: its candidates wait in the review queue.
     if (resolution.review && resolution.review.length > 0) {
       await insertReviewItem(tx, { id: newId('rvw', at.getTime()), subjectGpid: resolution.gpid, candidates: resolution.review, partnerGpid: resolution.actor, source: resolution.source, createdAt: at });
@@ -370,10 +419,11 @@ export class IdentityService {
     // The events go to the resolving partner: they name other records only if it links to them.
     // A status change of a record it does not link to (duplicate detection) goes to operators only.
     const others = [...new Set([...(resolution.subjectGpid ? [resolution.subjectGpid] : []), ...change.transitions.map((t) => t.gpid)])].filter((g) => g !== resolution.gpid);
+    // partnerLinks reads the match history: what was gathered so far is written first.
+    if (!resolution.actorSeesAll && others.length > 0) await writes.flush(tx);
     const links = resolution.actorSeesAll || others.length === 0 ? null : await partnerLinks(tx, resolution.actor, others);
     const linked = (gpid: string) => gpid === resolution.gpid || links === null || links.get(gpid)?.linked === true;
-    await stageEvent(
-      tx,
+    writes.event(
       makeEvent(
         IDENTITY_EVENTS.match,
         resolution.actor,
@@ -387,19 +437,15 @@ export class IdentityService {
         at,
       ),
     );
-    await this.stageTransitions(tx, change.transitions.filter((t) => linked(t.gpid)), resolution.actor, at);
-    await this.stageTransitions(tx, change.transitions.filter((t) => !linked(t.gpid)), null, at);
-    if (resolution.actor) await this.observeBoundary(tx, resolution.actor, resolution.via ?? WRITE_PATHS.resolve, resolution.source, at);
+    for (const event of transitionEvents(change.transitions.filter((t) => linked(t.gpid)), resolution.actor, at)) writes.event(event);
+    for (const event of transitionEvents(change.transitions.filter((t) => !linked(t.gpid)), null, at)) writes.event(event);
+    if (resolution.actor && (await writes.observeBoundary(tx, resolution.actor, resolution.via ?? WRITE_PATHS.resolve, resolution.source, at))) {
+      writes.event(makeEvent(IDENTITY_EVENTS.boundaryObserved, resolution.actor, { event: IDENTITY_EVENTS.boundaryObserved, partner_gpid: resolution.actor, source: resolution.source, path: resolution.via ?? WRITE_PATHS.resolve }, at));
+    }
   }
 
   private async stageTransitions(tx: Sql, transitions: readonly StatusTransition[], partnerGpid: string | null, at: Date): Promise<void> {
-    for (const t of transitions) {
-      if (t.from === null) continue; // a creation is announced by identity.match
-      await stageEvent(
-        tx,
-        makeEvent(IDENTITY_EVENTS.statusChanged, partnerGpid, { event: IDENTITY_EVENTS.statusChanged, gpid: t.gpid, from: t.from, to: t.to, trigger: t.trigger, source: t.source }, at),
-      );
-    }
+    for (const event of transitionEvents(transitions, partnerGpid, at)) await stageEvent(tx, event);
   }
 
   private async observeBoundary(tx: Sql, partnerGpid: string, path: string, source: SourceOrigin, at: Date): Promise<void> {

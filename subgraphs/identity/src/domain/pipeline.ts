@@ -22,13 +22,14 @@ import {
   isRetryableRegistryConflict,
   type IdentityRecord,
   type IdentityRegistry,
+  type RegistryCandidate,
   type RegistryChange,
   type ResolutionOutcome,
   type StatusTransition,
 } from './registry.js';
 import { readDemographics, type DemographicsInput, type DemographicWarning } from './stage1-demographics.js';
 import { fingerprintDemographics, type DemographicFingerprints } from './stage2-fingerprint.js';
-import { DEFAULT_MAX_CANDIDATES, lookupCandidates } from './stage3-lookup.js';
+import { DEFAULT_MAX_CANDIDATES, lookupCandidates, matchable } from './stage3-lookup.js';
 import {
   DEFAULT_SCORING_MODEL,
   scoreCandidates,
@@ -125,11 +126,43 @@ export interface ResolveResult {
   warnings: DemographicWarning[];
 }
 
+/** One resolve of `resolveAll`. */
+export interface ResolveRequest {
+  input: DemographicsInput;
+  context: ResolveContext;
+}
+
+/** What `resolveAll` made of one request: its result, or why it was refused (nothing written for it). */
+export type ResolveOutcome = { result: ResolveResult; refused?: undefined } | { result?: undefined; refused: DomainError };
+
+/**
+ * The caller's part of a `resolveAll` unit of work. Every hook gets the registry bound to the unit
+ * (its transaction). `start` runs at the beginning of each attempt (the registry may run the unit
+ * again after a retryable conflict: what the caller gathered for an earlier attempt is void),
+ * `resolved` after each request in order, `finish` once after the last one, before the unit commits.
+ */
+export interface ResolveAllHooks<T> {
+  start?(registry: IdentityRegistry): void;
+  resolved?(registry: IdentityRegistry, outcome: ResolveOutcome, index: number): Promise<void> | void;
+  finish(registry: IdentityRegistry, outcomes: readonly ResolveOutcome[]): Promise<T>;
+}
+
 export interface IdentityPipeline {
   /** Stages 1–4: candidates with confidence and match type. Query only. */
   match(input: DemographicsInput, options?: MatchOptions): Promise<MatchResult>;
   /** Stages 1–6: the GPID of these demographics, existing or new. */
   resolve(input: DemographicsInput, context: ResolveContext): Promise<ResolveResult>;
+  /**
+   * Stages 1–6 for several requests, in order, as one unit of work (one transaction holding the
+   * blocking keys of them all): each request sees what the ones before it wrote, so the outcomes
+   * are those of resolving them one after the other (two requests of one person end at one GPID).
+   * A request refused by stages 1–2 (invalid demographics, source or entity type) gets its error as
+   * its outcome and writes nothing; any other failure fails the whole unit (nothing is written).
+   * The candidates of all requests are read at once where the registry can
+   * (`findByBlockingKeysMany`); a request whose candidates an earlier request of the unit changed
+   * (a record it wrote, or a key it indexed) reads its own again.
+   */
+  resolveAll<T>(requests: readonly ResolveRequest[], hooks: ResolveAllHooks<T>): Promise<{ outcomes: ResolveOutcome[]; finished: T }>;
 }
 
 /** Most fingerprints kept per field of one record (several spellings, emails, phones). */
@@ -197,6 +230,16 @@ function scopeToEntityType(fingerprints: DemographicFingerprints, entityType: En
   return { fields: fingerprints.fields, blockingKeys: fingerprints.blockingKeys.map((key) => `${code}|${key}`) };
 }
 
+/** A resolve after stages 1–2. */
+interface PreparedResolve {
+  source: SourceOrigin;
+  entityType: EntityTypeId;
+  actor: { id: string | null; seesAll: boolean; via?: string };
+  fingerprints: { write: DemographicFingerprints; probe: DemographicFingerprints };
+  warnings: DemographicWarning[];
+  lockKeys: string[];
+}
+
 /** Builds the pipeline over a registry. Stateless apart from the registry. */
 export function createIdentityPipeline(options: IdentityPipelineOptions): IdentityPipeline {
   const fingerprinter = new Fingerprinter(options.keyRing);
@@ -222,8 +265,8 @@ export function createIdentityPipeline(options: IdentityPipelineOptions): Identi
   }
 
   /** Stages 3 and 4: candidates from the registry, scored, best first. */
-  async function candidatesFor(from: IdentityRegistry, probe: DemographicFingerprints, entityType: EntityTypeId) {
-    const found = (await lookupCandidates(from, probe, maxCandidates)).filter((c) => c.record.entityType === entityType);
+  async function candidatesFor(from: IdentityRegistry, probe: DemographicFingerprints, entityType: EntityTypeId, prefetched?: readonly RegistryCandidate[]) {
+    const found = (prefetched ? matchable(prefetched) : await lookupCandidates(from, probe, maxCandidates)).filter((c) => c.record.entityType === entityType);
     return { found, scored: scoreCandidates(probe.fields, found, { model: await currentModel(), thresholds }) };
   }
 
@@ -242,17 +285,71 @@ export function createIdentityPipeline(options: IdentityPipelineOptions): Identi
     return { matchType: candidates[0]?.matchType ?? 'NONE', candidates: candidates.map(toMatchCandidate), warnings };
   }
 
-  async function resolve(input: DemographicsInput, context: ResolveContext): Promise<ResolveResult> {
+  /** Stages 1–2 of a resolve and what it needs after them; throws what stages 1–2 refuse. */
+  function prepareResolve(input: DemographicsInput, context: ResolveContext): PreparedResolve {
     const source = checkSource(context.source);
     const entityType = checkEntityType(context.entityType);
     const actor = { id: context.actor ?? null, seesAll: context.actorSeesAll ?? false, ...(context.via ? { via: context.via } : {}) };
     const { warnings, ...fingerprints } = prepare(input, 'resolve', entityType, context.strict === true);
     // Every key this resolve reads or writes: a concurrent resolve of the same person shares some.
     const lockKeys = [...new Set([...fingerprints.probe.blockingKeys, ...fingerprints.write.blockingKeys])];
+    return { source, entityType, actor, fingerprints, warnings, lockKeys };
+  }
+
+  async function resolve(input: DemographicsInput, context: ResolveContext): Promise<ResolveResult> {
+    const { source, entityType, actor, fingerprints, warnings, lockKeys } = prepareResolve(input, context);
     const result = await (registry.exclusive
       ? registry.exclusive(lockKeys, (bound) => resolveIn(bound, fingerprints, source, entityType, actor))
       : resolveIn(registry, fingerprints, source, entityType, actor));
     return { ...result, warnings };
+  }
+
+  async function resolveAll<T>(requests: readonly ResolveRequest[], hooks: ResolveAllHooks<T>): Promise<{ outcomes: ResolveOutcome[]; finished: T }> {
+    const prepared = requests.map((request): PreparedResolve | DomainError => {
+      try {
+        return prepareResolve(request.input, request.context);
+      } catch (error) {
+        if (error instanceof DomainError) return error;
+        throw error;
+      }
+    });
+    const lockKeys = [...new Set(prepared.flatMap((p) => (p instanceof DomainError ? [] : p.lockKeys)))];
+    const unit = async (bound: IdentityRegistry) => {
+      hooks.start?.(bound);
+      const toResolve = prepared.filter((p): p is PreparedResolve => !(p instanceof DomainError));
+      const prefetched = bound.findByBlockingKeysMany && toResolve.length > 1 ? await bound.findByBlockingKeysMany(toResolve.map((p) => p.fingerprints.probe.blockingKeys), maxCandidates) : null;
+      // What the requests of this unit wrote so far: a later request whose candidates they touch reads its own.
+      const writtenGpids = new Set<string>();
+      const writtenKeys = new Set<string>();
+      const tracked: IdentityRegistry = {
+        findByBlockingKeys: (keys, limit) => bound.findByBlockingKeys(keys, limit),
+        get: (gpid) => bound.get(gpid),
+        nextSequence: (product, type) => bound.nextSequence(product, type),
+        commit: async (change) => {
+          await bound.commit(change);
+          for (const record of [...change.inserts, ...change.updates.map((u) => u.record)]) {
+            writtenGpids.add(record.gpid);
+            for (const key of record.blockingKeys) writtenKeys.add(key);
+          }
+        },
+      };
+      const outcomes: ResolveOutcome[] = [];
+      let next = 0;
+      for (const p of prepared) {
+        let outcome: ResolveOutcome;
+        if (p instanceof DomainError) outcome = { refused: p };
+        else {
+          const mine = prefetched?.[next++];
+          const fresh = mine !== undefined && !mine.some((c) => writtenGpids.has(c.record.gpid)) && !p.fingerprints.probe.blockingKeys.some((k) => writtenKeys.has(k));
+          const result = await resolveIn(tracked, p.fingerprints, p.source, p.entityType, p.actor, fresh ? mine : undefined);
+          outcome = { result: { ...result, warnings: p.warnings } };
+        }
+        await hooks.resolved?.(bound, outcome, outcomes.length);
+        outcomes.push(outcome);
+      }
+      return { outcomes, finished: await hooks.finish(bound, outcomes) };
+    };
+    return registry.exclusive ? registry.exclusive(lockKeys, unit) : unit(registry);
   }
 
   async function resolveIn(
@@ -261,9 +358,11 @@ export function createIdentityPipeline(options: IdentityPipelineOptions): Identi
     source: SourceOrigin,
     entityType: EntityTypeId,
     actor: { id: string | null; seesAll: boolean; via?: string },
+    prefetched?: readonly RegistryCandidate[],
   ): Promise<Omit<ResolveResult, 'warnings'>> {
     for (let attempt = 1; ; attempt++) {
-      const { found, scored } = await candidatesFor(from, fingerprints.probe, entityType);
+      // Candidates read for the whole unit serve the first attempt only: a retry reads them again.
+      const { found, scored } = await candidatesFor(from, fingerprints.probe, entityType, attempt === 1 ? prefetched : undefined);
       const records = new Map(found.map((c) => [c.record.gpid, c.record]));
       // The GPID of a new record is allocated after the decision (system GPIDs come from storage).
       const decided = decideResolution(scored, { newGpid: () => '', thresholds, households: entityType === 'patient' });
@@ -386,6 +485,6 @@ export function createIdentityPipeline(options: IdentityPipelineOptions): Identi
     }
   }
 
-  return { match, resolve };
+  return { match, resolve, resolveAll };
 }
 

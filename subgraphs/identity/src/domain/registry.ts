@@ -109,6 +109,11 @@ export interface IdentityRegistry {
    * order), at most `limit`. Records of every status may be returned; the pipeline skips MERGED.
    */
   findByBlockingKeys(keys: readonly string[], limit: number): Promise<RegistryCandidate[]>;
+  /**
+   * Optional: `findByBlockingKeys` for several probes at once (one answer per probe, in order, each
+   * exactly what `findByBlockingKeys(probe, limit)` answers), in one round trip.
+   */
+  findByBlockingKeysMany?(probes: ReadonlyArray<readonly string[]>, limit: number): Promise<RegistryCandidate[][]>;
   /** One record by GPID. */
   get(gpid: string): Promise<IdentityRecord | undefined>;
   /**

@@ -16,6 +16,10 @@ export async function lookupCandidates(
   maxCandidates = DEFAULT_MAX_CANDIDATES,
 ): Promise<RegistryCandidate[]> {
   if (probe.blockingKeys.length === 0) return [];
-  const found = await registry.findByBlockingKeys(probe.blockingKeys, maxCandidates);
+  return matchable(await registry.findByBlockingKeys(probe.blockingKeys, maxCandidates));
+}
+
+/** The candidates a lookup keeps (MERGED records are found through their survivor). */
+export function matchable(found: readonly RegistryCandidate[]): RegistryCandidate[] {
   return found.filter((c) => isMatchable(c.record.status));
 }

@@ -24,20 +24,28 @@ export interface MatchHistorySummary {
 }
 
 export async function recordResolution(tx: Sql, r: ResolutionOutcome): Promise<void> {
-  await tx.table(MATCH_HISTORY).insert({
-    gpid: r.gpid,
-    subject_gpid: r.subjectGpid,
-    decision: r.decision,
-    match_type: r.matchType,
-    confidence: r.confidence,
-    status: r.status,
-    source: r.source,
-    partner_gpid: r.actor,
-    created_at: tx.date(new Date(r.at)),
-  });
+  await recordResolutions(tx, [r]);
 }
 
-/** Resolve counts per GPID; with `partnerGpid`, only that partner's resolves. */
+/** The history rows of several resolves, in their order, with multi-row INSERTs. */
+export async function recordResolutions(tx: Sql, resolutions: readonly ResolutionOutcome[]): Promise<void> {
+  for (const part of chunks(resolutions, 100)) {
+    await tx.table(MATCH_HISTORY).insert(
+      part.map((r) => ({
+        gpid: r.gpid,
+        subject_gpid: r.subjectGpid,
+        decision: r.decision,
+        match_type: r.matchType,
+        confidence: r.confidence,
+        status: r.status,
+        source: r.source,
+        partner_gpid: r.actor,
+        created_at: tx.date(new Date(r.at)),
+      })),
+    );
+  }
+}
+
 export async function historySummaries(sql: Sql, gpids: readonly string[], partnerGpid?: string): Promise<Map<string, MatchHistorySummary>> {
   const out = new Map<string, MatchHistorySummary>(gpids.map((g) => [g, { total: 0, firstAt: null, lastAt: null }]));
   for (const part of chunks([...new Set(gpids)], 500)) {

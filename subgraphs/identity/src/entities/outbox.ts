@@ -1,4 +1,4 @@
-import { outboxTable, type EventEnvelope } from '@svc/platform';
+import { chunks, outboxTable, type EventEnvelope } from '@svc/platform';
 import type { Sql } from './sql.js';
 
 /**
@@ -7,13 +7,22 @@ import type { Sql } from './sql.js';
  * platform's `recordEvent`, written with knex because the registry works below the entity manager.
  */
 export async function stageEvent(tx: Sql, event: EventEnvelope): Promise<void> {
-  await tx.table(outboxTable('identity')).insert({
-    id: event.id,
-    type: event.type,
-    partner_gpid: event.partner_gpid,
-    occurred_at: tx.date(new Date(event.occurred_at)),
-    data: JSON.stringify(event.data),
-    published_at: null,
-    trace_parent: event.traceparent ?? null,
-  });
+  await stageEvents(tx, [event]);
+}
+
+/** Several events, in their order, with multi-row INSERTs (the outbox keeps the order they were made in). */
+export async function stageEvents(tx: Sql, events: readonly EventEnvelope[]): Promise<void> {
+  for (const part of chunks(events, 100)) {
+    await tx.table(outboxTable('identity')).insert(
+      part.map((event) => ({
+        id: event.id,
+        type: event.type,
+        partner_gpid: event.partner_gpid,
+        occurred_at: tx.date(new Date(event.occurred_at)),
+        data: JSON.stringify(event.data),
+        published_at: null,
+        trace_parent: event.traceparent ?? null,
+      })),
+    );
+  }
 }

@@ -3,22 +3,25 @@
  * keys only, as the resolve read them, with the GPID it ended on. Written in the resolve's
  * transaction; read by the scoring model's trainer (see domain/stage4-training.ts).
  */
-import { storedJson } from '@svc/platform';
+import { chunks, storedJson } from '@svc/platform';
 import type { ResolutionOutcome, TrainingObservation } from '../domain/index.js';
 import type { Sql } from './sql.js';
 
 export const RESOLVE_OBSERVATIONS = 'identity_resolve_observations';
 
 export async function recordObservation(tx: Sql, r: ResolutionOutcome): Promise<void> {
-  await tx.table(RESOLVE_OBSERVATIONS).insert({
-    gpid: r.gpid,
-    fields: JSON.stringify(r.observed.fields),
-    blocking_keys: JSON.stringify(r.observed.blockingKeys),
-    created_at: tx.date(new Date(r.at)),
-  });
+  await recordObservations(tx, [r]);
 }
 
-/** The newest `limit` observations, oldest first. Read in pages so a long history needs no huge result. */
+/** The observations of several resolves, in their order, with multi-row INSERTs. */
+export async function recordObservations(tx: Sql, resolutions: readonly ResolutionOutcome[]): Promise<void> {
+  for (const part of chunks(resolutions, 100)) {
+    await tx.table(RESOLVE_OBSERVATIONS).insert(
+      part.map((r) => ({ gpid: r.gpid, fields: JSON.stringify(r.observed.fields), blocking_keys: JSON.stringify(r.observed.blockingKeys), created_at: tx.date(new Date(r.at)) })),
+    );
+  }
+}
+
 export async function trainingObservations(sql: Sql, limit: number): Promise<TrainingObservation[]> {
   const out: TrainingObservation[] = [];
   let before: number | null = null;

@@ -25,6 +25,26 @@ export async function confirmSources(tx: Sql, gpids: readonly string[], source: 
 }
 
 /** Confirmations per GPID, first confirmed first. */
+/** A source's confirmations of one GPID gathered over several resolves: the first and last time, and how many. */
+export interface ConfirmationCount {
+  gpid: string;
+  source: SourceOrigin;
+  first: Date;
+  last: Date;
+  count: number;
+}
+
+/** `confirmSources` for many resolves at once: one multi-row upsert that adds each count. */
+export async function confirmSourceCounts(tx: Sql, counts: readonly ConfirmationCount[]): Promise<void> {
+  for (const part of chunks(counts, 100)) {
+    await tx
+      .table(SOURCES)
+      .insert(part.map((c) => ({ gpid: c.gpid, source: c.source, first_confirmed_at: tx.date(c.first), last_confirmed_at: tx.date(c.last), confirmations: c.count })))
+      .onConflict(['gpid', 'source'])
+      .merge({ last_confirmed_at: tx.knex.raw('excluded.last_confirmed_at'), confirmations: tx.knex.raw(`${SOURCES}.confirmations + excluded.confirmations`) });
+  }
+}
+
 export async function sourcesOf(sql: Sql, gpids: readonly string[]): Promise<Map<string, SourceConfirmation[]>> {
   const out = new Map<string, SourceConfirmation[]>(gpids.map((g) => [g, []]));
   for (const part of chunks([...new Set(gpids)], 500)) {

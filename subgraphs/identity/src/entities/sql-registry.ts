@@ -5,7 +5,7 @@
  *   (primary key `(blocking_key, gpid)`) and joins the best `limit` records. Its cost depends on how
  *   many records share the probed keys, not on how many records exist.
  * - `commit` is one transaction: version-checked updates (`stale_version`), GPID-checked inserts
- *   (`gpid_taken`), the key index rewritten as a diff, then the caller's effects (history,
+ *   (`gpid_taken`; a single insert, a resolve's, is checked by its own `on conflict do nothing`), the key index rewritten as a diff, then the caller's effects (history,
  *   confirmations, outbox events) in the same transaction.
  * - `exclusive` serializes resolves whose blocking keys overlap: an in-process keyed mutex (so
  *   waiting costs no database connection) and, on PostgreSQL, `pg_advisory_xact_lock` on every
@@ -73,6 +73,35 @@ export class SqlIdentityRegistry implements IdentityRegistry {
       [...unique, Math.floor(limit)],
     );
     return rows.map((row) => ({ record: recordFromRow(row), keyHits: Number(row.hits) }));
+  }
+
+  /**
+   * On PostgreSQL one statement for every probe (a lateral join runs the single lookup per probe,
+   * the same aggregate, order and limit); on SQLite, in this process, one lookup after the other.
+   */
+  async findByBlockingKeysMany(probes: ReadonlyArray<readonly string[]>, limit: number): Promise<RegistryCandidate[][]> {
+    if (!this.sql.postgres) {
+      const out: RegistryCandidate[][] = [];
+      for (const keys of probes) out.push(await this.findByBlockingKeys(keys, limit));
+      return out;
+    }
+    const out: RegistryCandidate[][] = probes.map(() => []);
+    const asked = probes.map((keys, i) => ({ i, keys: [...new Set(keys)] })).filter((p) => p.keys.length > 0);
+    if (asked.length === 0 || limit <= 0) return out;
+    const rows = await this.sql.rows<IdentityRecordRow & { probe: number | string; hits: number | string }>(
+      `select p.probe, ${COLUMNS}, h.hits from unnest(?::int[], ?::text[]) as p(probe, keys) ` +
+        `cross join lateral (` +
+        `select gpid, count(*) as hits from ${BLOCKING_KEYS} where blocking_key = any(p.keys::text[]) group by gpid order by count(*) desc, gpid limit ?` +
+        `) h join ${RECORDS} r on r.gpid = h.gpid order by p.probe, h.hits desc, r.gpid`,
+      [`{${asked.map((p) => p.i).join(',')}}`, pgArray(asked.map((p) => pgArray(p.keys))), Math.floor(limit)],
+    );
+    const parsed = new Map<string, IdentityRecord>();
+    for (const row of rows) {
+      const record = parsed.get(row.gpid) ?? recordFromRow(row);
+      parsed.set(row.gpid, record);
+      out[Number(row.probe)]!.push({ record, keyHits: Number(row.hits) });
+    }
+    return out;
   }
 
   async get(gpid: string): Promise<IdentityRecord | undefined> {
@@ -149,6 +178,11 @@ async function lockKeysAcrossReplicas(tx: Sql, keys: readonly string[]): Promise
   await tx.rows('select pg_advisory_xact_lock(k) from unnest(?::bigint[]) with ordinality as u(k, n) order by n', [`{${ids.join(',')}}`]);
 }
 
+/** A PostgreSQL array literal of text values (each quoted and escaped). */
+function pgArray(values: readonly string[]): string {
+  return `{${values.map((v) => `"${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`).join(',')}}`;
+}
+
 interface StoredState {
   gpid: string;
   version: number | string;
@@ -160,9 +194,13 @@ interface StoredState {
 async function writeChange(tx: Sql, change: RegistryChange): Promise<void> {
   const insertGpids = change.inserts.map((r) => r.gpid);
   if (new Set(insertGpids).size !== insertGpids.length) throw registryConflict('gpid_taken', insertGpids.find((g, i) => insertGpids.indexOf(g) !== i)!);
-  for (const part of chunks(insertGpids, 500)) {
-    const taken = (await tx.table(RECORDS).whereIn('gpid', part).select('gpid')) as { gpid: string }[];
-    if (taken.length > 0) throw registryConflict('gpid_taken', taken[0]!.gpid);
+  // A resolve inserts one record: its GPID is checked by the insert itself (below), a statement less.
+  const single = change.inserts.length === 1 ? change.inserts[0]! : null;
+  if (!single) {
+    for (const part of chunks(insertGpids, 500)) {
+      const taken = (await tx.table(RECORDS).whereIn('gpid', part).select('gpid')) as { gpid: string }[];
+      if (taken.length > 0) throw registryConflict('gpid_taken', taken[0]!.gpid);
+    }
   }
 
   const stored = new Map<string, StoredState>();
@@ -179,7 +217,11 @@ async function writeChange(tx: Sql, change: RegistryChange): Promise<void> {
   }
 
   const keyRows: Array<{ blocking_key: string; gpid: string }> = [];
-  for (const part of chunks(change.inserts, 200)) await tx.table(RECORDS).insert(part.map((r) => rowFromRecord(tx, r)));
+  if (single) {
+    // The last check: nothing is written yet when the GPID is taken.
+    const inserted = await tx.table(RECORDS).insert(rowFromRecord(tx, single)).onConflict('gpid').ignore().returning('gpid');
+    if ((inserted as unknown[]).length !== 1) throw registryConflict('gpid_taken', single.gpid);
+  } else for (const part of chunks(change.inserts, 200)) await tx.table(RECORDS).insert(part.map((r) => rowFromRecord(tx, r)));
   for (const record of change.inserts) for (const key of indexedKeys(record)) keyRows.push({ blocking_key: key, gpid: record.gpid });
 
   // Updates in GPID order, so two writers lock rows in the same order.
