@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { bootSystem, type TestSystem } from './support/system.js';
 import { apiToken, fhir, registerPartner } from './support/fhir.js';
+import { PATIENCE_MS } from './support/patience.js';
 
 interface ResponseEntry {
   fullUrl?: string;
@@ -87,7 +88,7 @@ describe('FHIR R4 transaction and batch Bundles', () => {
       const events = await t.graphql<{ events: { edges: { node: { type: string; data: Record<string, unknown> } }[] } }>(query, {}, writer);
       const seen = events.data!.events.edges.map((e) => `${e.node.type} ${String(e.node.data['resource_id'])}`);
       expect(seen).toEqual(expect.arrayContaining([`fhir.resource.created ${newPatient.resource!.id}`, `fhir.resource.created ${observation.id}`, `fhir.resource.updated ${kept.id}`, `fhir.resource.deleted ${doomed.id}`]));
-    }, { timeout: 15_000, interval: 200 });
+    }, { timeout: PATIENCE_MS, interval: 200 });
   });
 
   it('rolls the whole transaction back when one entry fails, naming it in the OperationOutcome', async () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { bootSystem, type TestSystem } from './support/system.js';
 import { apiToken, fhir, registerPartner } from './support/fhir.js';
+import { PATIENCE_MS } from './support/patience.js';
 
 /**
  * Wearable ingest (POST /{wearableProduct}/v1/wearables/events and its GraphQL twin): each batch is
@@ -59,7 +60,7 @@ describe('wearable ingest', () => {
         expect(res.statusCode).not.toBe(202);
         done = { status: res.statusCode, body: res.json() };
       },
-      { timeout: 20_000, interval: 50 },
+      { timeout: PATIENCE_MS, interval: 50 },
     );
     return done!;
   }
@@ -72,7 +73,7 @@ describe('wearable ingest', () => {
         found = res.data!.events.edges.map((e) => e.node).find((e) => e.data['job_id'] === jobId);
         expect(found).toBeDefined();
       },
-      { timeout: 20_000, interval: 50 },
+      { timeout: PATIENCE_MS, interval: 50 },
     );
     return found!;
   }
@@ -115,7 +116,7 @@ describe('wearable ingest', () => {
         expect(value).toMatch(/^SVC-[0-9A-F]{8}$/);
         gpid = value!;
       },
-      { timeout: 15_000, interval: 50 },
+      { timeout: PATIENCE_MS, interval: 50 },
     );
   });
   afterAll(() => t?.close());
